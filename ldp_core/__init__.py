@@ -1,0 +1,86 @@
+"""ldp_core: the mathematics of local differential privacy for the classroom.
+
+Pure numpy, no Streamlit and no I/O. Designs store their defining parameters
+once; channels, privacy loss, estimators and variances are derived from them.
+
+Randomness: every randomized function takes ``rng`` (a ``numpy.random.Generator``,
+an int seed or None) and normalises it with ``numpy.random.default_rng``; there
+is no module-level generator. These simulators exist for teaching. A real
+report is randomized on the student's device from the operating system's
+CSPRNG (``crypto.getRandomValues`` in the browser), never here.
+"""
+
+from .binary import (
+    BinaryDesign,
+    DieRR,
+    EpsilonRR,
+    ForcedResponse,
+    GammaRR,
+    TwoCoinRR,
+    WarnerRR,
+    binary_design_from_params,
+    epsilon_to_gamma,
+    gamma_to_epsilon,
+)
+from .categorical import (
+    GRR,
+    OLH,
+    FrequencyOracle,
+    OLHReports,
+    UnaryEncoding,
+    categorical_oracle_from_params,
+    max_error_scale,
+    recommend_oracle,
+)
+from .central import (
+    central_mean_sd,
+    laplace_mechanism,
+    local_mean_sd,
+    local_n_for_central_accuracy,
+    randomized_round,
+    sequential_composition,
+)
+from .estimate import (
+    BinaryCounts,
+    BinaryEstimate,
+    chi2_1_quantile,
+    pm1_mean_estimate,
+    z_quantile,
+)
+from .postprocess import POSTPROCESSING, clip_counts, grr_em, norm_sub
+
+__all__ = [
+    "GRR",
+    "OLH",
+    "POSTPROCESSING",
+    "BinaryCounts",
+    "BinaryDesign",
+    "BinaryEstimate",
+    "DieRR",
+    "EpsilonRR",
+    "ForcedResponse",
+    "FrequencyOracle",
+    "GammaRR",
+    "OLHReports",
+    "TwoCoinRR",
+    "UnaryEncoding",
+    "WarnerRR",
+    "binary_design_from_params",
+    "categorical_oracle_from_params",
+    "central_mean_sd",
+    "chi2_1_quantile",
+    "clip_counts",
+    "epsilon_to_gamma",
+    "gamma_to_epsilon",
+    "grr_em",
+    "laplace_mechanism",
+    "local_mean_sd",
+    "local_n_for_central_accuracy",
+    "max_error_scale",
+    "norm_sub",
+    "pm1_mean_estimate",
+    "randomized_round",
+    "recommend_oracle",
+    "sequential_composition",
+    "z_quantile",
+]

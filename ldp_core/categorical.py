@@ -1,0 +1,371 @@
+"""Frequency oracles: local randomizers for one of ``d`` categories (histograms).
+
+Each oracle reports something that *supports* some categories. With
+``p = P(report supports v | true value v)`` and ``q = P(report supports v |
+true value != v)``, the support count C_v of n reports gives the unbiased
+estimate ``(C_v - n q) / (p - q)`` with variance
+
+    ``Var = n q (1 - q) / (p - q)^2 + n f_v (1 - p - q) / (p - q)``
+
+(Wang, Blocki, Li & Jha 2017, "Locally differentially private protocols for
+frequency estimation", USENIX Security; ``f_v`` is the true share of v).
+
+* :class:`GRR`, generalized randomized response (direct encoding):
+  ``p = e^eps / (e^eps + d - 1)``, ``q = 1 / (e^eps + d - 1)``.
+* :class:`UnaryEncoding` with any ``p > q``; ``eps = ln(p (1 - q) / ((1 - p) q))``
+  (Near & Abuah, "Programming Differential Privacy", unary encoding:
+  p = .75, q = .25 gives 2.197).  :meth:`UnaryEncoding.symmetric` is one-hot +
+  RR_{eps/2} on every bit (SUE, basic RAPPOR; CS208 "Local DP histograms");
+  :meth:`UnaryEncoding.optimized` is OUE, ``p = 1/2, q = 1 / (e^eps + 1)``.
+* :class:`OLH`, optimized local hashing: hash into g = round(e^eps) + 1 buckets,
+  then GRR on the bucket; ``p = e^eps / (e^eps + g - 1)``, ``q = 1 / g``.
+
+Every ``perturb`` is vectorized over users; ``rng`` is a Generator, a seed or None.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar, NamedTuple
+
+import numpy as np
+
+from . import _checks
+
+__all__ = [
+    "GRR",
+    "OLH",
+    "FrequencyOracle",
+    "OLHReports",
+    "UnaryEncoding",
+    "categorical_oracle_from_params",
+    "max_error_scale",
+    "recommend_oracle",
+]
+
+#: Users perturbed at once by the chunked simulators: bounds peak memory.
+CHUNK = 1 << 16
+
+
+class FrequencyOracle:
+    """Shared estimation for oracles described by (d, p, q); see the module docstring."""
+
+    kind: ClassVar[str] = ""
+    label: ClassVar[str] = ""
+    d: int
+
+    @property
+    def p(self) -> float:
+        raise NotImplementedError
+
+    @property
+    def q(self) -> float:
+        raise NotImplementedError
+
+    @property
+    def epsilon(self) -> float:
+        raise NotImplementedError
+
+    def params(self) -> dict:
+        raise NotImplementedError
+
+    def perturb(self, values: object, rng: object = None):
+        raise NotImplementedError
+
+    def support_counts(self, reports) -> np.ndarray:
+        raise NotImplementedError
+
+    def sample_support_counts(self, true_counts: object, size: int | None = None,
+                              rng: object = None) -> np.ndarray:
+        """Exact aggregate sampling of the support counts for a population with
+        ``true_counts``; ``size`` simulated classes at O(size * d) (or d^2 for GRR)."""
+        raise NotImplementedError
+
+    # -- shared ----------------------------------------------------------------------------
+    def estimate_counts(self, support_counts: object, n: int) -> np.ndarray:
+        """Unbiased counts ``(C - n q) / (p - q)``. Entries may be negative: that is the
+        price of unbiasedness, not a bug; post-process (clip, Norm-Sub) only for display."""
+        n = _checks.integer("n", n, 0)
+        c = _checks.count_array("support_counts", support_counts, n)
+        if c.shape[-1] != self.d:
+            raise ValueError(f"support_counts must have {self.d} entries, got {c.shape[-1]}")
+        return (c - n * self.q) / (self.p - self.q)
+
+    def count_variance(self, n: int, true_shares: object = None) -> np.ndarray | float:
+        """Exact variance of each estimated count (Wang et al. 2017, Eq. for pure protocols).
+
+        Without ``true_shares`` the f-term is dropped (its value at f = 0).
+        """
+        n = _checks.integer("n", n, 0)
+        p, q = self.p, self.q
+        base = n * q * (1 - q) / (p - q) ** 2
+        if true_shares is None:
+            return base
+        f = np.asarray(true_shares, dtype=float)
+        return base + n * f * (1 - p - q) / (p - q)
+
+    def simulate_support_counts(self, values: object, rng: object = None,
+                                chunk: int = CHUNK) -> np.ndarray:
+        """Per-respondent simulation, in chunks so memory stays bounded; returns C."""
+        x = _checks.category_array("values", values, self.d).ravel()
+        gen = np.random.default_rng(rng)
+        total = np.zeros(self.d, dtype=np.int64)
+        for start in range(0, x.size, chunk):
+            total += self.support_counts(self.perturb(x[start:start + chunk], gen))
+        return total
+
+
+def _exp(eps: float) -> float:
+    return math.exp(eps)
+
+
+def _check_eps(epsilon: object) -> float:
+    eps = _checks.positive("epsilon", epsilon)
+    if eps > 50:
+        raise ValueError(f"epsilon must be <= 50, got {epsilon!r}")
+    return eps
+
+
+def _true_counts(oracle: FrequencyOracle, true_counts: object) -> np.ndarray:
+    c = _checks.count_array("true_counts", true_counts)
+    if c.shape != (oracle.d,):
+        raise ValueError(f"true_counts must have {oracle.d} entries, got shape {c.shape}")
+    return c
+
+
+@dataclass(frozen=True)
+class GRR(FrequencyOracle):
+    """Generalized randomized response: keep the value w.p. p, else a uniform other one."""
+
+    d: int
+    epsilon_param: float
+
+    kind: ClassVar[str] = "grr"
+    label: ClassVar[str] = "GRR (direct encoding)"
+
+    def __init__(self, d: int, epsilon: float) -> None:
+        object.__setattr__(self, "d", _checks.integer("d", d, 2, 10_000))
+        object.__setattr__(self, "epsilon_param", _check_eps(epsilon))
+
+    @property
+    def epsilon(self) -> float:
+        return self.epsilon_param
+
+    @property
+    def p(self) -> float:
+        return _exp(self.epsilon_param) / (_exp(self.epsilon_param) + self.d - 1)
+
+    @property
+    def q(self) -> float:
+        return 1 / (_exp(self.epsilon_param) + self.d - 1)
+
+    @property
+    def channel(self) -> np.ndarray:
+        """``P[true, reported]``: p on the diagonal, q elsewhere."""
+        m = np.full((self.d, self.d), self.q)
+        np.fill_diagonal(m, self.p)
+        return m
+
+    def params(self) -> dict:
+        return {"design": self.kind, "d": self.d, "epsilon": self.epsilon_param}
+
+    def perturb(self, values: object, rng: object = None) -> np.ndarray:
+        """One reported category per user (int64)."""
+        x = _checks.category_array("values", values, self.d)
+        gen = np.random.default_rng(rng)
+        keep = gen.random(x.shape) < self.p
+        other = gen.integers(0, self.d - 1, size=x.shape)
+        other += other >= x  # uniform over the d - 1 other values
+        return np.where(keep, x, other)
+
+    def support_counts(self, reports: object) -> np.ndarray:
+        r = _checks.category_array("reports", reports, self.d)
+        return np.bincount(r.ravel(), minlength=self.d).astype(np.int64)
+
+    def sample_support_counts(self, true_counts: object, size: int | None = None,
+                              rng: object = None) -> np.ndarray:
+        c = _true_counts(self, true_counts)
+        gen = np.random.default_rng(rng)
+        shape = () if size is None else (size,)
+        out = np.zeros(shape + (self.d,), dtype=np.int64)
+        chan = self.channel
+        for v in range(self.d):
+            if c[v]:
+                out += gen.multinomial(c[v], chan[v], size=size)
+        return out
+
+
+@dataclass(frozen=True)
+class UnaryEncoding(FrequencyOracle):
+    """Unary encoding: one-hot, then each bit reads 1 w.p. p (true bit) or q (other bits)."""
+
+    d: int
+    p_param: float
+    q_param: float
+
+    kind: ClassVar[str] = "ue"
+    label: ClassVar[str] = "Unary encoding"
+
+    def __init__(self, d: int, p: float, q: float) -> None:
+        object.__setattr__(self, "d", _checks.integer("d", d, 2, 10_000))
+        p = _checks.in_range("p", p, 0.0, 1.0, lo_open=True, hi_open=True)
+        q = _checks.in_range("q", q, 0.0, 1.0, lo_open=True, hi_open=True)
+        if p <= q:
+            raise ValueError(f"p must be > q (got p = {p:g}, q = {q:g}): with p <= q the bits "
+                             "carry no information, or inverted information")
+        object.__setattr__(self, "p_param", p)
+        object.__setattr__(self, "q_param", q)
+
+    @classmethod
+    def symmetric(cls, d: int, epsilon: float) -> UnaryEncoding:
+        """SUE: one-hot + RR_{eps/2} on every bit (basic RAPPOR)."""
+        half = _check_eps(epsilon) / 2
+        p = _exp(half) / (_exp(half) + 1)
+        return cls(d, p, 1 - p)
+
+    @classmethod
+    def optimized(cls, d: int, epsilon: float) -> UnaryEncoding:
+        """OUE: ``p = 1/2, q = 1 / (e^eps + 1)`` minimises the variance (Wang et al. 2017)."""
+        return cls(d, 0.5, 1 / (_exp(_check_eps(epsilon)) + 1))
+
+    @property
+    def p(self) -> float:
+        return self.p_param
+
+    @property
+    def q(self) -> float:
+        return self.q_param
+
+    @property
+    def epsilon(self) -> float:
+        """``ln(p (1 - q) / ((1 - p) q))``: two inputs differ in two bits."""
+        p, q = self.p, self.q
+        return math.log(p * (1 - q) / ((1 - p) * q))
+
+    def params(self) -> dict:
+        return {"design": self.kind, "d": self.d, "p": self.p, "q": self.q}
+
+    def perturb(self, values: object, rng: object = None) -> np.ndarray:
+        """A ``(n, d)`` uint8 matrix of perturbed bits."""
+        x = _checks.category_array("values", values, self.d).ravel()
+        gen = np.random.default_rng(rng)
+        bits = gen.random((x.size, self.d)) < self.q
+        bits[np.arange(x.size), x] = gen.random(x.size) < self.p
+        return bits.view(np.uint8)
+
+    def support_counts(self, reports: object) -> np.ndarray:
+        r = np.asarray(reports)
+        if r.ndim != 2 or r.shape[1] != self.d:
+            raise ValueError(f"reports must be an (n, {self.d}) bit matrix, got shape {r.shape}")
+        return r.sum(axis=0, dtype=np.int64)
+
+    def sample_support_counts(self, true_counts: object, size: int | None = None,
+                              rng: object = None) -> np.ndarray:
+        """Bits are independent, so ``C_v = Bin(n_v, p) + Bin(n - n_v, q)`` exactly."""
+        c = _true_counts(self, true_counts)
+        gen = np.random.default_rng(rng)
+        shape = (self.d,) if size is None else (size, self.d)
+        return gen.binomial(c, self.p, shape) + gen.binomial(c.sum() - c, self.q, shape)
+
+
+class OLHReports(NamedTuple):
+    """What OLH users send: each user's hash seed (a, b) and the perturbed bucket y."""
+
+    a: np.ndarray
+    b: np.ndarray
+    y: np.ndarray
+
+
+_PRIME = (1 << 31) - 1  # Mersenne prime for the hash family ((a v + b) mod P) mod g
+
+
+@dataclass(frozen=True)
+class OLH(FrequencyOracle):
+    """Optimized local hashing (Wang et al. 2017): hash to g buckets, then GRR over g."""
+
+    d: int
+    epsilon_param: float
+    g: int
+
+    kind: ClassVar[str] = "olh"
+    label: ClassVar[str] = "OLH (local hashing)"
+
+    def __init__(self, d: int, epsilon: float, g: int | None = None) -> None:
+        object.__setattr__(self, "d", _checks.integer("d", d, 2, 10_000))
+        eps = _check_eps(epsilon)
+        object.__setattr__(self, "epsilon_param", eps)
+        g = max(2, round(_exp(eps)) + 1) if g is None else _checks.integer("g", g, 2, _PRIME)
+        object.__setattr__(self, "g", g)
+
+    @property
+    def epsilon(self) -> float:
+        return self.epsilon_param
+
+    @property
+    def p(self) -> float:
+        return _exp(self.epsilon_param) / (_exp(self.epsilon_param) + self.g - 1)
+
+    @property
+    def q(self) -> float:
+        return 1 / self.g
+
+    def params(self) -> dict:
+        return {"design": self.kind, "d": self.d, "epsilon": self.epsilon_param, "g": self.g}
+
+    def _hash(self, a: np.ndarray, b: np.ndarray, v: np.ndarray | int) -> np.ndarray:
+        return ((a * np.asarray(v, dtype=np.uint64) + b) % np.uint64(_PRIME)) % np.uint64(self.g)
+
+    def perturb(self, values: object, rng: object = None) -> OLHReports:
+        x = _checks.category_array("values", values, self.d).ravel()
+        gen = np.random.default_rng(rng)
+        a = gen.integers(1, _PRIME, size=x.size, dtype=np.uint64)
+        b = gen.integers(0, _PRIME, size=x.size, dtype=np.uint64)
+        h = self._hash(a, b, x).astype(np.int64)
+        keep = gen.random(x.size) < self.p
+        other = gen.integers(0, self.g - 1, size=x.size)
+        other += other >= h
+        return OLHReports(a, b, np.where(keep, h, other))
+
+    def support_counts(self, reports: OLHReports) -> np.ndarray:
+        a, b, y = (np.asarray(r) for r in reports)
+        yy = y.astype(np.uint64)
+        return np.array([np.count_nonzero(self._hash(a, b, v) == yy) for v in range(self.d)],
+                        dtype=np.int64)
+
+
+def categorical_oracle_from_params(params: dict) -> FrequencyOracle:
+    """Rebuild an oracle from its :meth:`FrequencyOracle.params`."""
+    if not isinstance(params, dict) or "design" not in params:
+        raise ValueError(f"oracle parameters must be a dict with a 'design' key, got {params!r}")
+    rest = {k: v for k, v in params.items() if k != "design"}
+    builders = {"grr": GRR, "ue": UnaryEncoding, "olh": OLH}
+    cls = builders.get(params["design"])
+    if cls is None:
+        raise ValueError(f"unknown categorical design {params['design']!r}; known: "
+                         f"{sorted(builders)}")
+    try:
+        return cls(**rest)
+    except TypeError as exc:
+        raise ValueError(f"bad parameters for {params['design']!r}: {rest!r}") from exc
+
+
+def recommend_oracle(d: int, epsilon: float) -> str:
+    """``"grr"`` when ``d < 3 e^eps + 2`` (it then has the smaller variance), else ``"oue"``.
+
+    Wang et al. 2017, Section 6. OLH matches OUE's variance with less communication.
+
+    >>> recommend_oracle(2, 1.0), recommend_oracle(14, 1.0)
+    ('grr', 'oue')
+    """
+    d = _checks.integer("d", d, 2)
+    eps = _check_eps(epsilon)
+    return "grr" if d < 3 * _exp(eps) + 2 else "oue"
+
+
+def max_error_scale(n: int, d: int, epsilon: float) -> float:
+    """``sqrt(n ln d) / eps``: the order of the expected max count error over d bins
+    for one-hot + RR (CS208 "Local DP histograms")."""
+    n = _checks.integer("n", n, 0)
+    d = _checks.integer("d", d, 2)
+    return math.sqrt(n * math.log(d)) / _checks.positive("epsilon", epsilon)

@@ -1,0 +1,349 @@
+"""Inference for the true share mu from binary randomized reports.
+
+Reports are held as grouped counts: for each design in use, how many reports
+(n) and how many of them said yes (y). A round whose design changed part-way
+simply has several groups; every formula below sums over them, so each report
+is corrected with its own (a, b).
+
+Formulas:
+
+* unbiased estimate (Warner 1965): each report y_i gives the unbiased
+  ``z_i = (y_i - b_i) / (a_i - b_i)``; ``mu_hat = mean(z_i)``.  For one design
+  this is ``(ybar - b) / (a - b)``; for the class exercise ``2 V / n - 1/2``
+  (CS208 notes);
+* SD, three ways:
+    - ``sd_worst``: the design's worst case over all classes,
+      ``sqrt(sum_g n_g max(a(1-a), b(1-b)) / (a-b)^2) / n``; for the exercise
+      exactly ``sqrt(3 / (4 n))`` (CS208 group-exercise solution);
+    - ``sd_at(mu)``: exact SD when the true share is mu and respondents are
+      drawn from a population (Warner 1965), ``sqrt(lambda (1 - lambda)) /
+      (|a - b| sqrt(n))`` with ``lambda = b + (a - b) mu``;
+      ``sd_class_at(mu)`` is the fixed-class version (randomization only);
+    - ``sd_plugin``: estimated from the data, the sample SD of z_i over
+      sqrt(n) (Warner's unbiased variance estimate for one design);
+* the log-likelihood, its maximiser on [0, 1] (the MLE) and the
+  likelihood-ratio interval ``{mu : 2 (l(mle) - l(mu)) <= chi2_1(level)}``,
+  3.841 at 95% (CS208 "Likelihood based correction").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+
+import numpy as np
+
+from . import _checks
+from .binary import BinaryDesign, EpsilonRR
+
+__all__ = [
+    "BinaryCounts",
+    "BinaryEstimate",
+    "chi2_1_quantile",
+    "pm1_mean_estimate",
+    "z_quantile",
+]
+
+
+def z_quantile(level: float = 0.95) -> float:
+    """Two-sided standard normal quantile: 1.95996... for ``level=0.95``."""
+    lv = _checks.in_range("level", level, 0.0, 1.0, lo_open=True, hi_open=True)
+    return NormalDist().inv_cdf(0.5 + lv / 2)
+
+
+def chi2_1_quantile(level: float = 0.95) -> float:
+    """Quantile of chi-squared with one degree of freedom: ``z^2`` (3.8415 at 0.95)."""
+    return z_quantile(level) ** 2
+
+
+@dataclass(frozen=True)
+class BinaryEstimate:
+    """A frozen summary of what the reports say about mu.
+
+    Fields are None when they are not defined yet: everything but the counts
+    when ``n == 0``, ``sd_plugin`` while ``n < 2``. Estimates may leave [0, 1]
+    (the unbiased estimator does not know mu is a share); the MLE never does.
+    """
+
+    n: int
+    yes: int
+    reported_share: float | None
+    mu_hat: float | None
+    sd_worst: float | None
+    sd_plugin: float | None
+    ci_low: float | None
+    ci_high: float | None
+    mle: float | None
+    lr_low: float | None
+    lr_high: float | None
+    epsilon: float
+    level: float = 0.95
+
+    @property
+    def empty(self) -> bool:
+        return self.n == 0
+
+    @property
+    def outside_unit_interval(self) -> bool:
+        """True when the unbiased estimate is below 0 or above 1 (normal at small n)."""
+        return self.mu_hat is not None and not 0.0 <= self.mu_hat <= 1.0
+
+
+@dataclass(frozen=True)
+class BinaryCounts:
+    """Grouped binary reports: a tuple of ``(design, n, yes)``.
+
+    >>> from ldp_core import DieRR
+    >>> c = BinaryCounts.single(DieRR(4, 3), yes=30, n=40)
+    >>> c.unbiased()
+    1.0
+    >>> round(c.sd_worst() ** 2 * 160, 12)
+    3.0
+    """
+
+    groups: tuple[tuple[BinaryDesign, int, int], ...]
+
+    def __post_init__(self) -> None:
+        if not self.groups:
+            raise ValueError("at least one (design, n, yes) group is needed, even with n = 0")
+        clean = []
+        for design, n, yes in self.groups:
+            if not isinstance(design, BinaryDesign):
+                raise ValueError(f"design must be a BinaryDesign, got {design!r}")
+            if not design.informative:
+                raise ValueError(
+                    f"{design!r} carries no information (a == b): no estimator exists; "
+                    "choose gamma > 0 or a design whose answers depend on the truth")
+            n = _checks.integer("n", n, 0)
+            yes = _checks.integer("yes", yes, 0, n)
+            if n:
+                clean.append((design, n, yes))
+        # Designs are kept even for empty groups: they still define epsilon.
+        object.__setattr__(self, "_designs", tuple(g[0] for g in self.groups))
+        object.__setattr__(self, "groups", tuple(clean))
+
+    # -- constructors ----------------------------------------------------------------------
+    @classmethod
+    def single(cls, design: BinaryDesign, yes: int, n: int) -> BinaryCounts:
+        """All reports under one design."""
+        return cls(((design, n, yes),))
+
+    @classmethod
+    def from_reports(cls, design: BinaryDesign, reports: object) -> BinaryCounts:
+        """From an array of 0/1 reports produced under ``design``."""
+        y = _checks.binary_array("reports", reports)
+        return cls.single(design, int(y.sum()), int(y.size))
+
+    # -- arrays over groups ---------------------------------------------------------------
+    def _arrays(self) -> tuple[np.ndarray, ...]:
+        a = np.array([g[0].a for g in self.groups])
+        b = np.array([g[0].b for g in self.groups])
+        n = np.array([g[1] for g in self.groups], dtype=float)
+        y = np.array([g[2] for g in self.groups], dtype=float)
+        return a, b, n, y
+
+    @property
+    def n(self) -> int:
+        return sum(g[1] for g in self.groups)
+
+    @property
+    def yes(self) -> int:
+        return sum(g[2] for g in self.groups)
+
+    @property
+    def epsilon(self) -> float:
+        """Privacy loss of one report: the largest over the designs in use."""
+        return max(d.epsilon for d in self._designs)  # type: ignore[attr-defined]
+
+    # -- point estimates --------------------------------------------------------------------
+    def unbiased(self) -> float | None:
+        """``mu_hat = (1/n) sum_g (y_g - n_g b_g) / (a_g - b_g)``; None when n = 0."""
+        if not self.n:
+            return None
+        a, b, n, y = self._arrays()
+        return float(np.sum((y - n * b) / (a - b)) / n.sum())
+
+    def log_likelihood(self, mu: float | np.ndarray) -> float | np.ndarray:
+        """``l(mu) = sum_g y_g ln(lambda_g) + (n_g - y_g) ln(1 - lambda_g)``.
+
+        Vectorized over ``mu``; returns -inf (never NaN) where a report is impossible.
+        """
+        m = np.asarray(mu, dtype=float)
+        a, b, n, y = self._arrays()
+        lam = b[:, None] + (a - b)[:, None] * m.reshape(1, -1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            yes_term = np.where(y[:, None] > 0, y[:, None] * np.log(lam), 0.0)
+            no_term = np.where((n - y)[:, None] > 0, (n - y)[:, None] * np.log1p(-lam), 0.0)
+        ll = (yes_term + no_term).sum(axis=0)
+        return float(ll[0]) if m.ndim == 0 else ll.reshape(m.shape)
+
+    def _score(self, mu: float) -> float:
+        a, b, n, y = self._arrays()
+        lam = b + (a - b) * mu
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t_yes = np.where(y > 0, y / lam, 0.0)
+            t_no = np.where(n - y > 0, (n - y) / (1 - lam), 0.0)
+        return float(np.sum((a - b) * (t_yes - t_no)))
+
+    def mle(self) -> float | None:
+        """Maximum-likelihood estimate of mu constrained to [0, 1]; None when n = 0.
+
+        The log-likelihood is concave in mu, so the maximiser is the clipped
+        unbiased estimate for one design and a root of the score otherwise.
+        """
+        if not self.n:
+            return None
+        if len(self.groups) == 1:
+            return min(1.0, max(0.0, self.unbiased()))  # type: ignore[arg-type]
+        if self._score(0.0) <= 0:
+            return 0.0
+        if self._score(1.0) >= 0:
+            return 1.0
+        lo, hi = 0.0, 1.0
+        for _ in range(80):
+            mid = (lo + hi) / 2
+            if self._score(mid) > 0:
+                lo = mid
+            else:
+                hi = mid
+        return (lo + hi) / 2
+
+    # -- spreads ---------------------------------------------------------------------------
+    def sd_worst(self) -> float | None:
+        """The design's worst-case SD of ``mu_hat`` over all classes of this size."""
+        if not self.n:
+            return None
+        a, b, n, _ = self._arrays()
+        worst = np.maximum(a * (1 - a), b * (1 - b))
+        return float(math.sqrt(np.sum(n * worst / (a - b) ** 2)) / n.sum())
+
+    def sd_at(self, mu: float) -> float | None:
+        """Exact SD of ``mu_hat`` at true share ``mu``, respondents drawn from a population.
+
+        ``Var = sum_g n_g lambda_g (1 - lambda_g) / (a_g - b_g)^2 / n^2`` (Warner 1965).
+        """
+        m = _checks.in_range("mu", mu, 0.0, 1.0)
+        if not self.n:
+            return None
+        a, b, n, _ = self._arrays()
+        lam = b + (a - b) * m
+        return float(math.sqrt(np.sum(n * lam * (1 - lam) / (a - b) ** 2)) / n.sum())
+
+    def sd_class_at(self, mu: float) -> float | None:
+        """Exact SD of ``mu_hat`` for a fixed class whose true share is ``mu``.
+
+        Only the randomization varies: ``Var = sum_g n_g [mu a(1-a) + (1-mu) b(1-b)]
+        / (a-b)^2 / n^2``; at its worst over mu this is :meth:`sd_worst`.
+        """
+        m = _checks.in_range("mu", mu, 0.0, 1.0)
+        if not self.n:
+            return None
+        a, b, n, _ = self._arrays()
+        per = m * a * (1 - a) + (1 - m) * b * (1 - b)
+        return float(math.sqrt(np.sum(n * per / (a - b) ** 2)) / n.sum())
+
+    def sd_plugin(self) -> float | None:
+        """Data-based SD: the sample SD of the per-report estimates z_i, over sqrt(n).
+
+        For one design, ``sqrt(ybar (1 - ybar) / ((n - 1) (a - b)^2))``. None while n < 2.
+        """
+        total = self.n
+        if total < 2:
+            return None
+        a, b, n, y = self._arrays()
+        z1 = (1 - b) / (a - b)  # value of z for a "yes" report
+        z0 = -b / (a - b)  # value of z for a "no" report
+        mean = float(np.sum(y * z1 + (n - y) * z0) / total)
+        ss = float(np.sum(y * (z1 - mean) ** 2 + (n - y) * (z0 - mean) ** 2))
+        return math.sqrt(ss / (total - 1) / total)
+
+    # -- intervals and tests -----------------------------------------------------------------
+    def normal_interval(self, level: float = 0.95) -> tuple[float, float] | None:
+        """``mu_hat -/+ z * sd_worst``: a conservative normal interval (may leave [0, 1])."""
+        mu, sd = self.unbiased(), self.sd_worst()
+        if mu is None or sd is None:
+            return None
+        z = z_quantile(level)
+        return (mu - z * sd, mu + z * sd)
+
+    def lr_statistic(self, mu0: float) -> float | None:
+        """``2 (l(mle) - l(mu0))``, compared with chi-squared(1) to test ``mu = mu0``."""
+        m0 = _checks.in_range("mu0", mu0, 0.0, 1.0)
+        mle = self.mle()
+        if mle is None:
+            return None
+        ll0 = self.log_likelihood(m0)
+        if ll0 == -math.inf:
+            return math.inf
+        return max(0.0, 2 * (self.log_likelihood(mle) - ll0))
+
+    def lr_test(self, mu0: float) -> tuple[float, float] | None:
+        """The likelihood-ratio test of ``mu = mu0``: ``(statistic, p-value)``."""
+        stat = self.lr_statistic(mu0)
+        if stat is None:
+            return None
+        p = math.erfc(math.sqrt(stat / 2)) if math.isfinite(stat) else 0.0
+        return stat, p
+
+    def lr_interval(self, level: float = 0.95) -> tuple[float, float] | None:
+        """``{mu in [0, 1] : 2 (l(mle) - l(mu)) <= chi2_1(level)}``, by bisection."""
+        mle = self.mle()
+        if mle is None:
+            return None
+        crit = chi2_1_quantile(level)
+        top = self.log_likelihood(mle)
+
+        def inside(m: float) -> bool:
+            return 2 * (top - self.log_likelihood(m)) <= crit
+
+        def edge(outer: float) -> float:
+            if inside(outer):
+                return outer
+            lo, hi = outer, mle  # lo is outside, hi inside
+            for _ in range(60):
+                mid = (lo + hi) / 2
+                if inside(mid):
+                    hi = mid
+                else:
+                    lo = mid
+            return hi
+
+        return (edge(0.0), edge(1.0))
+
+    def summary(self, level: float = 0.95) -> BinaryEstimate:
+        """Everything at once, as a frozen :class:`BinaryEstimate`."""
+        ci = self.normal_interval(level)
+        lr = self.lr_interval(level)
+        n = self.n
+        return BinaryEstimate(
+            n=n,
+            yes=self.yes,
+            reported_share=self.yes / n if n else None,
+            mu_hat=self.unbiased(),
+            sd_worst=self.sd_worst(),
+            sd_plugin=self.sd_plugin(),
+            ci_low=ci[0] if ci else None,
+            ci_high=ci[1] if ci else None,
+            mle=self.mle(),
+            lr_low=lr[0] if lr else None,
+            lr_high=lr[1] if lr else None,
+            epsilon=self.epsilon,
+            level=level,
+        )
+
+
+def pm1_mean_estimate(reports_pm1: object, epsilon: float) -> float | None:
+    """The +/-1 form (Smith's slide in CS208 2022): ``A = (1/n) sum_i c_eps Q(y_i)``.
+
+    ``Q`` keeps a +/-1 value w.p. ``e^eps / (e^eps + 1)``; ``c_eps = (e^eps + 1) /
+    (e^eps - 1)`` makes each term unbiased for y_i. ``A`` estimates the mean of
+    the +/-1 values, so ``(A + 1) / 2`` equals :meth:`BinaryCounts.unbiased`
+    for the same reports mapped to 0/1.
+    """
+    r = np.asarray(reports_pm1)
+    if r.size and not np.all((r == 1) | (r == -1)):
+        raise ValueError("reports_pm1 must contain only -1 and +1")
+    if r.size == 0:
+        return None
+    return float(EpsilonRR(epsilon).c_epsilon * r.mean())
