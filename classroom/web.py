@@ -1,0 +1,118 @@
+"""HTTP layer around the Streamlit app: device cookie, instructor login, start-up banner.
+
+* Every HTML response to a browser without one gets an HttpOnly
+  ``ldp_device`` cookie holding a random device id. The websocket's opening
+  request carries it back, so pages read it through ``st.context.cookies``.
+  The id never reaches the database: the store keeps only a per-round salted
+  HMAC of it, so a device's reports cannot be linked across questions.
+* ``/auth/login?key=...`` checks the instructor key and, if it matches, sets the
+  instructor cookie and redirects to the dashboard, so the key leaves the
+  address bar at once. ``/auth/logout`` removes the cookie.
+* At start the server prints the student join address and the instructor login
+  URL once, the way Jupyter prints its token.
+"""
+
+from __future__ import annotations
+
+import secrets
+import socket
+import sys
+from contextlib import asynccontextmanager
+from typing import Any
+
+from starlette.middleware.base import BaseHTTPMiddleware
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from . import auth
+
+__all__ = ["DEVICE_COOKIE", "DeviceCookieMiddleware", "lifespan", "routes"]
+
+DEVICE_COOKIE = "ldp_device"
+_YEAR = 365 * 24 * 3600
+
+
+def _secure(request: Request) -> bool:
+    proto = request.headers.get("x-forwarded-proto", request.url.scheme)
+    return proto == "https"
+
+
+class DeviceCookieMiddleware(BaseHTTPMiddleware):
+    """Give each browser a random, HttpOnly device id on its first page load."""
+
+    async def dispatch(self, request: Request, call_next: Any) -> Response:
+        response = await call_next(request)
+        if (request.method == "GET" and DEVICE_COOKIE not in request.cookies
+                and response.headers.get("content-type", "").startswith("text/html")):
+            response.set_cookie(DEVICE_COOKIE, secrets.token_urlsafe(24), max_age=_YEAR,
+                                httponly=True, samesite="lax", secure=_secure(request))
+        return response
+
+
+async def _login(request: Request) -> Response:
+    if not auth.check_key(request.query_params.get("key")):
+        return PlainTextResponse(
+            "That instructor key is not right. Use the login URL printed in the terminal "
+            "where the app was started, or type the key on the \"I'm teaching\" page.",
+            status_code=403)
+    response = RedirectResponse("/dashboard", status_code=303)
+    response.set_cookie(auth.INSTRUCTOR_COOKIE, auth.session_token(), max_age=30 * 24 * 3600,
+                        httponly=True, samesite="strict", secure=_secure(request))
+    return response
+
+
+async def _logout(request: Request) -> Response:
+    response = RedirectResponse("/", status_code=303)
+    response.delete_cookie(auth.INSTRUCTOR_COOKIE)
+    return response
+
+
+routes = [Route("/auth/login", _login), Route("/auth/logout", _logout)]
+
+
+def _lan_address() -> str | None:
+    """This machine's address on the local network (no packet is sent)."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("192.0.2.1", 9))  # TEST-NET-1: routing lookup only
+            return s.getsockname()[0]
+    except OSError:
+        return None
+
+
+def banner(address: str | None, port: int, public_url: str | None, key: str) -> str:
+    """The start-up message: where students join and how the instructor logs in."""
+    lines = ["", "  LDP classroom is running."]
+    if public_url:
+        base = public_url.rstrip("/")
+        lines.append(f"  Students join at:      {base}/")
+    elif address in (None, "", "0.0.0.0", "::"):
+        lan = _lan_address() or "localhost"
+        base = f"http://{lan}:{port}"
+        lines.append(f"  Students join at:      {base}/   (this machine on the local network)")
+    else:
+        base = f"http://{address}:{port}"
+        lines.append(f"  Students join at:      {base}/")
+        if address in ("localhost", "127.0.0.1", "::1"):
+            lines.append("  (only this computer can reach it; for phones in the room start with "
+                         "--server.address 0.0.0.0)")
+    lines.append(f"  Instructor login URL:  {base}/auth/login?key={key}")
+    lines.append("")
+    return "\n".join(lines)
+
+
+@asynccontextmanager
+async def lifespan(app: Any):
+    from streamlit import config as st_config
+
+    from . import config
+
+    try:
+        key = auth.instructor_key()
+        print(banner(st_config.get_option("server.address"), st_config.get_option("server.port"),
+                     config.public_base_url(), key), file=sys.stderr, flush=True)
+    except Exception as exc:  # noqa: BLE001 - report any start-up problem in plain words
+        print(f"\n  LDP classroom cannot start: {exc}\n", file=sys.stderr, flush=True)
+        raise SystemExit(2) from exc
+    yield None

@@ -1,0 +1,54 @@
+"""The app's pages, defined once: `app.py` registers them, pages link to them."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+__all__ = ["dashboard_page", "home_page", "sections", "study_pages", "teach_page"]
+
+
+def home_page() -> st.Page:
+    from pages import home
+
+    return st.Page(home.render, title="Home", icon="🏠", default=True)
+
+
+def study_pages() -> list[st.Page]:
+    from pages import (
+        study_asymptotics,
+        study_exercise,
+        study_histogram,
+        study_likelihood,
+        study_rr,
+    )
+
+    return [
+        st.Page(study_rr.render, title="Randomized response", icon="🪙",
+                url_path="randomized-response"),
+        st.Page(study_exercise.render, title="The class exercise", icon="🍦",
+                url_path="class-exercise"),
+        st.Page(study_likelihood.render, title="Likelihood lab", icon="📈",
+                url_path="likelihood"),
+        st.Page(study_asymptotics.render, title="Local vs central", icon="📉",
+                url_path="local-vs-central"),
+        st.Page(study_histogram.render, title="Histogram lab", icon="📊",
+                url_path="histograms"),
+    ]
+
+
+def teach_page() -> st.Page:
+    from pages import teach
+
+    return st.Page(teach.render, title="I'm teaching", icon="🔑", url_path="teach")
+
+
+def dashboard_page() -> st.Page:
+    from pages import dashboard
+
+    return st.Page(dashboard.render, title="Dashboard", icon="🖥️", url_path="dashboard")
+
+
+def sections(instructor: bool) -> dict[str, list[st.Page]]:
+    """Navigation for one visitor: the dashboard exists only for the instructor."""
+    teach = [teach_page()] + ([dashboard_page()] if instructor else [])
+    return {"": [home_page()], "Learn on your own": study_pages(), "Teach": teach}
