@@ -1,0 +1,66 @@
+"""The closed forms of a binary design's estimator, for showing a formula beside its number.
+
+For one design with channel ``a = P(report 1 | truly 1)`` and ``b = P(report 1 |
+truly 0)``, and V "yes" reports out of n:
+
+* the unbiased estimate is linear in the reported share,
+  ``mu_hat = (V/n - b) / (a - b) = slope * V/n - offset`` with
+  ``slope = 1 / (a - b)`` and ``offset = b / (a - b)``; for the class exercise
+  (die 1-4, lie on 4) that is ``2 V/n - 1/2`` (CS208 group-exercise solution);
+* its worst-case variance over all classes is ``unit / n`` with
+  ``unit = max(a (1 - a), b (1 - b)) / (a - b)^2``; for the exercise
+  ``unit = 3/4``, so ``SD = sqrt(3 / (4 n))``.
+
+These are the same quantities :class:`ldp_core.BinaryCounts` computes
+(``unbiased`` and ``sd_worst``), written as coefficients. Designs whose branch
+probabilities are exact fractions (the die, the coins) give exact
+:class:`fractions.Fraction` coefficients; the others give floats.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from .binary import BinaryDesign
+
+__all__ = ["unbiased_coefficients", "worst_variance_unit"]
+
+Number = Fraction | float
+
+
+def _channel(design: BinaryDesign) -> tuple[Number, Number]:
+    if not isinstance(design, BinaryDesign):
+        raise ValueError(f"design must be a BinaryDesign, got {design!r}")
+    br = design.branches()
+    if all(isinstance(v, Fraction) for v in br.values()):
+        a, b = br["truth"] + br["yes"], br["lie"] + br["yes"]
+    else:
+        a, b = design.a, design.b
+    if a == b:
+        raise ValueError(f"{design!r} carries no information (a == b): no estimator exists")
+    return a, b
+
+
+def unbiased_coefficients(design: BinaryDesign) -> tuple[Number, Number]:
+    """``(slope, offset)`` with ``mu_hat = slope * V/n - offset`` for reports under ``design``.
+
+    >>> from ldp_core import DieRR
+    >>> unbiased_coefficients(DieRR(faces=4, truthful=3))
+    (Fraction(2, 1), Fraction(1, 2))
+    """
+    a, b = _channel(design)
+    return 1 / (a - b), b / (a - b)
+
+
+def worst_variance_unit(design: BinaryDesign) -> Number:
+    """``n * Var(mu_hat)`` in the worst case over classes: ``max(a(1-a), b(1-b)) / (a-b)^2``.
+
+    ``sqrt(worst_variance_unit(design) / n)`` is ``BinaryCounts.sd_worst()``
+    for n reports under ``design``.
+
+    >>> from ldp_core import DieRR
+    >>> worst_variance_unit(DieRR(faces=4, truthful=3))
+    Fraction(3, 4)
+    """
+    a, b = _channel(design)
+    return max(a * (1 - a), b * (1 - b)) / (a - b) ** 2
