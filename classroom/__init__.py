@@ -1,0 +1,54 @@
+"""classroom: polls, questions, rounds and randomized reports between ldp_core and the pages.
+
+``PollService(Store())`` is the API the pages use; see docs/architecture.md.
+No streamlit import and no module-level mutable state: the app caches one
+``Store`` per process with ``st.cache_resource``.
+"""
+
+from .config import data_dir, database_url, masked_url
+from .domain import (
+    BadInput,
+    BadReport,
+    CategoricalEstimate,
+    ClassroomError,
+    ConfigError,
+    NotFound,
+    Poll,
+    Question,
+    QuestionClosed,
+    QuestionEstimate,
+    Receipt,
+    Round,
+    StoreUnavailable,
+    UnknownPoll,
+    UnknownQuestion,
+    normalize_join_code,
+)
+from .service import PollService
+from .store import Conflict, Store, make_engine
+
+__all__ = [
+    "BadInput",
+    "BadReport",
+    "CategoricalEstimate",
+    "ClassroomError",
+    "ConfigError",
+    "Conflict",
+    "NotFound",
+    "Poll",
+    "PollService",
+    "Question",
+    "QuestionClosed",
+    "QuestionEstimate",
+    "Receipt",
+    "Round",
+    "Store",
+    "StoreUnavailable",
+    "UnknownPoll",
+    "UnknownQuestion",
+    "data_dir",
+    "database_url",
+    "make_engine",
+    "masked_url",
+    "normalize_join_code",
+]

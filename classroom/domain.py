@@ -1,0 +1,446 @@
+"""Domain objects and errors of the classroom: polls, questions, rounds, reports.
+
+Everything here is a frozen dataclass or a pure function; nothing touches the
+database (that is :mod:`classroom.store`) and nothing holds mutable state.
+
+Answer encoding (``Question.options`` index = encoded answer):
+
+* binary: ``options[0]`` is answer 0 ("no"), ``options[1]`` is answer 1
+  ("yes"); the class exercise is ``("Chocolate", "Vanilla")``;
+* categorical GRR: the option index ``"0"..str(k-1)``;
+* categorical UE: ``k`` characters ``"0"``/``"1"``, character i the perturbed
+  bit of option i.
+
+Stored answers are always these canonical strings.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import ldp_core
+from ldp_core import BinaryCounts, BinaryDesign, BinaryEstimate, FrequencyOracle
+
+__all__ = [
+    "BINARY_DESIGNS",
+    "CATEGORICAL_DESIGNS",
+    "JOIN_CODE_ALPHABET",
+    "JOIN_CODE_LENGTH",
+    "KINDS",
+    "MAX_OPTION_CHARS",
+    "MAX_OPTIONS",
+    "MAX_QUESTION_CHARS",
+    "MAX_TITLE_CHARS",
+    "MIN_OPTIONS",
+    "MODES",
+    "STATES",
+    "BadInput",
+    "BadReport",
+    "CategoricalEstimate",
+    "ClassroomError",
+    "ConfigError",
+    "NotFound",
+    "Poll",
+    "Question",
+    "QuestionClosed",
+    "QuestionEstimate",
+    "Receipt",
+    "Round",
+    "StoreUnavailable",
+    "UnknownPoll",
+    "UnknownQuestion",
+    "answer_label",
+    "canonical_design",
+    "design_from_json",
+    "encode_answer",
+    "normalize_join_code",
+]
+
+# -- errors -------------------------------------------------------------------------------
+
+
+class ClassroomError(Exception):
+    """Base of every domain error; ``str(err)`` can be shown to a user as it is."""
+
+
+class ConfigError(ClassroomError):
+    """A setting (data directory, database URL) is unusable."""
+
+
+class StoreUnavailable(ClassroomError):
+    """The database cannot be reached or is busy; the action did not happen."""
+
+
+class BadInput(ClassroomError):
+    """Text or a typed value is outside its limits."""
+
+
+class NotFound(ClassroomError):
+    """Something addressed by id or code does not exist."""
+
+
+class UnknownPoll(NotFound):
+    """No poll with that id or join code."""
+
+
+class UnknownQuestion(NotFound):
+    """No question with that id (in that poll)."""
+
+
+class QuestionClosed(ClassroomError):
+    """A report arrived for a question that is not open."""
+
+
+class BadReport(ClassroomError):
+    """A report's answer, design parameters or ids are not acceptable."""
+
+
+# -- vocabulary and limits ----------------------------------------------------------------
+
+KINDS = ("binary", "categorical")
+MODES = ("device", "physical")
+STATES = ("draft", "open", "closed")
+BINARY_DESIGNS = ("epsilon", "gamma", "die", "two_coin", "warner", "forced")
+CATEGORICAL_DESIGNS = ("grr", "ue")
+
+JOIN_CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+JOIN_CODE_LENGTH = 6
+
+MAX_TITLE_CHARS = 100
+MAX_QUESTION_CHARS = 300
+MAX_OPTION_CHARS = 60
+MIN_OPTIONS = 2
+MAX_OPTIONS = 20
+
+_ALLOWED_CONTROL = {"\n", "\t"}
+
+
+def _shorten(text: str, limit: int = 24) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def clean_text(name: str, value: object, lo: int, hi: int, *, multiline: bool = False) -> str:
+    """Strip ``value`` and check its length and characters; raise :class:`BadInput`."""
+    if not isinstance(value, str):
+        raise BadInput(f"{name} must be text, got {type(value).__name__}")
+    text = value.strip()
+    for ch in text:
+        if unicodedata.category(ch) == "Cc" and not (multiline and ch in _ALLOWED_CONTROL):
+            raise BadInput(f"{name} contains a control character (U+{ord(ch):04X}); "
+                           "remove it and try again")
+    if len(text) < lo:
+        raise BadInput(f"{name} must not be empty" if lo == 1 else
+                       f"{name} must have at least {lo} characters")
+    if len(text) > hi:
+        raise BadInput(f"{name} is {len(text)} characters long; the limit is {hi}")
+    return text
+
+
+def clean_options(options: object, kind: str) -> tuple[str, ...]:
+    """Validate option labels: 2..20 distinct labels of 1..60 characters (binary: exactly 2)."""
+    if isinstance(options, str) or not isinstance(options, (list, tuple)):
+        raise BadInput("options must be a list of labels, e.g. ('No', 'Yes')")
+    if kind == "binary" and len(options) != 2:
+        raise BadInput(f"a binary question has exactly 2 options (answer 0, answer 1), "
+                       f"got {len(options)}")
+    if not MIN_OPTIONS <= len(options) <= MAX_OPTIONS:
+        raise BadInput(f"a question has {MIN_OPTIONS} to {MAX_OPTIONS} options, "
+                       f"got {len(options)}")
+    labels = tuple(clean_text(f"option {i + 1}", o, 1, MAX_OPTION_CHARS)
+                   for i, o in enumerate(options))
+    seen: dict[str, int] = {}
+    for i, label in enumerate(labels):
+        key = label.casefold()
+        if key in seen:
+            raise BadInput(f"options {seen[key] + 1} and {i + 1} are both {label!r}; "
+                           "labels must differ")
+        seen[key] = i
+    return labels
+
+
+def normalize_join_code(code: object) -> str:
+    """Normalise a typed join code: drop whitespace and dashes, upper-case, check the alphabet.
+
+    >>> normalize_join_code(" abc-234 ")
+    'ABC234'
+    """
+    if not isinstance(code, str):
+        raise BadInput("the join code must be text")
+    raw = code
+    norm = re.sub(r"[\s\-–—_]+", "", raw).upper()
+    if not norm:
+        raise BadInput("enter the join code shown on the projector")
+    bad = sorted({ch for ch in norm if ch not in JOIN_CODE_ALPHABET})
+    if bad:
+        shown = " ".join(repr(c) for c in bad[:5])
+        raise BadInput(f"join code {_shorten(raw.strip())!r} contains {shown}, which never "
+                       f"appear in join codes (they use 2-9 and A-Z without I, L, O)")
+    if len(norm) != JOIN_CODE_LENGTH:
+        raise BadInput(f"join code {_shorten(raw.strip())!r} has {len(norm)} characters; "
+                       f"join codes have {JOIN_CODE_LENGTH}")
+    return norm
+
+
+# -- designs ------------------------------------------------------------------------------
+
+Design = BinaryDesign | FrequencyOracle
+
+
+def _design(kind: str, params: object) -> Design:
+    """Build the ldp_core object; raise ``ValueError`` with ldp_core's message."""
+    if not isinstance(params, dict):
+        raise ValueError(f"design parameters must be a dict, got {type(params).__name__}")
+    if kind == "binary":
+        return ldp_core.binary_design_from_params(params)
+    if kind == "categorical":
+        if params.get("design") not in CATEGORICAL_DESIGNS:
+            raise ValueError(f"categorical questions use a design in {list(CATEGORICAL_DESIGNS)}, "
+                             f"got {params.get('design')!r}")
+        return ldp_core.categorical_oracle_from_params(params)
+    raise ValueError(f"kind must be one of {list(KINDS)}, got {kind!r}")
+
+
+def kind_of_params(params: dict) -> str:
+    """``"categorical"`` for a frequency oracle's params, else ``"binary"``."""
+    return "categorical" if isinstance(params, dict) and params.get("design") in (
+        *CATEGORICAL_DESIGNS, "olh") else "binary"
+
+
+def canonical_design(kind: str, params: object) -> tuple[Design, str]:
+    """Validate ``params`` with ldp_core and return ``(design, canonical JSON)``.
+
+    The canonical JSON is ``design.params()`` with sorted keys: two parameter
+    dicts describe the same design exactly when their canonical JSON is equal.
+    Raises ``ValueError``.
+    """
+    design = _design(kind, params)
+    text = json.dumps(design.params(), sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return design, text
+
+
+def design_from_json(kind: str, text: str) -> Design:
+    return _design(kind, json.loads(text))
+
+
+def design_epsilon(design: Design) -> float:
+    return float(design.epsilon)
+
+
+# -- answers ------------------------------------------------------------------------------
+
+
+def encode_answer(kind: str, design: Design, options: tuple[str, ...], answer: object) -> str:
+    """The canonical stored string of ``answer``, or :class:`BadReport` naming what is allowed."""
+    k = len(options)
+    is_ue = kind == "categorical" and getattr(design, "kind", "") == "ue"
+    if is_ue:
+        if isinstance(answer, (list, tuple)):
+            if all(isinstance(b, int) and not isinstance(b, bool) and b in (0, 1)
+                   for b in answer):
+                answer = "".join(str(b) for b in answer)
+        if isinstance(answer, str) and len(answer) == k and set(answer) <= {"0", "1"}:
+            return answer
+        raise BadReport(f"answer must be {k} bits, one per option (e.g. {'0' * (k - 1)}1), "
+                        f"got {_shorten(repr(answer))}")
+    idx: int | None = None
+    if isinstance(answer, bool):
+        idx = int(answer) if kind == "binary" else None
+    elif isinstance(answer, int):
+        idx = answer
+    elif isinstance(answer, str) and answer.strip().isdigit() and len(answer.strip()) <= 3:
+        idx = int(answer.strip())
+    if idx is None or not 0 <= idx < k:
+        allowed = " or ".join(f"{i} ({label})" for i, label in enumerate(options)) if k <= 4 \
+            else f"0..{k - 1}"
+        raise BadReport(f"answer must be {allowed}, got {_shorten(repr(answer))}")
+    return str(idx)
+
+
+def ue_label(options: tuple[str, ...], bits: str) -> str:
+    chosen = [options[i] for i, b in enumerate(bits) if b == "1"]
+    return ", ".join(chosen) if chosen else "(none)"
+
+
+def answer_label(kind: str, design_name: str, options: tuple[str, ...], stored: str) -> str:
+    """Human label of a stored answer: the option, or for UE the options whose bit is 1."""
+    if kind == "categorical" and design_name == "ue":
+        return ue_label(options, stored)
+    return options[int(stored)]
+
+
+# -- time ---------------------------------------------------------------------------------
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def as_utc(value: datetime) -> datetime:
+    """Database times come back naive from SQLite; they are UTC."""
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else \
+        value.astimezone(timezone.utc)
+
+
+# -- entities -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Poll:
+    id: int
+    join_code: str
+    title: str
+    created_at: datetime
+    rehearsal: bool = False
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question of a poll. ``design_json`` is the current round's design (canonical JSON)."""
+
+    id: int
+    poll_id: int
+    position: int
+    text: str
+    kind: str
+    options: tuple[str, ...]
+    design_json: str
+    mode: str
+    state: str
+    revealed: bool
+    created_at: datetime
+    updated_at: datetime
+    round_number: int
+
+    @property
+    def design_params(self) -> dict:
+        """The current design's parameters (a fresh dict each call)."""
+        return json.loads(self.design_json)
+
+    @property
+    def design(self) -> Design:
+        return design_from_json(self.kind, self.design_json)
+
+    @property
+    def design_name(self) -> str:
+        return str(self.design_params["design"])
+
+    @property
+    def epsilon(self) -> float:
+        return design_epsilon(self.design)
+
+    @property
+    def is_open(self) -> bool:
+        return self.state == "open"
+
+    def label(self, stored_answer: str) -> str:
+        """The label of a stored answer string under the current design."""
+        return answer_label(self.kind, self.design_name, self.options, stored_answer)
+
+
+@dataclass(frozen=True)
+class Round:
+    """One asking of a question. Its secret salt lives only in the store."""
+
+    id: int
+    question_id: int
+    number: int
+    design_json: str
+    opened_at: datetime
+    kind: str = "binary"
+
+    @property
+    def design_params(self) -> dict:
+        return json.loads(self.design_json)
+
+    @property
+    def design(self) -> Design:
+        return design_from_json(self.kind, self.design_json)
+
+    @property
+    def epsilon(self) -> float:
+        return design_epsilon(self.design)
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """What a student sees after voting: their RANDOMIZED answer, never a true one."""
+
+    question_id: int
+    question_text: str
+    round_number: int
+    answer: str
+    answer_label: str
+    created_at: datetime
+    epsilon: float
+    already_answered: bool
+    simulated: bool = False
+
+
+# -- estimates ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CategoricalEstimate:
+    """Histogram estimate for a categorical round.
+
+    ``raw`` is the unbiased estimate of each option's count (may be negative);
+    ``clipped`` and ``norm_sub`` are the named post-processing steps of
+    ``ldp_core.postprocess``; ``sd`` is the per-option SD of ``raw`` from
+    ``count_variance`` (its value at f = 0, summed over the designs in use).
+    Every estimate field is None when ``n == 0``.
+    """
+
+    n: int
+    support_counts: tuple[int, ...]
+    raw: tuple[float, ...] | None
+    clipped: tuple[float, ...] | None
+    norm_sub: tuple[float, ...] | None
+    sd: tuple[float, ...] | None
+    epsilon: float
+
+    @property
+    def empty(self) -> bool:
+        return self.n == 0
+
+    def shares(self, which: str = "norm_sub") -> tuple[float, ...] | None:
+        """``raw`` / ``clipped`` / ``norm_sub`` counts divided by n (None when n == 0)."""
+        counts = getattr(self, which)
+        if counts is None or not self.n:
+            return None
+        return tuple(c / self.n for c in counts)
+
+
+@dataclass(frozen=True)
+class QuestionEstimate:
+    """Everything a dashboard shows for one round of a question."""
+
+    question_id: int | None
+    kind: str
+    options: tuple[str, ...]
+    round_number: int
+    rounds: tuple[int, ...]
+    n: int
+    n_simulated: int
+    counts: tuple[int, ...]
+    epsilon: float
+    binary: BinaryEstimate | None = None
+    binary_counts: BinaryCounts | None = None
+    categorical: CategoricalEstimate | None = None
+    history: tuple[tuple[int, Any], ...] = field(default=())
+
+    @property
+    def empty(self) -> bool:
+        return self.n == 0
+
+
+def finite_or_inf(values: list[float]) -> float:
+    """Sequential composition that tolerates designs without a finite epsilon."""
+    if any(math.isinf(v) for v in values):
+        return math.inf
+    return ldp_core.sequential_composition(values)

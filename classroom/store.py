@@ -1,0 +1,661 @@
+"""The store: SQLAlchemy Core tables, the engine and transactions.
+
+This is the only module of the classroom with SQL in it. It knows nothing of
+randomized response; it persists rows and answers grouped queries, returning
+frozen domain objects or plain tuples.
+
+* SQLite (default): WAL, ``busy_timeout`` 10 s, ``synchronous=NORMAL`` (a
+  committed transaction survives a crash of the process), foreign keys on;
+  write transactions begin with ``BEGIN IMMEDIATE`` so that concurrent writers
+  wait on the busy timeout instead of failing when a read lock cannot be
+  upgraded.
+* PostgreSQL through psycopg 3, ``pool_pre_ping``, 5 s connect timeout.
+
+:meth:`Store.transaction` is the single place where driver errors become
+domain errors. The schema is created on first start; ``schema_version`` and
+:data:`MIGRATIONS` upgrade an existing database in place.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from types import MappingProxyType
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.dialects import postgresql as pg_dialect
+from sqlalchemy.dialects import sqlite as sqlite_dialect
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
+
+from . import config
+from .domain import (
+    ClassroomError,
+    Poll,
+    Question,
+    Round,
+    StoreUnavailable,
+    as_utc,
+)
+
+__all__ = [
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "Conflict",
+    "ReportRow",
+    "RoundSecret",
+    "Store",
+    "make_engine",
+    "metadata",
+]
+
+#: The schema version this code creates and understands.
+SCHEMA_VERSION = 1
+
+#: ``MIGRATIONS[v](conn)`` upgrades a version-``v`` database to ``v + 1`` inside
+#: the start-up transaction. Empty while there is only version 1.
+MIGRATIONS: Mapping[int, Callable[[Connection], None]] = MappingProxyType({})
+
+SQLITE_BUSY_TIMEOUT_S = 10
+PG_CONNECT_TIMEOUT_S = 5
+_PG_SCHEMA_LOCK_KEY = 0x1D9C1A55  # advisory lock serialising schema set-up
+
+UNAVAILABLE_WRITE = "database unavailable, not saved — try again"
+UNAVAILABLE_READ = "database unavailable — try again"
+
+
+class Conflict(StoreUnavailable):
+    """A write collided with a concurrent change (e.g. the poll was deleted)."""
+
+
+# -- schema -------------------------------------------------------------------------------
+
+metadata = sa.MetaData()
+
+schema_version = sa.Table(
+    "schema_version", metadata,
+    sa.Column("version", sa.Integer, nullable=False),
+)
+
+polls = sa.Table(
+    "polls", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("join_code", sa.String(16), nullable=False, unique=True),
+    sa.Column("title", sa.String(200), nullable=False),
+    sa.Column("rehearsal", sa.Boolean, nullable=False, default=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+questions = sa.Table(
+    "questions", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("poll_id", sa.Integer, sa.ForeignKey("polls.id", ondelete="CASCADE"),
+              nullable=False, index=True),
+    sa.Column("position", sa.Integer, nullable=False),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("options", sa.Text, nullable=False),  # JSON list of labels
+    sa.Column("design_params", sa.Text, nullable=False),  # JSON, the current round's design
+    sa.Column("mode", sa.String(16), nullable=False),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("revealed", sa.Boolean, nullable=False, default=False),
+    sa.Column("round_count", sa.Integer, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    sa.CheckConstraint("kind IN ('binary', 'categorical')", name="ck_questions_kind"),
+    sa.CheckConstraint("mode IN ('device', 'physical')", name="ck_questions_mode"),
+    sa.CheckConstraint("state IN ('draft', 'open', 'closed')", name="ck_questions_state"),
+)
+
+rounds = sa.Table(
+    "rounds", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("question_id", sa.Integer, sa.ForeignKey("questions.id", ondelete="CASCADE"),
+              nullable=False),
+    sa.Column("number", sa.Integer, nullable=False),
+    sa.Column("design_params", sa.Text, nullable=False),  # JSON
+    sa.Column("salt", sa.String(64), nullable=False),  # hex, secret
+    sa.Column("opened_at", sa.DateTime(timezone=True), nullable=False),
+    sa.UniqueConstraint("question_id", "number", name="uq_rounds_question_number"),
+)
+
+#: One randomized report. There is deliberately no column for a true answer or
+#: a device id; tests assert this exact column set.
+reports = sa.Table(
+    "reports", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("round_id", sa.Integer, sa.ForeignKey("rounds.id", ondelete="CASCADE"),
+              nullable=False),
+    sa.Column("answer", sa.String(32), nullable=False),
+    sa.Column("design_params", sa.Text, nullable=False),  # JSON it was produced under
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("submission_id", sa.String(100), nullable=False, unique=True),
+    sa.Column("dedup_token", sa.String(64), nullable=False),
+    sa.Column("simulated", sa.Boolean, nullable=False, default=False),
+    sa.UniqueConstraint("round_id", "dedup_token", name="uq_reports_round_token"),
+    # Covers the dashboard's grouped query without touching the table.
+    sa.Index("ix_reports_round_group", "round_id", "design_params", "answer", "simulated"),
+)
+
+
+# -- engine -------------------------------------------------------------------------------
+
+
+def _sqlite_on_connect(dbapi_conn, _record) -> None:
+    dbapi_conn.isolation_level = None  # we issue BEGIN ourselves (see _sqlite_on_begin)
+    cur = dbapi_conn.cursor()
+    try:
+        cur.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_S * 1000}")
+        cur.execute("PRAGMA journal_mode = WAL")
+        cur.execute("PRAGMA synchronous = NORMAL")
+        cur.execute("PRAGMA foreign_keys = ON")
+    finally:
+        cur.close()
+
+
+def _sqlite_on_begin(conn: Connection) -> None:
+    write = conn.get_execution_options().get("classroom_write", False)
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
+def make_engine(url: str) -> Engine:
+    """Create the engine for a configured URL (no connection is made yet)."""
+    url = config.normalize_url(url)
+    backend = make_url(url).get_backend_name()
+    if backend == "sqlite":
+        engine = sa.create_engine(
+            url, pool_size=10, max_overflow=30, pool_timeout=30,
+            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S, "check_same_thread": False})
+        event.listen(engine, "connect", _sqlite_on_connect)
+        event.listen(engine, "begin", _sqlite_on_begin)
+        return engine
+    return sa.create_engine(
+        url, pool_pre_ping=True, pool_size=10, max_overflow=30, pool_timeout=30,
+        connect_args={"connect_timeout": PG_CONNECT_TIMEOUT_S})
+
+
+def _reason(exc: BaseException, url: str) -> str:
+    """The first line of a driver error, with any password removed."""
+    orig = getattr(exc, "orig", None) or exc
+    text = str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
+    try:
+        password = make_url(url).password
+    except Exception:  # noqa: BLE001 - best effort only
+        password = None
+    if password:
+        text = text.replace(str(password), "***")
+    return text[:300]
+
+
+# -- rows ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RoundSecret:
+    """A round's id with its salt: for computing dedup tokens, never for display."""
+
+    round_id: int
+    number: int
+    salt: bytes = b""
+
+    def __repr__(self) -> str:  # keep the salt out of logs and tracebacks
+        return f"RoundSecret(round_id={self.round_id}, number={self.number}, salt=<hidden>)"
+
+
+@dataclass(frozen=True)
+class ReportRow:
+    round_id: int
+    answer: str
+    design_json: str
+    created_at: datetime
+    simulated: bool
+    submission_id_matched: bool = False
+
+
+_QUESTION_COLS = (
+    questions.c.id, questions.c.poll_id, questions.c.position, questions.c.text,
+    questions.c.kind, questions.c.options, questions.c.design_params, questions.c.mode,
+    questions.c.state, questions.c.revealed, questions.c.created_at, questions.c.updated_at,
+    questions.c.round_count,
+)
+
+
+def _poll(row) -> Poll:
+    return Poll(id=row.id, join_code=row.join_code, title=row.title,
+                created_at=as_utc(row.created_at), rehearsal=bool(row.rehearsal))
+
+
+def _question(row) -> Question:
+    return Question(
+        id=row.id, poll_id=row.poll_id, position=row.position, text=row.text,
+        kind=row.kind, options=tuple(json.loads(row.options)), design_json=row.design_params,
+        mode=row.mode, state=row.state, revealed=bool(row.revealed),
+        created_at=as_utc(row.created_at), updated_at=as_utc(row.updated_at),
+        round_number=row.round_count)
+
+
+def _round(row, kind: str) -> Round:
+    return Round(id=row.id, question_id=row.question_id, number=row.number,
+                 design_json=row.design_params, opened_at=as_utc(row.opened_at), kind=kind)
+
+
+# -- the store ----------------------------------------------------------------------------
+
+
+class Store:
+    """Persistence for polls, questions, rounds and reports on one engine.
+
+    Create one per process (the app caches it with ``st.cache_resource``). It
+    is thread-safe: every method takes a pooled connection for one
+    transaction. ``url=None`` reads :func:`classroom.config.database_url`.
+    """
+
+    def __init__(self, url: str | None = None, *,
+                 migrations: Mapping[int, Callable[[Connection], None]] = MIGRATIONS,
+                 target_version: int = SCHEMA_VERSION) -> None:
+        raw = config.database_url() if url is None else config.normalize_url(url)
+        self.url = raw
+        self.masked_url = config.masked_url(raw)
+        self.engine = make_engine(raw)
+        self.backend = self.engine.dialect.name  # "sqlite" | "postgresql"
+        self._insert = sqlite_dialect.insert if self.backend == "sqlite" else pg_dialect.insert
+        try:
+            self._ensure_schema(migrations, target_version)
+        except ClassroomError:
+            self.engine.dispose()
+            raise
+        except (SQLAlchemyError, OSError) as exc:
+            self.engine.dispose()
+            raise StoreUnavailable(
+                f"cannot open the classroom database {self.masked_url}: "
+                f"{_reason(exc, raw)}. Check {config.DATABASE_URL_ENV} (or "
+                f"{config.SECRETS_KEY} in .streamlit/secrets.toml)") from exc
+
+    def close(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()
+
+    def __repr__(self) -> str:
+        return f"Store({self.masked_url!r})"
+
+    # -- transactions ---------------------------------------------------------------------
+    @contextmanager
+    def transaction(self, *, write: bool) -> Iterator[Connection]:
+        """One transaction; every driver error leaves as a domain error.
+
+        ``write=True`` takes SQLite's write lock at BEGIN. Domain errors raised
+        inside roll the transaction back and pass through unchanged.
+        """
+        try:
+            with self.engine.connect() as conn:
+                if write and self.backend == "sqlite":
+                    conn.execution_options(classroom_write=True)
+                with conn.begin():
+                    yield conn
+        except ClassroomError:
+            raise
+        except IntegrityError as exc:
+            raise Conflict("the data changed while saving (was the poll or question "
+                           "deleted?) — not saved; reload and try again") from exc
+        except (SQLAlchemyError, DBAPIError) as exc:
+            raise StoreUnavailable(UNAVAILABLE_WRITE if write else UNAVAILABLE_READ) from exc
+
+    def _ensure_schema(self, migrations: Mapping[int, Callable[[Connection], None]],
+                       target: int) -> None:
+        with self.engine.connect() as conn:
+            if self.backend == "sqlite":
+                conn.execution_options(classroom_write=True)
+            with conn.begin():
+                if self.backend == "postgresql":
+                    conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"),
+                                 {"k": _PG_SCHEMA_LOCK_KEY})
+                inspector = sa.inspect(conn)
+                if not inspector.has_table("schema_version"):
+                    metadata.create_all(conn)
+                    conn.execute(schema_version.insert().values(version=target))
+                    return
+                version = conn.execute(sa.select(schema_version.c.version)).scalar()
+                if version is None:
+                    metadata.create_all(conn)
+                    conn.execute(schema_version.insert().values(version=target))
+                    return
+                if version > target:
+                    raise StoreUnavailable(
+                        f"the classroom database {self.masked_url} has schema version "
+                        f"{version}, newer than this app understands ({target}); "
+                        "upgrade the app instead of pointing it at this database")
+                start = version
+                while version < target:
+                    step = migrations.get(version)
+                    if step is None:
+                        raise StoreUnavailable(
+                            f"no migration from schema version {version} to {version + 1} "
+                            f"for {self.masked_url}; the database was left unchanged")
+                    step(conn)
+                    version += 1
+                if version != start:
+                    conn.execute(schema_version.update().values(version=version))
+
+    def schema_version(self) -> int:
+        with self.transaction(write=False) as conn:
+            return int(conn.execute(sa.select(schema_version.c.version)).scalar_one())
+
+    def columns(self, table: str) -> set[str]:
+        """Column names of a table as the database has them (for schema tests)."""
+        with self.transaction(write=False) as conn:
+            return {c["name"] for c in sa.inspect(conn).get_columns(table)}
+
+    # -- polls ----------------------------------------------------------------------------
+    def insert_poll(self, join_code: str, title: str, rehearsal: bool,
+                    created_at: datetime) -> Poll | None:
+        """Insert a poll; None when the join code is taken (the caller draws another)."""
+        stmt = (self._insert(polls)
+                .values(join_code=join_code, title=title, rehearsal=rehearsal,
+                        created_at=created_at)
+                .on_conflict_do_nothing()
+                .returning(*polls.c))
+        with self.transaction(write=True) as conn:
+            row = conn.execute(stmt).first()
+        return _poll(row) if row else None
+
+    def poll(self, poll_id: int) -> Poll | None:
+        with self.transaction(write=False) as conn:
+            row = conn.execute(sa.select(polls).where(polls.c.id == poll_id)).first()
+        return _poll(row) if row else None
+
+    def poll_by_code(self, join_code: str) -> Poll | None:
+        with self.transaction(write=False) as conn:
+            row = conn.execute(sa.select(polls).where(polls.c.join_code == join_code)).first()
+        return _poll(row) if row else None
+
+    def list_polls(self) -> list[Poll]:
+        with self.transaction(write=False) as conn:
+            rows = conn.execute(sa.select(polls).order_by(polls.c.created_at.desc(),
+                                                          polls.c.id.desc())).all()
+        return [_poll(r) for r in rows]
+
+    def delete_poll(self, poll_id: int) -> bool:
+        with self.transaction(write=True) as conn:
+            return conn.execute(polls.delete().where(polls.c.id == poll_id)).rowcount > 0
+
+    # -- questions and rounds -------------------------------------------------------------
+    def insert_question(self, *, poll_id: int, text: str, kind: str, options_json: str,
+                        design_json: str, mode: str, salt: bytes, now: datetime) -> Question | None:
+        """Insert a draft question and its round 1; None when the poll does not exist."""
+        with self.transaction(write=True) as conn:
+            # Lock the poll row so concurrent additions get distinct positions (SQLite's
+            # BEGIN IMMEDIATE already serialises writers; FOR UPDATE is a no-op there).
+            exists = conn.execute(sa.select(polls.c.id).where(polls.c.id == poll_id)
+                                  .with_for_update()).first()
+            if not exists:
+                return None
+            position = conn.execute(
+                sa.select(sa.func.coalesce(sa.func.max(questions.c.position), 0))
+                .where(questions.c.poll_id == poll_id)).scalar_one() + 1
+            row = conn.execute(
+                questions.insert().values(
+                    poll_id=poll_id, position=position, text=text, kind=kind,
+                    options=options_json, design_params=design_json, mode=mode,
+                    state="draft", revealed=False, round_count=1, created_at=now,
+                    updated_at=now)
+                .returning(*_QUESTION_COLS)).one()
+            conn.execute(rounds.insert().values(
+                question_id=row.id, number=1, design_params=design_json, salt=salt.hex(),
+                opened_at=now))
+        return _question(row)
+
+    def question(self, question_id: int) -> Question | None:
+        with self.transaction(write=False) as conn:
+            row = conn.execute(sa.select(*_QUESTION_COLS)
+                               .where(questions.c.id == question_id)).first()
+        return _question(row) if row else None
+
+    def questions(self, poll_id: int) -> list[Question]:
+        with self.transaction(write=False) as conn:
+            rows = conn.execute(sa.select(*_QUESTION_COLS)
+                                .where(questions.c.poll_id == poll_id)
+                                .order_by(questions.c.position, questions.c.id)).all()
+        return [_question(r) for r in rows]
+
+    def delete_question(self, question_id: int) -> bool:
+        with self.transaction(write=True) as conn:
+            return conn.execute(
+                questions.delete().where(questions.c.id == question_id)).rowcount > 0
+
+    def set_state(self, question_id: int, state: str, now: datetime, *,
+                  close_others: bool = False) -> Question | None:
+        """Set a question's state; with ``close_others`` close every other open question
+        of its poll in the same transaction."""
+        with self.transaction(write=True) as conn:
+            row = conn.execute(questions.update().where(questions.c.id == question_id)
+                               .values(state=state, updated_at=now)
+                               .returning(*_QUESTION_COLS)).first()
+            if row is not None and close_others:
+                conn.execute(questions.update()
+                             .where(questions.c.poll_id == row.poll_id,
+                                    questions.c.id != question_id,
+                                    questions.c.state == "open")
+                             .values(state="closed", updated_at=now))
+        return _question(row) if row else None
+
+    def set_revealed(self, question_id: int, revealed: bool, now: datetime) -> Question | None:
+        with self.transaction(write=True) as conn:
+            row = conn.execute(questions.update().where(questions.c.id == question_id)
+                               .values(revealed=revealed, updated_at=now)
+                               .returning(*_QUESTION_COLS)).first()
+        return _question(row) if row else None
+
+    def set_design(self, question_id: int, design_json: str, now: datetime) -> Question | None:
+        """Change the design of the question and of its current round."""
+        with self.transaction(write=True) as conn:
+            row = conn.execute(questions.update().where(questions.c.id == question_id)
+                               .values(design_params=design_json, updated_at=now)
+                               .returning(*_QUESTION_COLS)).first()
+            if row is None:
+                return None
+            conn.execute(rounds.update()
+                         .where(rounds.c.question_id == question_id,
+                                rounds.c.number == row.round_count)
+                         .values(design_params=design_json))
+        return _question(row)
+
+    def insert_round(self, question_id: int, design_json: str | None, salt: bytes,
+                     now: datetime, state: str) -> Round | None:
+        """Start round n + 1 (``design_json`` None keeps the design); None if no question."""
+        values = {"round_count": questions.c.round_count + 1, "state": state,
+                  "revealed": False, "updated_at": now}
+        if design_json is not None:
+            values["design_params"] = design_json
+        with self.transaction(write=True) as conn:
+            row = conn.execute(questions.update().where(questions.c.id == question_id)
+                               .values(**values)
+                               .returning(questions.c.round_count, questions.c.design_params,
+                                          questions.c.kind, questions.c.poll_id)).first()
+            if row is None:
+                return None
+            if state == "open":
+                conn.execute(questions.update()
+                             .where(questions.c.poll_id == row.poll_id,
+                                    questions.c.id != question_id,
+                                    questions.c.state == "open")
+                             .values(state="closed", updated_at=now))
+            new = conn.execute(rounds.insert().values(
+                question_id=question_id, number=row.round_count,
+                design_params=row.design_params, salt=salt.hex(), opened_at=now)
+                .returning(*rounds.c)).one()
+        return _round(new, row.kind)
+
+    def rounds(self, question_id: int, kind: str) -> list[Round]:
+        with self.transaction(write=False) as conn:
+            rows = conn.execute(sa.select(rounds).where(rounds.c.question_id == question_id)
+                                .order_by(rounds.c.number)).all()
+        return [_round(r, kind) for r in rows]
+
+    # -- the report path ------------------------------------------------------------------
+    def report_context(self, join_code: str, question_id: int
+                       ) -> tuple[Poll | None, Question | None, RoundSecret | None]:
+        """Poll by code, the question if it belongs to it, and its current round's secret."""
+        with self.transaction(write=False) as conn:
+            row = conn.execute(
+                sa.select(polls.c.id.label("p_id"), polls.c.join_code.label("p_code"),
+                          polls.c.title.label("p_title"),
+                          polls.c.created_at.label("p_created"),
+                          polls.c.rehearsal.label("p_rehearsal"),
+                          *_QUESTION_COLS, rounds.c.id.label("r_id"),
+                          rounds.c.salt.label("r_salt"))
+                .select_from(polls.outerjoin(
+                    questions, sa.and_(questions.c.poll_id == polls.c.id,
+                                       questions.c.id == question_id))
+                    .outerjoin(rounds, sa.and_(rounds.c.question_id == questions.c.id,
+                                               rounds.c.number == questions.c.round_count)))
+                .where(polls.c.join_code == join_code)).first()
+        if row is None:
+            return None, None, None
+        poll = Poll(id=row.p_id, join_code=row.p_code, title=row.p_title,
+                    created_at=as_utc(row.p_created), rehearsal=bool(row.p_rehearsal))
+        if row.id is None or row.r_id is None:
+            return poll, None, None
+        return poll, _question(row), RoundSecret(row.r_id, row.round_count,
+                                                 bytes.fromhex(row.r_salt))
+
+    def current_round_secret(self, question_id: int) -> tuple[Question, RoundSecret] | None:
+        with self.transaction(write=False) as conn:
+            row = conn.execute(
+                sa.select(*_QUESTION_COLS, rounds.c.id.label("r_id"),
+                          rounds.c.salt.label("r_salt"))
+                .select_from(questions.join(
+                    rounds, sa.and_(rounds.c.question_id == questions.c.id,
+                                    rounds.c.number == questions.c.round_count)))
+                .where(questions.c.id == question_id)).first()
+        if row is None:
+            return None
+        return _question(row), RoundSecret(row.r_id, row.round_count, bytes.fromhex(row.r_salt))
+
+    def poll_round_secrets(self, poll_id: int) -> list[RoundSecret]:
+        """Every round of every question of a poll, with salts."""
+        with self.transaction(write=False) as conn:
+            rows = conn.execute(
+                sa.select(rounds.c.id, rounds.c.number, rounds.c.salt)
+                .select_from(rounds.join(questions, rounds.c.question_id == questions.c.id))
+                .where(questions.c.poll_id == poll_id)).all()
+        return [RoundSecret(r.id, r.number, bytes.fromhex(r.salt)) for r in rows]
+
+    def find_report(self, round_id: int, token: str,
+                    submission_id: str | None = None) -> ReportRow | None:
+        """The report of this token in this round, else the one with this submission id."""
+        cond = sa.and_(reports.c.round_id == round_id, reports.c.dedup_token == token)
+        if submission_id is not None:
+            cond = sa.or_(cond, reports.c.submission_id == submission_id)
+        with self.transaction(write=False) as conn:
+            rows = conn.execute(sa.select(reports.c.round_id, reports.c.answer,
+                                          reports.c.design_params, reports.c.created_at,
+                                          reports.c.simulated, reports.c.dedup_token)
+                                .where(cond)).all()
+        if not rows:
+            return None
+        # Prefer the device's own report in this round over a submission-id match.
+        rows.sort(key=lambda r: not (r.round_id == round_id and r.dedup_token == token))
+        r = rows[0]
+        return ReportRow(r.round_id, r.answer, r.design_params, as_utc(r.created_at),
+                         bool(r.simulated),
+                         submission_id_matched=not (r.round_id == round_id
+                                                    and r.dedup_token == token))
+
+    def insert_report(self, *, round_id: int, answer: str, design_json: str,
+                      created_at: datetime, submission_id: str, token: str,
+                      simulated: bool) -> bool:
+        """Insert one report; False (nothing written) when the token or id already exists."""
+        stmt = (self._insert(reports)
+                .values(round_id=round_id, answer=answer, design_params=design_json,
+                        created_at=created_at, submission_id=submission_id,
+                        dedup_token=token, simulated=simulated)
+                .on_conflict_do_nothing())
+        with self.transaction(write=True) as conn:
+            return conn.execute(stmt).rowcount == 1
+
+    def insert_reports(self, rows: Iterable[dict]) -> int:
+        """Insert many reports in one transaction (all or nothing)."""
+        batch = list(rows)
+        if not batch:
+            return 0
+        with self.transaction(write=True) as conn:
+            conn.execute(reports.insert(), batch)
+        return len(batch)
+
+    def reports_by_tokens(self, pairs: Iterable[tuple[int, str]]) -> list[ReportRow]:
+        """Reports matching any of the (round id, token) pairs."""
+        wanted = set(pairs)
+        if not wanted:
+            return []
+        tokens = sorted({t for _, t in wanted})
+        with self.transaction(write=False) as conn:
+            rows = conn.execute(sa.select(reports.c.round_id, reports.c.answer,
+                                          reports.c.design_params, reports.c.created_at,
+                                          reports.c.simulated, reports.c.dedup_token)
+                                .where(reports.c.dedup_token.in_(tokens))).all()
+        return [ReportRow(r.round_id, r.answer, r.design_params, as_utc(r.created_at),
+                          bool(r.simulated))
+                for r in rows if (r.round_id, r.dedup_token) in wanted]
+
+    def delete_simulated(self, question_id: int) -> int:
+        round_ids = sa.select(rounds.c.id).where(rounds.c.question_id == question_id)
+        with self.transaction(write=True) as conn:
+            return conn.execute(reports.delete().where(reports.c.simulated.is_(True),
+                                                       reports.c.round_id.in_(round_ids))
+                                ).rowcount
+
+    # -- reading reports back -------------------------------------------------------------
+    def grouped_counts(self, question_id: int, *, include_simulated: bool = True
+                       ) -> list[tuple[int, str, str, bool, int]]:
+        """``(round number, design JSON, answer, simulated, count)`` for every group."""
+        stmt = (sa.select(rounds.c.number, reports.c.design_params, reports.c.answer,
+                          reports.c.simulated, sa.func.count())
+                .select_from(rounds.join(reports, reports.c.round_id == rounds.c.id))
+                .where(rounds.c.question_id == question_id)
+                .group_by(rounds.c.number, reports.c.design_params, reports.c.answer,
+                          reports.c.simulated))
+        if not include_simulated:
+            stmt = stmt.where(reports.c.simulated.is_(False))
+        with self.transaction(write=False) as conn:
+            return [(r[0], r[1], r[2], bool(r[3]), int(r[4])) for r in conn.execute(stmt)]
+
+    def round_numbers(self, question_id: int) -> list[int]:
+        with self.transaction(write=False) as conn:
+            return list(conn.execute(sa.select(rounds.c.number)
+                                     .where(rounds.c.question_id == question_id)
+                                     .order_by(rounds.c.number)).scalars())
+
+    def export_rows(self, question_id: int, *, include_simulated: bool
+                    ) -> list[tuple[int, str, str, datetime]]:
+        """``(round number, answer, design JSON, created_at)`` in arrival order."""
+        stmt = (sa.select(rounds.c.number, reports.c.answer, reports.c.design_params,
+                          reports.c.created_at)
+                .select_from(rounds.join(reports, reports.c.round_id == rounds.c.id))
+                .where(rounds.c.question_id == question_id)
+                .order_by(rounds.c.number, reports.c.id))
+        if not include_simulated:
+            stmt = stmt.where(reports.c.simulated.is_(False))
+        with self.transaction(write=False) as conn:
+            return [(r[0], r[1], r[2], as_utc(r[3])) for r in conn.execute(stmt)]
+
+    def count_reports(self, question_id: int | None = None) -> int:
+        stmt = sa.select(sa.func.count()).select_from(reports)
+        if question_id is not None:
+            stmt = (sa.select(sa.func.count())
+                    .select_from(reports.join(rounds, reports.c.round_id == rounds.c.id))
+                    .where(rounds.c.question_id == question_id))
+        with self.transaction(write=False) as conn:
+            return int(conn.execute(stmt).scalar_one())
+
+    def submission_ids(self, question_id: int) -> set[str]:
+        """Every stored submission id of a question (for tests and the crash check)."""
+        with self.transaction(write=False) as conn:
+            return set(conn.execute(
+                sa.select(reports.c.submission_id)
+                .select_from(reports.join(rounds, reports.c.round_id == rounds.c.id))
+                .where(rounds.c.question_id == question_id)).scalars())
+
