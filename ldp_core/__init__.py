@@ -63,9 +63,6 @@ from .explore import (
 from .postprocess import POSTPROCESSING, clip_counts, grr_em, norm_sub
 
 __all__ = [
-    "GRR",
-    "OLH",
-    "POSTPROCESSING",
     "BinaryCounts",
     "BinaryDesign",
     "BinaryEstimate",
@@ -74,9 +71,12 @@ __all__ = [
     "ErrorSummary",
     "ForcedResponse",
     "FrequencyOracle",
+    "GRR",
     "GammaRR",
     "LikelihoodProfile",
+    "OLH",
     "OLHReports",
+    "POSTPROCESSING",
     "Posterior",
     "TwoCoinRR",
     "UnaryEncoding",

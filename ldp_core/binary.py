@@ -50,8 +50,14 @@ WEIGHT_DENOMINATOR_LIMIT = 2**32
 def gamma_to_epsilon(gamma: float) -> float:
     """Privacy loss of "keep w.p. 1/2 + gamma": ``eps = ln((1 + 2g) / (1 - 2g))``.
 
-    >>> round(gamma_to_epsilon(0.25), 6) == round(math.log(3), 6)
+    The ratio of the two ways to report an answer is ``(1/2 + g) / (1/2 - g)``
+    (the gamma form of randomized response in the course notebook; gamma = 1/4
+    is the two-coin design, eps = ln 3).
+
+    >>> round(gamma_to_epsilon(0.25), 12) == round(math.log(3), 12)
     True
+    >>> gamma_to_epsilon(0.0)
+    0.0
     """
     g = _checks.in_range("gamma", gamma, 0.0, 0.5, hi_open=True)
     return math.log1p(2 * g) - math.log1p(-2 * g)
@@ -62,8 +68,10 @@ def epsilon_to_gamma(epsilon: float) -> float:
 
     ``epsilon`` may be 0 (gamma 0, perfect privacy) but must be finite.
 
-    >>> epsilon_to_gamma(math.log(3))
+    >>> round(epsilon_to_gamma(math.log(3)), 12)
     0.25
+    >>> round(gamma_to_epsilon(epsilon_to_gamma(1.5)), 12)
+    1.5
     """
     eps = _checks.finite("epsilon", epsilon)
     if eps < 0:
@@ -135,9 +143,18 @@ class BinaryDesign:
         return {"design": self.kind, **fields}
 
     def report_probability(self, mu: float | np.ndarray) -> float | np.ndarray:
-        """``lambda = b + (a - b) mu``: the chance that a report is 1 when the true share is mu."""
-        return self.b + (self.a - self.b) * np.asarray(mu, dtype=float) if np.ndim(mu) else \
-            self.b + (self.a - self.b) * float(mu)
+        """``lambda = b + (a - b) mu``: the chance that a report is 1 when the true share is mu.
+
+        A float for a scalar ``mu``, an array of the same shape for an array
+        (Warner 1965; for the class exercise ``lambda = 1/4 + mu/2``, CS208 notes).
+
+        >>> DieRR(4, 3).report_probability(0.5)
+        0.5
+        >>> DieRR(4, 3).report_probability([0.0, 1.0]).tolist()
+        [0.25, 0.75]
+        """
+        lam = self.b + (self.a - self.b) * np.asarray(mu, dtype=float)
+        return float(lam) if lam.ndim == 0 else lam
 
     # -- device sampling ----------------------------------------------------------
     def sampling_weights(self) -> tuple[int, int, int, int]:
@@ -148,12 +165,17 @@ class BinaryDesign:
         rational probabilities (the die, the coins, decimal parameters) are
         sampled exactly; irrational ones (``EpsilonRR``) to within 2**-32.
 
+        The weights are non-negative and their sum is the common denominator
+        (at most 2**32); ``weight / sum(weights)`` is the branch probability.
+
         >>> DieRR(faces=4, truthful=3).sampling_weights()
         (3, 1, 0, 0)
+        >>> TwoCoinRR().sampling_weights()
+        (2, 0, 1, 1)
         """
         fr = {k: _fraction(v) for k, v in self.branches().items()}
         den = math.lcm(*(f.denominator for f in fr.values()))
-        if den > WEIGHT_DENOMINATOR_LIMIT:
+        if den > WEIGHT_DENOMINATOR_LIMIT or sum(fr.values()) != 1:
             return _round_weights([float(fr[k]) for k in _BRANCHES], WEIGHT_DENOMINATOR_LIMIT)
         return tuple(int(fr[k] * den) for k in _BRANCHES)  # type: ignore[return-value]
 
@@ -162,7 +184,14 @@ class BinaryDesign:
         """Randomize each true answer (array of 0/1); returns uint8 reports.
 
         Vectorized over respondents; a single student is an array of one.
-        ``rng`` is a ``numpy.random.Generator``, a seed or None.
+        ``rng`` is a ``numpy.random.Generator``, a seed or None. One uniform
+        draw per respondent picks the branch (truth, lie, forced yes, forced
+        no), so each report is 1 with probability ``a`` (truly yes) or ``b``
+        (truly no). For teaching and simulation only: a real report is
+        randomized on the respondent's device from the OS's CSPRNG.
+
+        >>> TwoCoinRR().perturb([1, 0, 1], rng=7).dtype
+        dtype('uint8')
         """
         x = _checks.binary_array("truth", truth)
         gen = np.random.default_rng(rng)
@@ -178,13 +207,20 @@ class BinaryDesign:
         """Exact aggregate sampling of the number of "yes" reports.
 
         ``V = Binomial(v, a) + Binomial(n - v, b)``, the exact distribution of
-        the reported count for a class with ``v`` true yeses; ``size`` classes
-        cost O(size), not O(size * n).
+        the reported count for a class with ``v`` true yeses (v = n_true_yes);
+        ``size`` classes cost O(size), not O(size * n). It has the same
+        distribution as summing :meth:`perturb` over the class.
+
+        >>> DieRR().simulate_yes_counts(0, 0)
+        0
+        >>> DieRR().simulate_yes_counts(30, 40, size=3, rng=1).shape
+        (3,)
         """
         n = _checks.integer("n", n, 0)
         v = _checks.integer("n_true_yes", n_true_yes, 0, n)
         gen = np.random.default_rng(rng)
-        return gen.binomial(v, self.a, size) + gen.binomial(n - v, self.b, size)
+        out = gen.binomial(v, self.a, size) + gen.binomial(n - v, self.b, size)
+        return int(out) if size is None else out
 
 
 _BRANCHES = ("truth", "lie", "yes", "no")
@@ -220,34 +256,56 @@ def _max_log_ratio(a: float, b: float) -> float:
 class EpsilonRR(BinaryDesign):
     """``RR_eps``: keep the true answer w.p. ``e^eps / (1 + e^eps)``, flip it otherwise.
 
-    Warner (1965) in the form of the CS208 notes; the privacy loss is exactly
-    ``epsilon``.
+    Warner (1965) in the form of the CS208 notes: ``a = e^eps / (1 + e^eps)``,
+    ``b = 1 / (1 + e^eps)``, so ``a / b = (1 - b) / (1 - a) = e^eps`` and the
+    privacy loss is ``epsilon`` (up to floating-point rounding of a and b).
+    The unbiased estimate of the mean is ``((1 + e^eps) ybar - 1) / (e^eps - 1)``.
+
+    ``epsilon`` is limited to (0, MAX_EPSILON]: beyond 20 the flip
+    probability is below 2e-9 and a float channel no longer represents it.
 
     >>> d = EpsilonRR(math.log(3))
     >>> round(d.a, 12), round(d.b, 12)
     (0.75, 0.25)
+    >>> EpsilonRR(1.0)
+    EpsilonRR(epsilon=1.0)
+    >>> round(EpsilonRR(1.0).epsilon, 12)
+    1.0
     """
 
     epsilon_param: float
 
     kind: ClassVar[str] = "epsilon"
     label: ClassVar[str] = "ε-randomized response"
+    #: Largest epsilon accepted (see the class docstring).
+    MAX_EPSILON: ClassVar[float] = 20.0
 
     def __init__(self, epsilon: float) -> None:
-        object.__setattr__(self, "epsilon_param", _checks.positive("epsilon", epsilon))
-        if self.epsilon_param > 700:
-            raise ValueError(f"epsilon must be <= 700, got {epsilon!r}")
+        eps = _checks.positive("epsilon", epsilon)
+        if eps > self.MAX_EPSILON:
+            raise ValueError(f"epsilon must be in (0, {self.MAX_EPSILON:g}], got {epsilon!r}")
+        object.__setattr__(self, "epsilon_param", eps)
+
+    def __repr__(self) -> str:
+        return f"EpsilonRR(epsilon={self.epsilon_param!r})"
 
     def branches(self) -> dict[str, float]:
         keep = 1 / (1 + math.exp(-self.epsilon_param))
-        return {"truth": keep, "lie": 1 - keep, "yes": 0.0, "no": 0.0}
+        return {"truth": keep, "lie": 1 / (1 + math.exp(self.epsilon_param)), "yes": 0.0,
+                "no": 0.0}
 
     def params(self) -> dict:
         return {"design": self.kind, "epsilon": self.epsilon_param}
 
     @property
     def c_epsilon(self) -> float:
-        """``c_eps = (e^eps + 1) / (e^eps - 1)``: ``E[c_eps * Q(y)] = y`` for y in {-1, +1}."""
+        """``c_eps = (e^eps + 1) / (e^eps - 1)``: ``E[c_eps * Q(y)] = y`` for y in {-1, +1}.
+
+        Smith's slide in the CS208 notes (2022); equal to ``1 / (a - b)``.
+
+        >>> round(EpsilonRR(math.log(3)).c_epsilon, 12)
+        2.0
+        """
         return 1 / math.tanh(self.epsilon_param / 2)
 
 
@@ -255,8 +313,16 @@ class EpsilonRR(BinaryDesign):
 class GammaRR(BinaryDesign):
     """Keep the true answer w.p. ``1/2 + gamma``, flip it otherwise; ``gamma`` in [0, 1/2).
 
-    ``gamma = 1/4`` is the two-coin design; ``gamma = 0`` is perfectly private
-    and carries no information (estimators refuse it).
+    ``a = 1/2 + gamma``, ``b = 1/2 - gamma``, ``eps = ln((1 + 2 gamma) / (1 - 2 gamma))``
+    (the gamma form of randomized response in the course notebook, after
+    Warner 1965). ``gamma = 1/4`` is the two-coin channel (eps = ln 3);
+    ``gamma = 0`` is perfectly private and carries no information (the design
+    can be built, the estimators refuse it).
+
+    >>> GammaRR(0.25).channel.tolist()
+    [[0.75, 0.25], [0.25, 0.75]]
+    >>> GammaRR(0.0).epsilon, GammaRR(0.0).informative
+    (0.0, False)
     """
 
     gamma: float
@@ -276,7 +342,14 @@ class GammaRR(BinaryDesign):
 class DieRR(BinaryDesign):
     """The class exercise: roll a ``faces``-sided die; tell the truth on 1..truthful, lie otherwise.
 
-    The CS208 exercise is ``faces=4, truthful=3``: a = 3/4, b = 1/4, eps = ln 3.
+    ``a = t / k``, ``b = 1 - t / k`` (k faces, t truthful), so
+    ``eps = |ln(t / (k - t))|``. The CS208 exercise (2025) is ``faces=4,
+    truthful=3``: a = 3/4, b = 1/4, eps = ln 3, ``mu_hat = 2 V / n - 1/2`` and
+    SD ``sqrt(3 / (4 n))``. ``t`` must be in 1..k-1 and ``2 t != k``.
+
+    >>> d = DieRR(4, 3)
+    >>> (d.a, d.b), round(d.epsilon, 4)
+    ((0.75, 0.25), 1.0986)
     """
 
     faces: int = 4
@@ -304,7 +377,12 @@ class DieRR(BinaryDesign):
 class TwoCoinRR(BinaryDesign):
     """Dwork & Roth's forced response: heads, tell the truth; tails, a second coin answers.
 
-    a = 3/4, b = 1/4, eps = ln 3.
+    ``a = 1/2 + 1/4 = 3/4``, ``b = 1/4``, eps = ln 3; the estimate is
+    ``2 (ybar - 1/4)`` (CS208 lecture notes; Near & Abuah, "Programming
+    Differential Privacy").
+
+    >>> TwoCoinRR().channel.tolist()
+    [[0.75, 0.25], [0.25, 0.75]]
     """
 
     kind: ClassVar[str] = "two_coin"
@@ -319,8 +397,14 @@ class TwoCoinRR(BinaryDesign):
 class WarnerRR(BinaryDesign):
     """Warner's (1965) spinner: answer statement A w.p. ``p``, its negation otherwise.
 
-    Answering "true" to the negation reports "no" to A, so a = p, b = 1 - p.
+    Answering "true" to the negation reports "no" to A, so a = p, b = 1 - p and
+    ``eps = |ln(p / (1 - p))|``. Warner's estimator of the share is
+    ``(ybar - (1 - p)) / (2 p - 1)`` with variance ``lambda (1 - lambda) / (n (2p - 1)^2)``.
     ``p = 1/2`` carries no information and is refused, as Warner requires.
+
+    >>> w = WarnerRR(0.7)
+    >>> (w.a, round(w.b, 12)), round(w.epsilon, 6) == round(math.log(7 / 3), 6)
+    ((0.7, 0.3), True)
     """
 
     p: float
@@ -342,7 +426,14 @@ class WarnerRR(BinaryDesign):
 @dataclass(frozen=True)
 class ForcedResponse(BinaryDesign):
     """General forced response: truthful w.p. ``p_truth``, forced "yes" w.p. ``p_yes``,
-    forced "no" otherwise.  a = p_truth + p_yes, b = p_yes.
+    forced "no" otherwise.  a = p_truth + p_yes, b = p_yes, and
+    ``eps = max(ln(a / b), ln((1 - b) / (1 - a)))`` (infinite if p_yes = 0 or
+    p_truth + p_yes = 1). The parameters are read as the decimals they print
+    as, so ``ForcedResponse(0.7, 0.3)`` has ``a = 1`` exactly, never above.
+
+    >>> f = ForcedResponse(0.5, 0.25)
+    >>> f.a, f.b
+    (0.75, 0.25)
     """
 
     p_truth: float
@@ -359,9 +450,10 @@ class ForcedResponse(BinaryDesign):
         object.__setattr__(self, "p_truth", t)
         object.__setattr__(self, "p_yes", f)
 
-    def branches(self) -> dict[str, float]:
-        no = max(0.0, 1 - self.p_truth - self.p_yes)
-        return {"truth": self.p_truth, "lie": 0.0, "yes": self.p_yes, "no": no}
+    def branches(self) -> dict[str, Fraction]:
+        t = Fraction(repr(self.p_truth))
+        f = min(Fraction(repr(self.p_yes)), 1 - t)  # p_truth + p_yes may exceed 1 by rounding
+        return {"truth": t, "lie": Fraction(0), "yes": f, "no": 1 - t - f}
 
 
 _DESIGNS: dict[str, type[BinaryDesign]] = {

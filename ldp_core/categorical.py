@@ -20,7 +20,13 @@ frequency estimation", USENIX Security; ``f_v`` is the true share of v).
 * :class:`OLH`, optimized local hashing: hash into g = round(e^eps) + 1 buckets,
   then GRR on the bucket; ``p = e^eps / (e^eps + g - 1)``, ``q = 1 / g``.
 
-Every ``perturb`` is vectorized over users; ``rng`` is a Generator, a seed or None.
+With f = 0 the variances per report at d = 14, eps = 1 are GRR 4.99, SUE 3.92,
+OUE 3.68 and OLH 3.69 (Wang et al. 2017: GRR ``(e^eps + d - 2) / (e^eps - 1)^2``,
+SUE ``e^(eps/2) / (e^(eps/2) - 1)^2``, OUE and OLH ``~ 4 e^eps / (e^eps - 1)^2``).
+
+Every ``perturb`` is vectorized over users; ``rng`` is a Generator, a seed or
+None. These samplers are for teaching and simulation; a real deployment
+randomizes on the device from the operating system's CSPRNG.
 """
 
 from __future__ import annotations
@@ -84,8 +90,16 @@ class FrequencyOracle:
 
     # -- shared ----------------------------------------------------------------------------
     def estimate_counts(self, support_counts: object, n: int) -> np.ndarray:
-        """Unbiased counts ``(C - n q) / (p - q)``. Entries may be negative: that is the
-        price of unbiasedness, not a bug; post-process (clip, Norm-Sub) only for display."""
+        """Unbiased counts ``(C - n q) / (p - q)`` (Wang et al. 2017).
+
+        Entries may be negative: that is the price of unbiasedness, not a bug;
+        post-process (clip, Norm-Sub) only for display. Works on a batch of
+        support counts (last axis = categories).
+
+        >>> oue = UnaryEncoding(3, 0.75, 0.25)
+        >>> oue.estimate_counts([5, 3, 2], n=8).tolist()
+        [6.0, 2.0, 0.0]
+        """
         n = _checks.integer("n", n, 0)
         c = _checks.count_array("support_counts", support_counts, n)
         if c.shape[-1] != self.d:
@@ -93,21 +107,42 @@ class FrequencyOracle:
         return (c - n * self.q) / (self.p - self.q)
 
     def count_variance(self, n: int, true_shares: object = None) -> np.ndarray | float:
-        """Exact variance of each estimated count (Wang et al. 2017, Eq. for pure protocols).
+        """Exact variance of each estimated count (Wang et al. 2017, pure protocols):
+
+        ``Var = n q (1 - q) / (p - q)^2 + n f_v (1 - p - q) / (p - q)``.
 
         Without ``true_shares`` the f-term is dropped (its value at f = 0).
+
+        >>> round(GRR(14, 1.0).count_variance(1), 2), round(UnaryEncoding.optimized(14, 1.0)
+        ...     .count_variance(1), 2)
+        (4.99, 3.68)
         """
         n = _checks.integer("n", n, 0)
         p, q = self.p, self.q
         base = n * q * (1 - q) / (p - q) ** 2
         if true_shares is None:
             return base
-        f = np.asarray(true_shares, dtype=float)
+        try:
+            f = np.asarray(true_shares, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"true_shares must be numbers in [0, 1], got {true_shares!r}"
+                             ) from None
+        if not np.all(np.isfinite(f)) or np.any(f < 0) or np.any(f > 1):
+            raise ValueError("true_shares must be finite shares in [0, 1]")
         return base + n * f * (1 - p - q) / (p - q)
 
     def simulate_support_counts(self, values: object, rng: object = None,
                                 chunk: int = CHUNK) -> np.ndarray:
-        """Per-respondent simulation, in chunks so memory stays bounded; returns C."""
+        """Per-respondent simulation, in chunks so memory stays bounded; returns C.
+
+        Every user's report is drawn with :meth:`perturb`, ``chunk`` users at a
+        time, and only the support counts are kept; the result has the same
+        distribution as :meth:`sample_support_counts` for the same true counts.
+
+        >>> GRR(3, 1.0).simulate_support_counts([0, 1, 2, 2], rng=0).sum()
+        np.int64(4)
+        """
+        chunk = _checks.integer("chunk", chunk, 1)
         x = _checks.category_array("values", values, self.d).ravel()
         gen = np.random.default_rng(rng)
         total = np.zeros(self.d, dtype=np.int64)
@@ -136,7 +171,18 @@ def _true_counts(oracle: FrequencyOracle, true_counts: object) -> np.ndarray:
 
 @dataclass(frozen=True)
 class GRR(FrequencyOracle):
-    """Generalized randomized response: keep the value w.p. p, else a uniform other one."""
+    """Generalized randomized response: keep the value w.p. p, else a uniform other one.
+
+    Direct encoding in Wang et al. (2017): ``p = e^eps / (e^eps + d - 1)``,
+    ``q = 1 / (e^eps + d - 1)``, so ``p / q = e^eps``; the count variance is
+    ``n (e^eps + d - 2) / (e^eps - 1)^2`` plus the f-term.
+
+    >>> GRR(14, 1.0)
+    GRR(d=14, epsilon=1.0)
+    >>> g = GRR(3, math.log(2))
+    >>> round(g.p, 12), round(g.q, 12)
+    (0.5, 0.25)
+    """
 
     d: int
     epsilon_param: float
@@ -147,6 +193,9 @@ class GRR(FrequencyOracle):
     def __init__(self, d: int, epsilon: float) -> None:
         object.__setattr__(self, "d", _checks.integer("d", d, 2, 10_000))
         object.__setattr__(self, "epsilon_param", _check_eps(epsilon))
+
+    def __repr__(self) -> str:
+        return f"GRR(d={self.d}, epsilon={self.epsilon_param!r})"
 
     @property
     def epsilon(self) -> float:
@@ -185,20 +234,41 @@ class GRR(FrequencyOracle):
 
     def sample_support_counts(self, true_counts: object, size: int | None = None,
                               rng: object = None) -> np.ndarray:
+        """Exact aggregate sampling of the reported counts, O(size * d).
+
+        GRR row v (p on v, q elsewhere) is the mixture "report v w.p. 1 - d q,
+        else a value uniform over all d" (that uniform draw lands on v w.p. q,
+        and ``1 - d q + q = p``). So ``K_v ~ Binomial(c_v, 1 - d q)`` users keep v
+        outright and the other ``R = n - sum K_v`` are one
+        ``Multinomial(R, uniform over d)``: the exact distribution of the
+        counts, without the d x d channel.
+
+        >>> GRR(3, 1.0).sample_support_counts([5, 0, 2], size=4, rng=0).sum(axis=1).tolist()
+        [7, 7, 7, 7]
+        """
         c = _true_counts(self, true_counts)
         gen = np.random.default_rng(rng)
-        shape = () if size is None else (size,)
-        out = np.zeros(shape + (self.d,), dtype=np.int64)
-        chan = self.channel
-        for v in range(self.d):
-            if c[v]:
-                out += gen.multinomial(c[v], chan[v], size=size)
-        return out
+        shape = (self.d,) if size is None else (size, self.d)
+        keep_outright = max(0.0, 1.0 - self.d * self.q)
+        kept = gen.binomial(c, keep_outright, shape)
+        rest = c.sum() - kept.sum(axis=-1)
+        return kept + gen.multinomial(rest, np.full(self.d, 1.0 / self.d))
 
 
 @dataclass(frozen=True)
 class UnaryEncoding(FrequencyOracle):
-    """Unary encoding: one-hot, then each bit reads 1 w.p. p (true bit) or q (other bits)."""
+    """Unary encoding: one-hot, then each bit reads 1 w.p. p (true bit) or q (other bits).
+
+    ``eps = ln(p (1 - q) / ((1 - p) q))`` because two inputs differ in two bits
+    (Wang et al. 2017; Near & Abuah's unary encoding with p = .75, q = .25
+    gives 2.197). Support count ``C_v = Bin(n_v, p) + Bin(n - n_v, q)``.
+
+    >>> ue = UnaryEncoding(14, 0.75, 0.25)
+    >>> round(ue.epsilon, 10)
+    2.1972245773
+    >>> ue
+    UnaryEncoding(d=14, p=0.75, q=0.25)
+    """
 
     d: int
     p_param: float
@@ -206,6 +276,9 @@ class UnaryEncoding(FrequencyOracle):
 
     kind: ClassVar[str] = "ue"
     label: ClassVar[str] = "Unary encoding"
+
+    def __repr__(self) -> str:
+        return f"UnaryEncoding(d={self.d}, p={self.p_param!r}, q={self.q_param!r})"
 
     def __init__(self, d: int, p: float, q: float) -> None:
         object.__setattr__(self, "d", _checks.integer("d", d, 2, 10_000))
@@ -219,14 +292,24 @@ class UnaryEncoding(FrequencyOracle):
 
     @classmethod
     def symmetric(cls, d: int, epsilon: float) -> UnaryEncoding:
-        """SUE: one-hot + RR_{eps/2} on every bit (basic RAPPOR)."""
+        """SUE: one-hot + RR_{eps/2} on every bit (basic RAPPOR; CS208 "Local DP histograms").
+
+        ``p = e^(eps/2) / (e^(eps/2) + 1)``, ``q = 1 - p``.
+
+        >>> round(UnaryEncoding.symmetric(14, 1.0).epsilon, 12)
+        1.0
+        """
         half = _check_eps(epsilon) / 2
         p = _exp(half) / (_exp(half) + 1)
         return cls(d, p, 1 - p)
 
     @classmethod
     def optimized(cls, d: int, epsilon: float) -> UnaryEncoding:
-        """OUE: ``p = 1/2, q = 1 / (e^eps + 1)`` minimises the variance (Wang et al. 2017)."""
+        """OUE: ``p = 1/2, q = 1 / (e^eps + 1)`` minimises the variance (Wang et al. 2017).
+
+        >>> round(UnaryEncoding.optimized(14, 1.0).epsilon, 12)
+        1.0
+        """
         return cls(d, 0.5, 1 / (_exp(_check_eps(epsilon)) + 1))
 
     @property
@@ -247,7 +330,9 @@ class UnaryEncoding(FrequencyOracle):
         return {"design": self.kind, "d": self.d, "p": self.p, "q": self.q}
 
     def perturb(self, values: object, rng: object = None) -> np.ndarray:
-        """A ``(n, d)`` uint8 matrix of perturbed bits."""
+        """A ``(n, d)`` uint8 matrix of perturbed bits: bit v is 1 w.p. p if v is the
+        user's value, q otherwise, independently. Uses ``8 n d`` bytes of
+        uniforms; :meth:`simulate_support_counts` chunks large n."""
         x = _checks.category_array("values", values, self.d).ravel()
         gen = np.random.default_rng(rng)
         bits = gen.random((x.size, self.d)) < self.q
@@ -262,7 +347,12 @@ class UnaryEncoding(FrequencyOracle):
 
     def sample_support_counts(self, true_counts: object, size: int | None = None,
                               rng: object = None) -> np.ndarray:
-        """Bits are independent, so ``C_v = Bin(n_v, p) + Bin(n - n_v, q)`` exactly."""
+        """Bits are independent, so ``C_v = Bin(n_v, p) + Bin(n - n_v, q)`` exactly,
+        independently over v. O(size * d).
+
+        >>> UnaryEncoding.optimized(4, 1.0).sample_support_counts([3, 0, 0, 1], size=2, rng=0).shape
+        (2, 4)
+        """
         c = _true_counts(self, true_counts)
         gen = np.random.default_rng(rng)
         shape = (self.d,) if size is None else (size, self.d)
@@ -282,7 +372,22 @@ _PRIME = (1 << 31) - 1  # Mersenne prime for the hash family ((a v + b) mod P) m
 
 @dataclass(frozen=True)
 class OLH(FrequencyOracle):
-    """Optimized local hashing (Wang et al. 2017): hash to g buckets, then GRR over g."""
+    """Optimized local hashing (Wang et al. 2017): hash to g buckets, then GRR over g.
+
+    Each user draws a hash ``H(v) = ((a v + b) mod P) mod g`` (P = 2^31 - 1,
+    a in 1..P-1, b in 0..P-1), reports ``(a, b)`` and GRR over g buckets of
+    ``H(x)``: ``p = e^eps / (e^eps + g - 1)``; given the hash, the report's
+    log-ratio is at most eps, and the hash itself does not depend on x.
+    A report supports v when ``H(v) == y``; for v != x this happens with
+    probability ``q = 1/g`` for an ideal hash. With this family the true
+    collision probability differs from 1/g by less than 1/P (about 5e-10),
+    which moves an estimated count by less than ``n / (P (p - q))``.
+    The default ``g = round(e^eps) + 1`` minimises the variance,
+    ``~ 4 e^eps / (e^eps - 1)^2`` per report.
+
+    >>> OLH(14, 1.0)
+    OLH(d=14, epsilon=1.0, g=4)
+    """
 
     d: int
     epsilon_param: float
@@ -290,6 +395,9 @@ class OLH(FrequencyOracle):
 
     kind: ClassVar[str] = "olh"
     label: ClassVar[str] = "OLH (local hashing)"
+
+    def __repr__(self) -> str:
+        return f"OLH(d={self.d}, epsilon={self.epsilon_param!r}, g={self.g})"
 
     def __init__(self, d: int, epsilon: float, g: int | None = None) -> None:
         object.__setattr__(self, "d", _checks.integer("d", d, 2, 10_000))
@@ -317,6 +425,7 @@ class OLH(FrequencyOracle):
         return ((a * np.asarray(v, dtype=np.uint64) + b) % np.uint64(_PRIME)) % np.uint64(self.g)
 
     def perturb(self, values: object, rng: object = None) -> OLHReports:
+        """Per user: a random hash seed (a, b) and GRR over g buckets of ``H(x)``."""
         x = _checks.category_array("values", values, self.d).ravel()
         gen = np.random.default_rng(rng)
         a = gen.integers(1, _PRIME, size=x.size, dtype=np.uint64)
@@ -327,7 +436,15 @@ class OLH(FrequencyOracle):
         other += other >= h
         return OLHReports(a, b, np.where(keep, h, other))
 
+    def sample_support_counts(self, true_counts: object, size: int | None = None,
+                              rng: object = None) -> np.ndarray:
+        """Not available: a user's supports for different v are dependent through the
+        hash, so there is no exact sampler cheaper than :meth:`simulate_support_counts`."""
+        raise NotImplementedError(
+            "OLH has no exact aggregate sampler; use simulate_support_counts (per respondent)")
+
     def support_counts(self, reports: OLHReports) -> np.ndarray:
+        """``C_v = #{users : H_user(v) == y_user}`` for every v."""
         a, b, y = (np.asarray(r) for r in reports)
         yy = y.astype(np.uint64)
         return np.array([np.count_nonzero(self._hash(a, b, v) == yy) for v in range(self.d)],
@@ -335,7 +452,11 @@ class OLH(FrequencyOracle):
 
 
 def categorical_oracle_from_params(params: dict) -> FrequencyOracle:
-    """Rebuild an oracle from its :meth:`FrequencyOracle.params`."""
+    """Rebuild an oracle from its :meth:`FrequencyOracle.params`.
+
+    >>> categorical_oracle_from_params(GRR(5, 1.0).params())
+    GRR(d=5, epsilon=1.0)
+    """
     if not isinstance(params, dict) or "design" not in params:
         raise ValueError(f"oracle parameters must be a dict with a 'design' key, got {params!r}")
     rest = {k: v for k, v in params.items() if k != "design"}
@@ -365,7 +486,11 @@ def recommend_oracle(d: int, epsilon: float) -> str:
 
 def max_error_scale(n: int, d: int, epsilon: float) -> float:
     """``sqrt(n ln d) / eps``: the order of the expected max count error over d bins
-    for one-hot + RR (CS208 "Local DP histograms")."""
+    for one-hot + RR (CS208 "Local DP histograms"); a scale for charts, not a bound.
+
+    >>> round(max_error_scale(10_000, 14, 1.0), 1)
+    162.5
+    """
     n = _checks.integer("n", n, 0)
     d = _checks.integer("d", d, 2)
     return math.sqrt(n * math.log(d)) / _checks.positive("epsilon", epsilon)

@@ -47,13 +47,23 @@ __all__ = [
 
 
 def z_quantile(level: float = 0.95) -> float:
-    """Two-sided standard normal quantile: 1.95996... for ``level=0.95``."""
+    """Two-sided standard normal quantile ``Phi^-1(1/2 + level/2)``: 1.95996... at 0.95.
+
+    >>> round(z_quantile(0.95), 4)
+    1.96
+    """
     lv = _checks.in_range("level", level, 0.0, 1.0, lo_open=True, hi_open=True)
     return NormalDist().inv_cdf(0.5 + lv / 2)
 
 
 def chi2_1_quantile(level: float = 0.95) -> float:
-    """Quantile of chi-squared with one degree of freedom: ``z^2`` (3.8415 at 0.95)."""
+    """Quantile of chi-squared with one degree of freedom: ``z^2`` (3.8415 at 0.95).
+
+    The cut-off of the likelihood-ratio interval (CS208 notes, 2022).
+
+    >>> round(chi2_1_quantile(0.95), 3)
+    3.841
+    """
     return z_quantile(level) ** 2
 
 
@@ -100,6 +110,16 @@ class BinaryCounts:
     1.0
     >>> round(c.sd_worst() ** 2 * 160, 12)
     3.0
+    >>> BinaryCounts.single(DieRR(4, 3), yes=0, n=0).unbiased() is None
+    True
+
+    Groups under different designs (a slider moved mid-round) combine, each
+    corrected with its own (a, b):
+
+    >>> from ldp_core import EpsilonRR
+    >>> mixed = BinaryCounts(((DieRR(4, 3), 40, 30), (EpsilonRR(2.0), 60, 35)))
+    >>> mixed.n, mixed.yes, 0.0 <= mixed.mle() <= 1.0
+    (100, 65, True)
     """
 
     groups: tuple[tuple[BinaryDesign, int, int], ...]
@@ -113,8 +133,8 @@ class BinaryCounts:
                 raise ValueError(f"design must be a BinaryDesign, got {design!r}")
             if not design.informative:
                 raise ValueError(
-                    f"{design!r} carries no information (a == b): no estimator exists; "
-                    "choose gamma > 0 or a design whose answers depend on the truth")
+                    f"design {design!r} carries no information (a == b): no estimator "
+                    "exists; choose gamma > 0 or a design whose answers depend on the truth")
             n = _checks.integer("n", n, 0)
             yes = _checks.integer("yes", yes, 0, n)
             if n:
@@ -158,7 +178,11 @@ class BinaryCounts:
 
     # -- point estimates --------------------------------------------------------------------
     def unbiased(self) -> float | None:
-        """``mu_hat = (1/n) sum_g (y_g - n_g b_g) / (a_g - b_g)``; None when n = 0."""
+        """``mu_hat = (1/n) sum_g (y_g - n_g b_g) / (a_g - b_g)``; None when n = 0.
+
+        Warner's (1965) unbiased estimator, summed over design groups; for the
+        class exercise ``2 V / n - 1/2`` (CS208 notes). May leave [0, 1].
+        """
         if not self.n:
             return None
         a, b, n, y = self._arrays()
@@ -211,7 +235,12 @@ class BinaryCounts:
 
     # -- spreads ---------------------------------------------------------------------------
     def sd_worst(self) -> float | None:
-        """The design's worst-case SD of ``mu_hat`` over all classes of this size."""
+        """The design's worst-case SD of ``mu_hat`` over all classes of this size.
+
+        ``sqrt(sum_g n_g max(a_g (1 - a_g), b_g (1 - b_g)) / (a_g - b_g)^2) / n``:
+        the largest :meth:`sd_class_at`. For the class exercise (a = 3/4, b = 1/4)
+        ``sqrt(3 / (4 n))``, the CS208 group-exercise answer.
+        """
         if not self.n:
             return None
         a, b, n, _ = self._arrays()
@@ -259,13 +288,23 @@ class BinaryCounts:
         return math.sqrt(ss / (total - 1) / total)
 
     # -- intervals and tests -----------------------------------------------------------------
-    def normal_interval(self, level: float = 0.95) -> tuple[float, float] | None:
-        """``mu_hat -/+ z * sd_worst``: a conservative normal interval (may leave [0, 1])."""
-        mu, sd = self.unbiased(), self.sd_worst()
-        if mu is None or sd is None:
-            return None
+    def normal_interval(self, level: float = 0.95, sd: str = "worst"
+                        ) -> tuple[float, float] | None:
+        """``mu_hat -/+ z * SD``: a normal interval (may leave [0, 1]).
+
+        ``sd="worst"`` (default) uses :meth:`sd_worst`, the course's answer for
+        the class's own share; ``sd="plugin"`` uses :meth:`sd_plugin`, the
+        population-sampling SD that the likelihood-ratio interval also reflects
+        (the two intervals agree for large n). None while the SD is undefined.
+        """
+        if sd not in ("worst", "plugin"):
+            raise ValueError(f"sd must be 'worst' or 'plugin', got {sd!r}")
         z = z_quantile(level)
-        return (mu - z * sd, mu + z * sd)
+        mu = self.unbiased()
+        spread = self.sd_worst() if sd == "worst" else self.sd_plugin()
+        if mu is None or spread is None:
+            return None
+        return (mu - z * spread, mu + z * spread)
 
     def lr_statistic(self, mu0: float) -> float | None:
         """``2 (l(mle) - l(mu0))``, compared with chi-squared(1) to test ``mu = mu0``."""
@@ -339,11 +378,18 @@ def pm1_mean_estimate(reports_pm1: object, epsilon: float) -> float | None:
     ``Q`` keeps a +/-1 value w.p. ``e^eps / (e^eps + 1)``; ``c_eps = (e^eps + 1) /
     (e^eps - 1)`` makes each term unbiased for y_i. ``A`` estimates the mean of
     the +/-1 values, so ``(A + 1) / 2`` equals :meth:`BinaryCounts.unbiased`
-    for the same reports mapped to 0/1.
+    for the same reports mapped to 0/1. None when there are no reports.
+
+    >>> import math
+    >>> round(pm1_mean_estimate([1, 1, 1, -1], math.log(3)), 12)  # c_eps = 2, mean 1/2
+    1.0
+    >>> pm1_mean_estimate([], 1.0) is None
+    True
     """
+    c_eps = EpsilonRR(epsilon).c_epsilon  # validates epsilon even with no reports
     r = np.asarray(reports_pm1)
-    if r.size and not np.all((r == 1) | (r == -1)):
+    if r.dtype.kind not in "iuf" or r.size and not np.all((r == 1) | (r == -1)):
         raise ValueError("reports_pm1 must contain only -1 and +1")
     if r.size == 0:
         return None
-    return float(EpsilonRR(epsilon).c_epsilon * r.mean())
+    return float(c_eps * r.mean())

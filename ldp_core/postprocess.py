@@ -37,28 +37,47 @@ def _finite(name: str, est: object) -> np.ndarray:
 
 
 def clip_counts(estimate: object) -> np.ndarray:
-    """Set negative estimated counts to 0."""
+    """Set negative estimated counts to 0: ``max(c_v, 0)``.
+
+    Biased upward, and the total no longer equals n; shown as a separate step
+    so the raw (unbiased, possibly negative) estimate stays visible.
+
+    >>> clip_counts([5.0, -1.0, 3.0]).tolist()
+    [5.0, 0.0, 3.0]
+    """
     return np.maximum(_finite("estimate", estimate), 0.0)
 
 
 def norm_sub(estimate: object, total: float) -> np.ndarray:
     """Norm-Sub: ``max(c - delta, 0)`` with delta chosen so the result sums to ``total``.
 
+    Wang, Lopuhaä-Zwakenberg, Li, Skoric & Li (2020). The result is the
+    Euclidean projection of ``c`` onto ``{x >= 0, sum x = total}``, computed
+    exactly by sorting: with ``u`` sorted decreasingly and ``k`` the largest
+    index with ``u_k > (sum_{j<=k} u_j - total) / k``, ``delta = (sum_{j<=k} u_j -
+    total) / k``. Works on a batch: the last axis holds the categories.
+
     >>> norm_sub([5.0, -1.0, 3.0], 6.0).tolist()
     [4.0, 0.0, 2.0]
+    >>> norm_sub([[5.0, -1.0, 3.0], [1.0, 1.0, 1.0]], 6.0).tolist()
+    [[4.0, 0.0, 2.0], [2.0, 2.0, 2.0]]
     """
     c = _finite("estimate", estimate)
     t = _checks.finite("total", total)
     if t < 0:
         raise ValueError(f"total must be >= 0, got {total!r}")
-    if c.size == 0:
+    if c.ndim == 0:
+        raise ValueError("estimate must be an array of counts (one per category)")
+    if c.shape[-1] == 0:
         return c
-    u = np.sort(c)[::-1]
-    css = np.cumsum(u) - t
-    j = np.arange(1, u.size + 1)
-    rho = np.nonzero(u - css / j > 0)[0]
-    k = rho[-1] if rho.size else 0
-    delta = css[k] / (k + 1)
+    u = -np.sort(-c, axis=-1)  # decreasing
+    css = np.cumsum(u, axis=-1) - t
+    j = np.arange(1, u.shape[-1] + 1)
+    positive = u - css / j > 0
+    # last index where positive holds (0 if none: then total == 0 and all counts <= 0)
+    k = u.shape[-1] - 1 - np.argmax(positive[..., ::-1], axis=-1)
+    k = np.where(positive.any(axis=-1), k, 0)
+    delta = np.take_along_axis(css, k[..., None], axis=-1) / (k[..., None] + 1)
     return np.maximum(c - delta, 0.0)
 
 
@@ -67,13 +86,29 @@ def grr_em(reported_counts: object, p: float, q: float, *, tol: float = 1e-10,
     """Maximum-likelihood true counts from GRR reported counts, by EM.
 
     Each step: ``pi_v <- pi_v * sum_y (r_y / n) P(y|v) / (P pi)_y`` with
-    ``P(y|v) = p`` if y == v else q. Returns ``n * pi`` (non-negative, sums to n).
+    ``P(y|v) = p`` if y == v else q (iterative Bayesian update, Agrawal &
+    Aggarwal 2001; as a GRR post-processing in Wang et al. 2020). The
+    log-likelihood ``sum_y r_y ln((P pi)_y)`` never decreases; iteration stops
+    when no share moves by more than ``tol``. Returns ``n * pi``
+    (non-negative, sums to n). When the unbiased estimate has no negative
+    entry it is the MLE, and EM converges to it.
+
+    Reports [50, 30, 20] under p = 1/2, q = 1/4 have the unbiased estimate
+    [100, 20, -20]; the MLE moves the mass off the impossible negative count:
+
+    >>> grr_em([50, 30, 20], p=0.5, q=0.25).round(6).tolist()
+    [87.5, 12.5, 0.0]
     """
     r = _checks.count_array("reported_counts", reported_counts).astype(float)
+    if r.ndim != 1 or r.size < 2:
+        raise ValueError("reported_counts must be a 1-D array of d >= 2 counts")
     p = _checks.in_range("p", p, 0.0, 1.0, lo_open=True)
     q = _checks.in_range("q", q, 0.0, 1.0)
     if p <= q:
         raise ValueError(f"p must be > q, got p = {p:g}, q = {q:g}")
+    if abs(p + (r.size - 1) * q - 1) > 1e-9:
+        raise ValueError(f"q must be (1 - p) / (d - 1) for GRR over d = {r.size} values, "
+                         f"got p = {p:g}, q = {q:g}")
     n = r.sum()
     if n == 0:
         return np.zeros_like(r)
