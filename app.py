@@ -17,7 +17,7 @@ import streamlit as st
 if __name__ == "__main__":
     from ui import nav, session
 
-    st.set_page_config(page_title="LDP classroom", page_icon="🎲", layout="wide")
+    st.set_page_config(page_title="LDP classroom", page_icon=":material/casino:", layout="wide")
     # Students (arriving with ?poll=CODE) and the projector see no navigation.
     hidden = "poll" in st.query_params or "projector" in st.query_params
     st.navigation(nav.sections(session.is_instructor()),

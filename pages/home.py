@@ -27,7 +27,7 @@ def render() -> None:
     with teacher_door.container(border=True):
         st.subheader("I'm teaching")
         st.write("Run the vanilla-or-chocolate exercise live and project the results.")
-        st.page_link(nav.teach_page(), label="Instructor login", icon="🔑")
+        st.page_link(nav.teach_page(), label="Instructor login", icon=":material/key:")
     with study_door.container(border=True):
         st.subheader("Learn on my own")
         st.write("Explore the ideas at your own pace: no class needed.")

@@ -95,7 +95,8 @@ def _render_question(poll, device: str) -> None:
         _show_receipt(poll, question, receipt, device, fresh=False)
         return
     if not question.is_open:
-        st.info(f"**Voting is closed** for “{plain(question.text)}”.")
+        st.info(f"**Voting closed** for “{plain(question.text)}”: answers are no longer "
+                "accepted, and nothing from this phone was saved.")
         _show_results(question)
         _wait_for_question(poll.id, question)
         return
@@ -219,8 +220,21 @@ def _submit(poll, question, payload: object, device: str) -> None:
 
 
 # -- after voting -------------------------------------------------------------------------------
+def _local_time(moment) -> str:
+    """The receipt's server time in the phone's own time zone (UTC if it is unknown)."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    zone = st.context.timezone
+    try:
+        if isinstance(zone, str) and zone:
+            return moment.astimezone(ZoneInfo(zone)).strftime("%H:%M:%S")
+    except (ZoneInfoNotFoundError, ValueError):
+        pass
+    return moment.strftime("%H:%M:%S UTC")
+
+
 def _show_receipt(poll, question, receipt, device: str, *, fresh: bool) -> None:
-    stamp = receipt.created_at.strftime("%H:%M:%S")
+    stamp = _local_time(receipt.created_at)
     if fresh and not receipt.already_answered:
         st.success(f"✅ **Answer received** at {stamp}")
     else:

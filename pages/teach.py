@@ -29,7 +29,8 @@ def render() -> None:
             _try_key(linked_key)
     if session.is_instructor():
         st.success("You are logged in as the instructor on this browser.")
-        st.page_link(nav.dashboard_page(), label="Open the dashboard", icon="🖥️")
+        st.page_link(nav.dashboard_page(), label="Open the dashboard",
+                     icon=":material/co_present:")
         st.markdown("[Log out on this browser](/auth/logout)")
         if st.button("Log out of this tab"):
             session.log_out()

@@ -10,7 +10,7 @@ __all__ = ["dashboard_page", "home_page", "sections", "study_pages", "teach_page
 def home_page() -> st.Page:
     from pages import home
 
-    return st.Page(home.render, title="Home", icon="🏠", default=True)
+    return st.Page(home.render, title="Home", icon=":material/home:", default=True)
 
 
 def study_pages() -> list[st.Page]:
@@ -23,15 +23,18 @@ def study_pages() -> list[st.Page]:
     )
 
     return [
-        st.Page(study_rr.render, title="Randomized response", icon="🪙",
+        st.Page(study_rr.render, title="Randomized response", icon=":material/casino:",
                 url_path="randomized-response"),
-        st.Page(study_exercise.render, title="The class exercise", icon="🍦",
+        st.Page(study_exercise.render, title="The class exercise",
+                icon=":material/icecream:",
                 url_path="class-exercise"),
-        st.Page(study_likelihood.render, title="Likelihood lab", icon="📈",
+        st.Page(study_likelihood.render, title="Likelihood lab",
+                icon=":material/show_chart:",
                 url_path="likelihood"),
-        st.Page(study_asymptotics.render, title="Local vs central", icon="📉",
+        st.Page(study_asymptotics.render, title="Local vs central",
+                icon=":material/compare_arrows:",
                 url_path="local-vs-central"),
-        st.Page(study_histogram.render, title="Histogram lab", icon="📊",
+        st.Page(study_histogram.render, title="Histogram lab", icon=":material/bar_chart:",
                 url_path="histograms"),
     ]
 
@@ -39,13 +42,14 @@ def study_pages() -> list[st.Page]:
 def teach_page() -> st.Page:
     from pages import teach
 
-    return st.Page(teach.render, title="I'm teaching", icon="🔑", url_path="teach")
+    return st.Page(teach.render, title="I'm teaching", icon=":material/key:", url_path="teach")
 
 
 def dashboard_page() -> st.Page:
     from pages import dashboard
 
-    return st.Page(dashboard.render, title="Dashboard", icon="🖥️", url_path="dashboard")
+    return st.Page(dashboard.render, title="Dashboard", icon=":material/co_present:",
+                   url_path="dashboard")
 
 
 def sections(instructor: bool) -> dict[str, list[st.Page]]:

@@ -1,0 +1,46 @@
+"""Headless Debian Chromium through Playwright, for end-to-end tests.
+
+Never downloads a browser: it uses /usr/bin/chromium. Without it (or without
+the playwright package) the tests skip with the reason, except under
+``CI=true``, where a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+CHROMIUM = os.environ.get("LDP_TEST_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+PHONE = {"width": 360, "height": 640}
+
+
+def require_browser() -> None:
+    """Skip (locally) or fail (CI) when Chromium or Playwright is missing."""
+    problem = None
+    if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
+        problem = f"Chromium not found at {CHROMIUM} (apt-get install chromium chromium-driver)"
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            problem = "the playwright package is not installed (pip install -r requirements-dev.txt)"
+    if problem:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"browser tests must run in CI: {problem}")
+        pytest.skip(problem)
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """A Playwright Chromium browser for the module's tests."""
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield browser
+        browser.close()
