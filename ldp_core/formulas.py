@@ -9,21 +9,26 @@ truly 0)``, and V "yes" reports out of n:
   (die 1-4, lie on 4) that is ``2 V/n - 1/2`` (CS208 group-exercise solution);
 * its worst-case variance over all classes is ``unit / n`` with
   ``unit = max(a (1 - a), b (1 - b)) / (a - b)^2``; for the exercise
-  ``unit = 3/4``, so ``SD = sqrt(3 / (4 n))``.
+  ``unit = 3/4``, so ``SD = sqrt(3 / (4 n))``;
+* its privacy loss is ``epsilon = ln(ratio)`` with ``ratio`` the largest
+  likelihood ratio of a report, ``max(a/b, b/a, (1-a)/(1-b), (1-b)/(1-a))``;
+  for the exercise ``ratio = (3/4) / (1/4) = 3``, so ``epsilon = ln 3``.
 
 These are the same quantities :class:`ldp_core.BinaryCounts` computes
-(``unbiased`` and ``sd_worst``), written as coefficients. Designs whose branch
+(``unbiased`` and ``sd_worst``) and :attr:`BinaryDesign.epsilon`, written as
+coefficients. Designs whose branch
 probabilities are exact fractions (the die, the coins) give exact
 :class:`fractions.Fraction` coefficients; the others give floats.
 """
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from .binary import BinaryDesign
 
-__all__ = ["unbiased_coefficients", "worst_variance_unit"]
+__all__ = ["privacy_ratio", "unbiased_coefficients", "worst_variance_unit"]
 
 Number = Fraction | float
 
@@ -64,3 +69,26 @@ def worst_variance_unit(design: BinaryDesign) -> Number:
     """
     a, b = _channel(design)
     return max(a * (1 - a), b * (1 - b)) / (a - b) ** 2
+
+
+def privacy_ratio(design: BinaryDesign) -> Number:
+    """``e^epsilon``: the largest ratio of a report's probabilities under the two true answers.
+
+    ``math.inf`` when some report is possible under one answer and impossible
+    under the other (no privacy).
+
+    >>> from ldp_core import DieRR, WarnerRR
+    >>> privacy_ratio(DieRR(faces=4, truthful=3))
+    Fraction(3, 1)
+    >>> round(privacy_ratio(WarnerRR(0.7)), 12)
+    2.333333333333
+    """
+    a, b = _channel(design)
+    ratios = []
+    for p, q in ((a, b), (1 - a, 1 - b)):
+        if p == q:
+            continue
+        if p == 0 or q == 0:
+            return math.inf
+        ratios.append(max(p / q, q / p))
+    return max(ratios)

@@ -16,7 +16,7 @@ from ldp_core import (
     TwoCoinRR,
     WarnerRR,
 )
-from ldp_core.formulas import unbiased_coefficients, worst_variance_unit
+from ldp_core.formulas import privacy_ratio, unbiased_coefficients, worst_variance_unit
 
 
 def test_class_exercise_is_two_v_over_n_minus_half_and_sd_sqrt_3_over_4n():
@@ -25,6 +25,7 @@ def test_class_exercise_is_two_v_over_n_minus_half_and_sd_sqrt_3_over_4n():
     assert worst_variance_unit(design) == Fraction(3, 4)
     assert unbiased_coefficients(TwoCoinRR()) == (2, Fraction(1, 2))
     assert worst_variance_unit(TwoCoinRR()) == Fraction(3, 4)
+    assert privacy_ratio(design) == privacy_ratio(TwoCoinRR()) == 3
 
 
 def test_warner_p_0_7():
@@ -46,6 +47,19 @@ def test_coefficients_reproduce_binary_counts(design, yes, n):
     assert float(slope) * yes / n - float(offset) == pytest.approx(counts.unbiased(), abs=1e-12)
     assert math.sqrt(float(worst_variance_unit(design)) / n) == pytest.approx(
         counts.sd_worst(), rel=1e-12)
+
+
+@pytest.mark.parametrize("design", [
+    DieRR(4, 3), DieRR(6, 5), DieRR(10, 2), TwoCoinRR(), WarnerRR(0.7), WarnerRR(0.2),
+    GammaRR(0.1), EpsilonRR(0.5), EpsilonRR(3.0), ForcedResponse(0.6, 0.3),
+    ForcedResponse(0.5, 0.1), ForcedResponse(1.0, 0.0),
+])
+def test_privacy_ratio_is_e_to_the_epsilon(design):
+    ratio = privacy_ratio(design)
+    if math.isinf(design.epsilon):
+        assert ratio == math.inf
+    else:
+        assert math.log(ratio) == pytest.approx(design.epsilon, rel=1e-12, abs=1e-15)
 
 
 def test_uninformative_design_is_refused():
