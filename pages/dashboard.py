@@ -1,0 +1,1121 @@
+"""The instructor dashboard: run the class exercise live and project it.
+
+Layout and widgets only. Every number comes from ``PollService`` (storage and
+estimates) or ``ldp_core`` (what-if designs, formula coefficients); charts are
+in :mod:`ui.live_charts`. The module only defines functions: ``app.py``
+registers :func:`render` for instructors, and :func:`render` checks access
+again itself, so running this file directly (Streamlit's legacy ``pages/``
+mode) shows nothing and a non-instructor sees only a login hint.
+
+Two modes:
+
+* at the desk: pick or create a poll and questions, control voting, explore
+  what-if designs, export;
+* projection (``?projector=1``): no navigation and no sidebar, large
+  high-contrast type, the join code, the QR code and the live panel, and a
+  compact row of controls.
+
+Which poll and question is shown lives in this session (``_dash_pid``,
+``_dash_qid``) and is mirrored in the URL (``?pid=..&qid=..``) so a reload,
+or projection mode, keeps it.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import math
+from collections.abc import Callable
+from fractions import Fraction
+from urllib.parse import urlsplit
+
+import numpy as np
+import streamlit as st
+
+import ldp_core
+from classroom import config
+from classroom.domain import ClassroomError
+from ldp_core.formulas import privacy_ratio, unbiased_coefficients, worst_variance_unit
+from ui import live_charts, session
+from ui.fmt import fmt_count, fmt_fixed, fmt_interval
+
+__all__ = ["render"]
+
+EXERCISE_TEXT = "Vanilla (1) or chocolate (0)?"
+EXERCISE_OPTIONS = ("Chocolate", "Vanilla")
+
+# Session-state keys that no widget uses.
+_PID = "_dash_pid"
+_QID = "_dash_qid"
+_FLASH = "_dash_flash"
+_TRACE = "_dash_trace"
+
+_EPS_RANGE = (0.01, 5.0)
+_GAMMA_RANGE = (0.001, 0.495)
+_TRACE_LIMIT = 400
+
+
+def _exercise_design() -> dict:
+    """The class exercise (CS208): a die 1-4, tell the truth on 1-3, lie on 4."""
+    return {"design": "die", "faces": 4, "truthful": 3}
+
+
+# -- entry point ----------------------------------------------------------------------------
+
+
+def render() -> None:
+    """The dashboard page; for anyone but the instructor, only a login hint."""
+    if not session.is_instructor():
+        st.title("Dashboard")
+        st.info("The dashboard is for the instructor. Log in on the **I'm teaching** page "
+                "([open it](/teach)) with the instructor key.")
+        return
+    projector = "projector" in st.query_params
+    _css(projector)
+    try:
+        svc = session.service()
+        polls = svc.list_polls()
+    except ClassroomError as exc:
+        st.error(f"The dashboard cannot reach its database: {exc}")
+        return
+    if projector:
+        _render_projector(svc, polls)
+    else:
+        _render_desk(svc, polls)
+
+
+# -- actions (button callbacks) -------------------------------------------------------------
+
+
+def _flash(kind: str, text: str) -> None:
+    st.session_state.setdefault(_FLASH, []).append((kind, text))
+
+
+def _show_flash() -> None:
+    for kind, text in st.session_state.pop(_FLASH, []):
+        getattr(st, kind)(text)
+
+
+def _do(action: Callable[[], object], ok: str | None = None) -> object | None:
+    """Run a service action for the instructor; a refusal becomes a message, never a traceback."""
+    if not session.is_instructor():
+        _flash("error", "Only the instructor can do that. Log in on the I'm teaching page.")
+        return None
+    try:
+        result = action()
+    except (ClassroomError, ValueError) as exc:
+        _flash("error", str(exc))
+        return None
+    if ok:
+        _flash("success", ok)
+    return result
+
+
+def _select(pid: int | None, qid: int | None = None) -> None:
+    if pid is None:
+        st.session_state.pop(_PID, None)
+    else:
+        st.session_state[_PID] = pid
+    if qid is None:
+        st.session_state.pop(_QID, None)
+    else:
+        st.session_state[_QID] = qid
+
+
+def _cb_start_exercise(poll_id: int | None) -> None:
+    def go():
+        svc = session.service()
+        pid = poll_id if poll_id is not None else svc.create_poll("Class exercise").id
+        q = svc.add_question(pid, EXERCISE_TEXT, options=EXERCISE_OPTIONS,
+                             design_params=_exercise_design(), kind="binary", mode="device")
+        svc.open_question(q.id)
+        return pid, q.id
+
+    done = _do(go, "Voting is open for the class exercise. Show the join code.")
+    if done:
+        _select(*done)
+
+
+def _cb_create_poll() -> None:
+    title = st.session_state.get("dash_new_poll_title", "")
+    rehearsal = bool(st.session_state.get("dash_new_poll_rehearsal", False))
+    poll = _do(lambda: session.service().create_poll(title, rehearsal=rehearsal))
+    if poll is not None:
+        _select(poll.id)
+        _flash("success", f"Poll {poll.join_code} created. Add a question below.")
+
+
+def _cb_delete_poll(poll_id: int, code: str) -> None:
+    if not st.session_state.get(f"dash_confirm_delete_{poll_id}"):
+        _flash("warning", "Tick the box to confirm, then delete.")
+        return
+    if _do(lambda: session.service().delete_poll(poll_id),
+           f"Poll {code} deleted with its questions, rounds and reports.") is not None:
+        _select(None)
+        for key in ("pid", "qid"):
+            if key in st.query_params:
+                del st.query_params[key]
+
+
+def _cb_pick_poll() -> None:
+    _select(st.session_state.get("dash_poll_select"))
+
+
+def _cb_pick_question() -> None:
+    st.session_state[_QID] = st.session_state.get("dash_question_select")
+
+
+def _cb_open(qid: int) -> None:
+    _do(lambda: session.service().open_question(qid), "Voting is open.")
+
+
+def _cb_close(qid: int) -> None:
+    _do(lambda: session.service().close_question(qid), "Voting is closed.")
+
+
+def _cb_reveal(qid: int, revealed: bool) -> None:
+    _do(lambda: session.service().set_revealed(qid, revealed),
+        "Results are shown." if revealed else "Results are hidden: only the count shows.")
+
+
+def _cb_new_round(qid: int, params: dict | None, open_key: str | None = None) -> None:
+    open_now = bool(st.session_state.get(open_key)) if open_key else False
+    r = _do(lambda: session.service().new_round(qid, params, open_now=open_now))
+    if r is not None:
+        _flash("success", f"Round {r.number} started"
+               + (" and voting is open." if open_now else ". Open voting when ready.")
+               + " Earlier rounds stay in the history.")
+
+
+def _cb_add_question(poll_id: int, spec: dict, open_key: str) -> None:
+    open_now = bool(st.session_state.get(open_key))
+
+    def go():
+        svc = session.service()
+        q = svc.add_question(poll_id, **spec)
+        if open_now:
+            svc.open_question(q.id)
+        return q
+
+    q = _do(go)
+    if q is not None:
+        _select(poll_id, q.id)
+        _flash("success", "Question added" + (" and voting is open." if open_now else
+                                               ". Open voting when ready."))
+
+
+def _cb_delete_question(qid: int) -> None:
+    if not st.session_state.get(f"dash_confirm_delete_q_{qid}"):
+        _flash("warning", "Tick the box to confirm, then delete.")
+        return
+    if _do(lambda: session.service().delete_question(qid), "Question deleted.") is not None:
+        st.session_state.pop(_QID, None)
+
+
+def _cb_projector(on: bool) -> None:
+    if on:
+        st.query_params["projector"] = "1"
+    elif "projector" in st.query_params:
+        del st.query_params["projector"]
+
+
+def _cb_simulate(qid: int, shares: object) -> None:
+    n = int(st.session_state.get("dash_sim_n", 30))
+    _do(lambda: session.service().add_simulated_reports(qid, n, shares),
+        f"{n} simulated students answered.")
+
+
+def _cb_clear_simulated(qid: int) -> None:
+    removed = _do(lambda: session.service().clear_simulated(qid))
+    if removed is not None:
+        _flash("success", f"{removed} simulated reports removed.")
+
+
+def _cb_link(source: str, prefix: str) -> None:
+    """Keep the γ and ε sliders of one group in step (γ = tanh(ε/2)/2, ε = ln((1+2γ)/(1−2γ)))."""
+    g_key, e_key = f"{prefix}_gamma", f"{prefix}_eps"
+    try:
+        if source == "gamma":
+            eps = ldp_core.gamma_to_epsilon(st.session_state[g_key])
+            st.session_state[e_key] = min(max(round(eps, 2), _EPS_RANGE[0]), _EPS_RANGE[1])
+        else:
+            gamma = ldp_core.epsilon_to_gamma(st.session_state[e_key])
+            st.session_state[g_key] = min(max(round(gamma, 3), _GAMMA_RANGE[0]),
+                                          _GAMMA_RANGE[1])
+    except ValueError:
+        return
+    st.session_state[f"{prefix}_src"] = source
+
+
+# -- selection ------------------------------------------------------------------------------
+
+
+def _as_int(value: object) -> int | None:
+    try:
+        return int(str(value))
+    except (TypeError, ValueError):
+        return None
+
+
+def _chosen(key: str, param: str, ids: list[int], default: int | None) -> int | None:
+    """The id kept in this session, else the one in the URL, else ``default``."""
+    for candidate in (st.session_state.get(key), _as_int(st.query_params.get(param))):
+        if candidate in ids:
+            return candidate
+    return default
+
+
+def _sync_url(pid: int | None, qid: int | None) -> None:
+    for name, value in (("pid", pid), ("qid", qid)):
+        if value is None:
+            if name in st.query_params:
+                del st.query_params[name]
+        elif st.query_params.get(name) != str(value):
+            st.query_params[name] = str(value)
+
+
+def _resolve(svc, polls) -> tuple[object | None, list, object | None]:
+    """(poll, its questions, question) for this session; None where there is none."""
+    ids = [p.id for p in polls]
+    pid = _chosen(_PID, "pid", ids, ids[0] if ids else None)
+    if pid is None:
+        return None, [], None
+    poll = next(p for p in polls if p.id == pid)
+    questions = svc.questions(pid)
+    qids = [q.id for q in questions]
+    default = None
+    if questions:
+        current = svc.current_question(pid)
+        default = current.id if current is not None else questions[-1].id
+    qid = _chosen(_QID, "qid", qids, default)
+    st.session_state[_PID] = pid
+    if qid is None:
+        st.session_state.pop(_QID, None)
+    else:
+        st.session_state[_QID] = qid
+    question = next((q for q in questions if q.id == qid), None)
+    return poll, questions, question
+
+
+# -- desk layout ----------------------------------------------------------------------------
+
+
+def _render_desk(svc, polls) -> None:
+    title, to_projector = st.columns([4, 1], vertical_alignment="bottom")
+    title.title("Dashboard")
+    _show_flash()
+    try:
+        poll, questions, question = _resolve(svc, polls)
+    except ClassroomError as exc:
+        st.error(str(exc))
+        return
+    if poll is None:
+        _start_panel()
+        return
+    _sync_url(poll.id, question.id if question else None)
+    to_projector.button("📽 Projection mode", key="dash_projector_on", on_click=_cb_projector,
+                        args=(True,), help="Large type and high contrast for the projector, "
+                        "no navigation. Leave it with the button at the bottom.",
+                        width="stretch")
+    _poll_bar(polls, poll)
+    if question is None:
+        st.info(f"Poll **{poll.join_code}** has no questions yet. Add one: the class exercise "
+                "is one click.")
+        _add_question_panel(poll, expanded=True)
+        _join_panel(poll, big=False)
+        _manage_panel(poll, None)
+        return
+    _question_bar(questions, question)
+    _controls(svc, poll, question)
+    join_col, live_col = st.columns([1, 2.2], gap="large")
+    with join_col:
+        _join_panel(poll, big=False)
+    with live_col:
+        _live_panel(question.id, False)
+    if question.kind == "binary":
+        _what_if_panel(svc, question)
+    if poll.rehearsal:
+        _rehearsal_panel(question)
+    _add_question_panel(poll, expanded=False)
+    _manage_panel(poll, question)
+
+
+def _start_panel() -> None:
+    st.subheader("Run the class exercise")
+    st.write("One click creates a poll with the question **“Vanilla (1) or chocolate (0)?”** "
+             "and opens voting. Each phone rolls a die 1–4: on 1–3 it reports the true answer, "
+             "on 4 the opposite. The class then estimates the share who prefer vanilla with "
+             "μ̂ = 2V/n − ½, whose SD is √(3/(4n)), at privacy loss ε = ln 3 ≈ 1.10.")
+    st.button("▶ Start the class exercise", type="primary", key="dash_start_exercise",
+              on_click=_cb_start_exercise, args=(None,))
+    with st.expander("Or create an empty poll and add your own questions"):
+        _new_poll_form()
+
+
+def _new_poll_form() -> None:
+    st.text_input("Title (optional, only you see it)", key="dash_new_poll_title",
+                  max_chars=100, placeholder="CS208, April 7")
+    st.checkbox("Rehearsal poll: lets you add simulated students to try the dashboard",
+                key="dash_new_poll_rehearsal")
+    st.button("Create poll", key="dash_create_poll", on_click=_cb_create_poll)
+
+
+def _poll_label(poll) -> str:
+    parts = [poll.join_code]
+    if poll.title:
+        parts.append(poll.title)
+    if poll.rehearsal:
+        parts.append("rehearsal")
+    return " · ".join(parts) + f" · {poll.created_at:%Y-%m-%d %H:%M}"
+
+
+def _poll_bar(polls, poll) -> None:
+    labels = {p.id: _poll_label(p) for p in polls}
+    st.session_state["dash_poll_select"] = poll.id
+    pick, new = st.columns([4, 1], vertical_alignment="bottom")
+    pick.selectbox("Poll", list(labels), format_func=labels.__getitem__,
+                   key="dash_poll_select", on_change=_cb_pick_poll)
+    with new.popover("➕ New poll", width="stretch"):
+        _new_poll_form()
+
+
+def _question_label(q) -> str:
+    state = {"open": "🟢 open", "closed": "⏸ closed", "draft": "📝 draft"}.get(q.state, q.state)
+    text = q.text if len(q.text) <= 70 else q.text[:69] + "…"
+    rnd = f", round {q.round_number}" if q.round_number > 1 else ""
+    return f"Q{q.position}: {text} ({state}{rnd})"
+
+
+def _question_bar(questions, question) -> None:
+    labels = {q.id: _question_label(q) for q in questions}
+    st.session_state["dash_question_select"] = question.id
+    st.selectbox("Question", list(labels), format_func=labels.__getitem__,
+                 key="dash_question_select", on_change=_cb_pick_question)
+
+
+def _voting_button(question, *, key: str) -> None:
+    if question.is_open:
+        st.button("⏹ Close voting", key=key, on_click=_cb_close, args=(question.id,),
+                  width="stretch")
+    else:
+        st.button("▶ Open voting" if question.state == "draft" else "▶ Reopen voting",
+                  key=key, type="primary", on_click=_cb_open, args=(question.id,),
+                  width="stretch")
+
+
+def _reveal_button(question, *, key: str) -> None:
+    if question.revealed:
+        st.button("🙈 Hide results", key=key, on_click=_cb_reveal, args=(question.id, False),
+                  width="stretch")
+    else:
+        st.button("👀 Reveal results", key=key, on_click=_cb_reveal, args=(question.id, True),
+                  width="stretch")
+
+
+def _controls(svc, poll, question) -> None:
+    vote, reveal, again, export = st.columns(4)
+    with vote:
+        _voting_button(question, key="dash_voting")
+    with reveal:
+        _reveal_button(question, key="dash_reveal")
+    with again:
+        st.button("🔁 New round (same design)", key="dash_new_round", on_click=_cb_new_round,
+                  args=(question.id, None), width="stretch",
+                  help="Ask the same question again: a fresh round, results hidden, voting "
+                  "not yet open. Earlier rounds stay in the history.")
+    with export:
+        try:
+            data = svc.export_csv(question.id, include_simulated=poll.rehearsal)
+        except ClassroomError as exc:
+            st.caption(f"Export unavailable: {exc}")
+        else:
+            st.download_button("⬇ Export CSV", data=data, key="dash_export",
+                               file_name=f"ldp-{poll.join_code}-q{question.position}.csv",
+                               mime="text/csv", on_click="ignore", width="stretch",
+                               help="Every randomized report of this question (all rounds): "
+                               "round, answer, label, design, time. No device or "
+                               "submission ids.")
+
+
+# -- projector layout -----------------------------------------------------------------------
+
+
+def _render_projector(svc, polls) -> None:
+    _show_flash()
+    try:
+        poll, _questions, question = _resolve(svc, polls)
+    except ClassroomError as exc:
+        st.error(str(exc))
+        poll = question = None
+    if poll is None:
+        st.info("No poll to show yet. Leave projection mode to create one.")
+        st.button("Leave projection mode", key="dash_projector_off", on_click=_cb_projector,
+                  args=(False,))
+        return
+    _sync_url(poll.id, question.id if question else None)
+    show_join = st.session_state.get("dash_show_join", True)
+    if question is not None:
+        st.markdown(f"<div class='ldp-question'>{html.escape(question.text)}</div>",
+                    unsafe_allow_html=True)
+    if question is None:
+        _join_panel(poll, big=True)
+    elif show_join:
+        join_col, live_col = st.columns([1, 2.3], gap="large")
+        with join_col:
+            _join_panel(poll, big=True)
+        with live_col:
+            _live_panel(question.id, True)
+    else:
+        _live_panel(question.id, True)
+    st.divider()
+    cols = st.columns([1, 1, 1, 1], vertical_alignment="center")
+    if question is not None:
+        with cols[0]:
+            _voting_button(question, key="dash_p_voting")
+        with cols[1]:
+            _reveal_button(question, key="dash_p_reveal")
+    cols[2].checkbox("Show join panel", value=True, key="dash_show_join")
+    cols[3].button("Leave projection mode", key="dash_projector_off", on_click=_cb_projector,
+                   args=(False,), width="stretch")
+
+
+# -- join panel -----------------------------------------------------------------------------
+
+
+def _request_base_url() -> str | None:
+    """``scheme://host[:port][/base path]`` as the browser sees this app, if known."""
+    try:
+        url = st.context.url
+    except Exception:  # noqa: BLE001 - no browser context (AppTest, bare mode)
+        url = None
+    prefix = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    suffix = f"/{prefix}" if prefix else ""
+    if isinstance(url, str) and url.startswith(("http://", "https://")):
+        parts = urlsplit(url)
+        if parts.netloc:
+            return f"{parts.scheme}://{parts.netloc}{suffix}"
+    try:
+        headers = st.context.headers
+        host = headers.get("x-forwarded-host") or headers.get("host")
+        proto = headers.get("x-forwarded-proto") or "http"
+    except Exception:  # noqa: BLE001
+        return None
+    if isinstance(host, str) and host and isinstance(proto, str):
+        return f"{proto.split(',')[0].strip()}://{host.split(',')[0].strip()}{suffix}"
+    return None
+
+
+def _join_url(code: str) -> tuple[str, str | None]:
+    """The student join link and, when phones may not reach it, a warning."""
+    note = None
+    try:
+        base = config.public_base_url()
+    except ClassroomError as exc:
+        base, note = None, f"The configured public URL is ignored: {exc}"
+    if not base:
+        base = _request_base_url()
+        if base is None:
+            base = "http://localhost:8501"
+            note = ("This server's address is unknown here; set LDP_CLASSROOM_PUBLIC_URL to "
+                    "the address students can reach.")
+        elif (urlsplit(base).hostname or "") in ("localhost", "127.0.0.1", "::1"):
+            note = ("This address works only on this computer. For phones, open the dashboard "
+                    "through the network address printed in the terminal, or set "
+                    "LDP_CLASSROOM_PUBLIC_URL.")
+    return f"{base.rstrip('/')}/?poll={code}", note
+
+
+def _qr_png(url: str) -> bytes:
+    import segno
+
+    buf = io.BytesIO()
+    segno.make(url, error="m").save(buf, kind="png", scale=10, border=2, dark="#000000",
+                                    light="#ffffff")
+    return buf.getvalue()
+
+
+def _join_panel(poll, *, big: bool) -> None:
+    url, note = _join_url(poll.join_code)
+    host = urlsplit(url).netloc
+    st.markdown(
+        f"<div class='ldp-join'><div class='ldp-join-label'>Join at "
+        f"<b>{html.escape(host)}</b> with the code</div>"
+        f"<div class='ldp-join-code' data-testid='ldp-join-code'>"
+        f"{html.escape(poll.join_code)}</div></div>", unsafe_allow_html=True)
+    st.image(_qr_png(url), width=320 if big else 220,
+             caption=None if big else "Scan to join", alt=f"QR code of {url}")
+    st.code(url, language=None, wrap_lines=True)
+    if not big:
+        st.caption("The copy icon on the link copies it.")
+    if note:
+        st.caption(f"⚠️ {note}")
+
+
+# -- live panel -----------------------------------------------------------------------------
+
+
+def _design_text(design) -> str:
+    params = design.params()
+    kind = params.get("design")
+    if kind == "die":
+        f, t = params["faces"], params["truthful"]
+        return (f"die 1–{f}: truthful on 1–{t}, lie on {t + 1}" if t + 1 == f else
+                f"die 1–{f}: truthful on 1–{t}, lie on {t + 1}–{f}")
+    if kind == "two_coin":
+        return "two coins: heads → truth; tails → second coin answers"
+    if kind == "warner":
+        return f"Warner's spinner, p = {fmt_fixed(params['p'], 2)}"
+    if kind == "gamma":
+        return f"keep the true answer w.p. ½ + γ, γ = {fmt_fixed(params['gamma'], 3)}"
+    if kind == "epsilon":
+        return f"ε-randomized response, ε = {fmt_fixed(params['epsilon'], 2)}"
+    if kind == "forced":
+        return (f"forced response: truth {fmt_fixed(params['p_truth'], 2)}, "
+                f"forced yes {fmt_fixed(params['p_yes'], 2)}")
+    if kind == "grr":
+        return f"GRR over {params['d']} options, ε = {fmt_fixed(params['epsilon'], 2)}"
+    if kind == "ue":
+        return (f"unary encoding over {params['d']} options, p = {fmt_fixed(params['p'], 3)}, "
+                f"q = {fmt_fixed(params['q'], 3)}")
+    return str(design.label or kind)
+
+
+def _nice(x: object, max_den: int = 100) -> Fraction | None:
+    """``x`` as a small fraction when it is one (exactly, or to 1e-9), else None."""
+    if isinstance(x, Fraction) and x.denominator <= max_den:
+        return x
+    try:
+        fx = float(x)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    if not math.isfinite(fx):
+        return None
+    fr = Fraction(fx).limit_denominator(max_den)
+    return fr if abs(float(fr) - fx) < 1e-9 else None
+
+
+def _tex(x: object, digits: int = 3) -> str:
+    """A coefficient in LaTeX: an integer, a small fraction, or a short decimal."""
+    fr = _nice(x)
+    if fr is None:
+        return f"{float(x):.{digits}g}"  # type: ignore[arg-type]
+    sign = "-" if fr < 0 else ""
+    fr = abs(fr)
+    if fr.denominator == 1:
+        return f"{sign}{fr.numerator}"
+    return rf"{sign}\tfrac{{{fr.numerator}}}{{{fr.denominator}}}"
+
+
+def _times(coef: str, sep: str) -> str:
+    """``coef`` as a factor in front of a fraction: nothing for 1, a bare minus for -1."""
+    return {"1": "", "-1": "-"}.get(coef, coef + sep)
+
+
+def _mu_formula(design, n: int, v: int, mu: float | None) -> str:
+    """``μ̂ = slope·V/n − offset`` (from ldp_core.formulas), with the numbers put in."""
+    slope, offset = unbiased_coefficients(design)
+    s = _tex(slope)
+    tail = "" if offset == 0 else f" {'-' if offset > 0 else '+'} {_tex(abs(offset))}"
+    thin, cdot = r"\,", r"\cdot"
+    general = rf"\hat\mu = {_times(s, thin)}\frac{{V}}{{n}}{tail}"
+    if n <= 0 or mu is None:
+        return f"${general}$"
+    put = rf"{_times(s, cdot)}\frac{{{v}}}{{{n}}}{tail}"
+    value = fmt_fixed(mu, 3).replace("\u2212", "-")
+    return rf"${general} = {put} = {value}$"
+
+
+def _sd_formula(design, n: int, sd: float | None) -> str:
+    """``SD = sqrt(unit / n)`` (from ldp_core.formulas), with n put in."""
+    unit = worst_variance_unit(design)
+    fr = _nice(unit)
+    if fr is not None:
+        den = "" if fr.denominator == 1 else str(fr.denominator)
+        general = rf"\sqrt{{\frac{{{fr.numerator}}}{{{den}n}}}}"
+        put = rf"\sqrt{{\frac{{{fr.numerator}}}{{{fr.denominator * n}}}}}"
+    else:
+        general = rf"\sqrt{{{float(unit):.3g}/n}}"
+        put = rf"\sqrt{{{float(unit):.3g}/{n}}}"
+    if n <= 0 or sd is None:
+        return rf"$\mathrm{{SD}} = {general}$"
+    return rf"$\mathrm{{SD}} = {general} = {put} = {fmt_fixed(sd, 3)}$"
+
+
+def _eps_formula(design, eps: float) -> str:
+    ratio = privacy_ratio(design)
+    if math.isinf(ratio):
+        return r"$\varepsilon = \infty$: some report gives the answer away"
+    fr = _nice(ratio)
+    inner = (str(fr.numerator) if fr is not None and fr.denominator == 1 else
+             rf"\tfrac{{{fr.numerator}}}{{{fr.denominator}}}" if fr is not None else
+             f"{float(ratio):.3g}")
+    return rf"$\varepsilon = \ln {inner} \approx {fmt_fixed(eps, 2)}$"
+
+
+def _channel_text(design) -> str:
+    a, b = _tex(design.a), _tex(design.b)
+    return rf"$a = P(\text{{report 1}} \mid 1) = {a},\ b = P(\text{{report 1}} \mid 0) = {b}$"
+
+
+def _status_line(q, est) -> str:
+    state = {"open": "🟢 **Voting open**", "closed": "⏸ **Voting closed**",
+             "draft": "📝 **Not open yet**"}.get(q.state, q.state)
+    parts = [state, f"round {q.round_number}", _design_text(q.design),
+             f"ε = {fmt_fixed(q.epsilon, 2)}"]
+    if est.n_simulated:
+        parts.append(f"{fmt_count(est.n_simulated)} simulated")
+    return " · ".join(parts)
+
+
+def _trace(qid: int, rnd: int, n: int, b) -> list[dict]:
+    """μ̂ and its CI at each n this dashboard has seen (kept in this session only)."""
+    traces = st.session_state.setdefault(_TRACE, {})
+    key = f"{qid}:{rnd}"
+    rows = traces.setdefault(key, [])
+    if rows and n < rows[-1]["n"]:
+        rows.clear()  # reports were removed (simulated ones cleared)
+    if n > 0 and (not rows or rows[-1]["n"] != n):
+        rows.append({"n": n, "mu": b.mu_hat, "lo": b.ci_low, "hi": b.ci_high})
+        del rows[:-_TRACE_LIMIT]
+    return rows
+
+
+@st.fragment(run_every=2)
+def _live_panel(question_id: int, projector: bool) -> None:
+    """Reports, estimate, SD, CI and ε of the chosen question, refreshed every 2 s."""
+    if not session.is_instructor():
+        return
+    try:
+        svc = session.service()
+        q = svc.question(question_id)
+        est = svc.estimate(question_id)
+        rounds = svc.rounds(question_id)
+    except ClassroomError as exc:
+        st.warning(f"{exc}")
+        return
+    st.markdown(_status_line(q, est))
+    if not q.revealed:
+        st.metric("Reports received", fmt_count(est.n))
+        st.info("Results are hidden so the class is not primed: only the count shows. "
+                "Press **Reveal results** when voting is done.")
+        return
+    if est.n == 0:
+        st.metric("Reports received", "0")
+        st.info("No reports yet: the estimate appears with the first report. "
+                "(With n = 0 there is nothing to estimate.)")
+        return
+    if q.kind == "binary":
+        _binary_panel(q, est, rounds, projector)
+    else:
+        _categorical_panel(q, est, rounds, projector)
+
+
+def _stat(col, label: str, value: str, formula: str | None, help: str | None = None) -> None:
+    with col:
+        st.metric(label, value, help=help)
+        if formula:
+            st.caption(formula)
+
+
+def _binary_panel(q, est, rounds, projector: bool) -> None:
+    b, counts = est.binary, est.binary_counts
+    n, v = est.n, est.counts[1]
+    one_design = len(counts.groups) == 1
+    design = counts.groups[0][0] if one_design else q.design
+    yes_label = q.options[1]
+    level = b.level
+    z = ldp_core.z_quantile(level)
+
+    top = st.columns(3)
+    _stat(top[0], "Reports received", fmt_count(n), "$n$")
+    _stat(top[1], f"Reported “{yes_label}”", f"{fmt_count(v)} of {fmt_count(n)}",
+          rf"$V = {v}$, reported share $V/n = {v}/{n} = {fmt_fixed(b.reported_share, 3)}$")
+    _stat(top[2], "Privacy loss ε", fmt_fixed(est.epsilon, 2),
+          _eps_formula(design, est.epsilon) if one_design else
+          "largest ε of the designs used in this round")
+
+    row = st.columns(4)
+    mu_help = ("Unbiased: on average over the randomization it equals the true share. "
+               "It corrects the reported share for the known lies.")
+    _stat(row[0], f"Estimate μ̂ (share {yes_label})", fmt_fixed(b.mu_hat, 3),
+          _mu_formula(design, n, v, b.mu_hat) if one_design else
+          r"$\hat\mu = \frac{1}{n}\sum_i \frac{y_i - b_i}{a_i - b_i}$ (each report with its "
+          "own design)", help=mu_help)
+    _stat(row[1], "SD of μ̂", fmt_fixed(b.sd_worst, 3),
+          _sd_formula(design, n, b.sd_worst) if one_design else "worst case over classes",
+          help="Worst case over all classes of this size: the design's guarantee.")
+    _stat(row[2], "Plug-in SD", fmt_fixed(b.sd_plugin, 3),
+          r"$\sqrt{\frac{\bar y(1-\bar y)}{(n-1)(a-b)^2}}$, $\bar y = V/n$" if b.sd_plugin
+          is not None else "needs at least 2 reports",
+          help="Estimated from these reports (Warner's variance estimate).")
+    _stat(row[3], f"{level:.0%} CI", fmt_interval(b.ci_low, b.ci_high, 3),
+          rf"$\hat\mu \pm {z:.2f}\,\mathrm{{SD}}$")
+    if one_design and not projector:
+        st.caption(f"Design: {_design_text(design)}; " + _channel_text(design)
+                   + r"; in general $\hat\mu = (V/n - b)/(a - b)$.")
+    if n == 1:
+        st.info("Only one report so far: the estimate rests on a single randomized answer, "
+                "so it can only be one of two values, both possibly outside [0, 1]. The "
+                "plug-in SD needs at least two reports.")
+    if b.outside_unit_interval:
+        side = "above 1" if b.mu_hat > 1 else "below 0"
+        st.warning(
+            f"μ̂ = {fmt_fixed(b.mu_hat, 3)} is {side}. A share cannot be, but the unbiased "
+            "estimator does not know that: it subtracts the expected lies, and with "
+            f"n = {n} the randomization noise (SD {fmt_fixed(b.sd_worst, 3)}) can push it past "
+            "the edge. Averaged over many classes it is still exactly right, so it is shown "
+            f"as it is. The maximum-likelihood estimate, which stays in [0, 1], is "
+            f"{fmt_fixed(b.mle, 3)}.")
+
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.markdown("**Reports received** (randomized answers)")
+        st.altair_chart(live_charts.reported_counts_chart(q.options, est.counts, big=projector),
+                        width="stretch")
+    with right:
+        st.markdown(f"**μ̂ and its {level:.0%} CI as reports arrive**")
+        rows = _trace(q.id, est.round_number, n, b)
+        st.altair_chart(live_charts.estimate_trace_chart(rows, big=projector, level=level),
+                        width="stretch")
+        st.caption("Recorded by this dashboard every 2 s since it was opened.")
+
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.markdown("**Log-likelihood of the true share μ**")
+        grid = np.linspace(0.0, 1.0, 201)
+        crit = ldp_core.chi2_1_quantile(level)
+        st.altair_chart(live_charts.log_likelihood_chart(
+            grid, counts.log_likelihood(grid), mle=b.mle, lr_low=b.lr_low, lr_high=b.lr_high,
+            critical=crit, big=projector), width="stretch")
+        st.caption(
+            f"MLE = {fmt_fixed(b.mle, 3)}: the share in [0, 1] that makes these reports most "
+            f"likely. {level:.0%} likelihood-ratio interval "
+            f"{fmt_interval(b.lr_low, b.lr_high, 3)}: every μ whose log-likelihood is within "
+            f"{fmt_fixed(crit / 2, 2)} of the maximum (dashed line).")
+    with right:
+        _rounds_table(q, est, rounds, projector)
+
+
+def _rounds_table(q, est, rounds, projector: bool) -> None:
+    designs = {r.number: r for r in rounds}
+    if q.kind == "binary":
+        rows = []
+        chart_rows = []
+        for number, b in est.history:
+            r = designs.get(number)
+            rows.append({
+                "Round": str(number),
+                "Design": _design_text(r.design) if r else "—",
+                "ε": fmt_fixed(r.epsilon, 2) if r else "—",
+                "n": fmt_count(b.n),
+                "μ̂": fmt_fixed(b.mu_hat, 3),
+                "SD": fmt_fixed(b.sd_worst, 3),
+                f"{b.level:.0%} CI": fmt_interval(b.ci_low, b.ci_high, 3),
+            })
+            chart_rows.append({"round": number, "n": b.n, "mu": b.mu_hat, "lo": b.ci_low,
+                               "hi": b.ci_high})
+        st.markdown("**Rounds** (each round's estimate)")
+        if len(rows) > 1:
+            st.altair_chart(live_charts.estimate_by_round_chart(chart_rows, big=projector),
+                            width="stretch")
+        st.table(rows)
+    else:
+        rows = []
+        for number, c in est.history:
+            r = designs.get(number)
+            row = {"Round": str(number), "Design": _design_text(r.design) if r else "—",
+                   "n": fmt_count(c.n)}
+            shares = c.shares("norm_sub")
+            for i, opt in enumerate(q.options):
+                row[opt] = fmt_fixed(shares[i], 3) if shares else "—"
+            rows.append(row)
+        st.markdown("**Rounds** (Norm-Sub share of each option)")
+        st.table(rows)
+
+
+def _categorical_panel(q, est, rounds, projector: bool) -> None:
+    c = est.categorical
+    n = est.n
+    level = 0.95
+    z = ldp_core.z_quantile(level)
+    top = st.columns(3)
+    _stat(top[0], "Reports received", fmt_count(n), "$n$")
+    _stat(top[1], "Privacy loss ε", fmt_fixed(est.epsilon, 2), None)
+    _stat(top[2], "Design", q.design.label, _design_text(q.design))
+    names = ldp_core.POSTPROCESSING
+    st.markdown("**Estimated share of each option**: raw unbiased (with "
+                f"{level:.0%} error bars, ± {z:.2f} SD), then post-processed")
+    st.altair_chart(live_charts.histogram_chart(
+        q.options, n, c.raw, c.clipped, c.norm_sub, c.sd, names, z=z, big=projector),
+        width="stretch")
+    table = []
+    for i, opt in enumerate(q.options):
+        table.append({
+            "Option": opt,
+            "Reports supporting it": fmt_count(c.support_counts[i]),
+            names["raw"]: fmt_fixed(c.raw[i] / n, 3),
+            "± SD": fmt_fixed(c.sd[i] / n, 3),
+            names["clip"]: fmt_fixed(c.clipped[i] / n, 3),
+            names["norm_sub"]: fmt_fixed(c.norm_sub[i] / n, 3),
+        })
+    st.table(table)
+    if any(x < 0 for x in c.raw):
+        st.warning("Some raw estimates are negative. The raw estimate is unbiased: it "
+                   "subtracts the expected noise, so a rare option can land below 0 at this n. "
+                   "Clipping sets negatives to 0 (the total then drifts above n); Norm-Sub "
+                   "subtracts one constant from every count and clips, so the shares sum to 1. "
+                   "Both are post-processing: no privacy cost, but a little bias.")
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.markdown("**Reports received**: how many reports support each option")
+        st.altair_chart(live_charts.reported_counts_chart(
+            q.options, c.support_counts, big=projector, title="Supporting reports"),
+            width="stretch")
+    with right:
+        _rounds_table(q, est, rounds, projector)
+
+
+# -- what-if and next round -----------------------------------------------------------------
+
+
+def _linked_sliders(prefix: str, eps0: float) -> object:
+    """γ and ε sliders kept in step; returns the design of the one moved last."""
+    g_key, e_key, s_key = f"{prefix}_gamma", f"{prefix}_eps", f"{prefix}_src"
+    if e_key not in st.session_state or g_key not in st.session_state:
+        eps = min(max(round(eps0, 2), _EPS_RANGE[0]), _EPS_RANGE[1])
+        st.session_state[e_key] = eps
+        st.session_state[g_key] = min(max(round(ldp_core.epsilon_to_gamma(eps), 3),
+                                          _GAMMA_RANGE[0]), _GAMMA_RANGE[1])
+        st.session_state[s_key] = "gamma" if abs(eps0 - math.log(3)) < 1e-9 else "epsilon"
+    left, right = st.columns(2)
+    left.slider("γ: keep the true answer with probability ½ + γ", *_GAMMA_RANGE, step=0.001,
+                format="%.3f", key=g_key, on_change=_cb_link, args=("gamma", prefix))
+    right.slider("ε: privacy loss per student", *_EPS_RANGE, step=0.01, format="%.2f",
+                 key=e_key, on_change=_cb_link, args=("epsilon", prefix))
+    if st.session_state.get(s_key) == "gamma":
+        design = ldp_core.GammaRR(st.session_state[g_key])
+    else:
+        design = ldp_core.EpsilonRR(st.session_state[e_key])
+    st.caption(rf"Keep w.p. {fmt_fixed(design.a, 3)}; "
+               rf"$\varepsilon = \ln\frac{{1+2\gamma}}{{1-2\gamma}} = {design.epsilon:.3f}$, "
+               rf"$\gamma = \tfrac12\tanh(\varepsilon/2) = {(design.a - 0.5):.3f}$ "
+               f"(set by the {'γ' if st.session_state.get(s_key) == 'gamma' else 'ε'} slider).")
+    return design
+
+
+def _what_if_panel(svc, question) -> None:
+    try:
+        est = svc.estimate(question.id)
+    except ClassroomError as exc:
+        st.warning(str(exc))
+        return
+    n = est.n if est.n >= 1 else 100
+    with st.expander(f"What if: the SD at n = {n} under another design (the data stay as "
+                     "they are)"):
+        if est.n < 1:
+            st.caption("No reports yet, so the comparison uses n = 100.")
+        whatif = _linked_sliders("dash_wi", question.epsilon)
+        current = question.design
+        sd_now = ldp_core.BinaryCounts.single(current, 0, n).sd_worst()
+        sd_new = ldp_core.BinaryCounts.single(whatif, 0, n).sd_worst()
+        a, b, c = st.columns(3)
+        a.metric(f"SD now (ε = {fmt_fixed(current.epsilon, 2)})", fmt_fixed(sd_now, 3))
+        b.metric(f"SD with this design (ε = {fmt_fixed(whatif.epsilon, 2)})",
+                 fmt_fixed(sd_new, 3))
+        c.metric("95% CI half-width", f"± {fmt_fixed(ldp_core.z_quantile(0.95) * sd_new, 3)}")
+        grid = np.linspace(0.1, 5.0, 60)
+        curve = [(float(e), ldp_core.BinaryCounts.single(ldp_core.EpsilonRR(float(e)), 0, n)
+                  .sd_worst()) for e in grid]
+        st.altair_chart(live_charts.sd_vs_epsilon_chart(
+            curve, [("current design", current.epsilon, sd_now),
+                    ("what-if design", whatif.epsilon, sd_new)], n), width="stretch")
+        st.caption("More privacy (smaller ε) means more noise: the SD grows like 1/ε for "
+                   "small ε. Only sliders move here; no report changes.")
+        st.markdown(f"**Next round** (round {question.round_number + 1})")
+        left, right = st.columns([2, 1], vertical_alignment="bottom")
+        left.checkbox("Open voting right away", key="dash_wi_open")
+        right.button("Start next round with this design", key="dash_wi_apply",
+                     on_click=_cb_new_round, args=(question.id, whatif.params(), "dash_wi_open"),
+                     width="stretch")
+
+
+# -- adding questions -----------------------------------------------------------------------
+
+_PRESETS = {
+    "exercise": "Class exercise: die 1–4",
+    "two_coin": "Two coins",
+    "warner": "Warner's spinner",
+    "custom": "Custom ε or γ",
+    "categorical": "Categorical (k options)",
+}
+
+
+def _binary_spec(preset: str) -> tuple[dict | None, str | None]:
+    """(design params, error) for the binary preset chosen in the form."""
+    try:
+        if preset == "exercise":
+            design = ldp_core.binary_design_from_params(_exercise_design())
+        elif preset == "two_coin":
+            design = ldp_core.TwoCoinRR()
+        elif preset == "warner":
+            p = st.slider("p: chance the spinner points at the statement (else its negation)",
+                          0.05, 0.95, 0.7, step=0.05, key="dash_q_warner_p")
+            design = ldp_core.WarnerRR(p)
+        else:
+            design = _linked_sliders("dash_q", math.log(3))
+    except ValueError as exc:
+        return None, str(exc)
+    st.caption(f"Design: {_design_text(design)}; " + _channel_text(design) + "; "
+               + _mu_formula(design, 0, 0, None) + "; " + _sd_formula(design, 0, None) + "; "
+               + _eps_formula(design, design.epsilon))
+    return design.params(), None
+
+
+def _categorical_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
+    raw = st.text_area("Options, one per line (2 to 20)", key="dash_q_cat_options",
+                       value="Vanilla\nChocolate\nStrawberry\nPistachio")
+    labels = tuple(line.strip() for line in raw.splitlines() if line.strip())
+    eps = st.slider("ε: privacy loss per student", 0.1, 5.0, 1.0, step=0.1,
+                    key="dash_q_cat_eps")
+    k = len(labels)
+    if k < 2:
+        return None, labels, "Give at least two options."
+    try:
+        rec = ldp_core.recommend_oracle(k, eps)
+    except ValueError as exc:
+        return None, labels, str(exc)
+    names = {"grr": "GRR (direct encoding)", "sue": "SUE (symmetric unary encoding)",
+             "oue": "OUE (optimized unary encoding)"}
+    oracle = st.radio("Frequency oracle", list(names),
+                      format_func=lambda o: names[o] + (" — recommended" if o == rec else ""),
+                      index=list(names).index(rec), key="dash_q_cat_oracle", horizontal=True)
+    st.caption(f"ldp_core recommends {rec.upper()} for k = {k}, ε = {eps:.1f}: GRR has the "
+               f"smaller variance when k < 3e^ε + 2 = {3 * math.exp(eps) + 2:.1f}.")
+    try:
+        if oracle == "grr":
+            design = ldp_core.GRR(k, eps)
+        elif oracle == "sue":
+            design = ldp_core.UnaryEncoding.symmetric(k, eps)
+        else:
+            design = ldp_core.UnaryEncoding.optimized(k, eps)
+    except ValueError as exc:
+        return None, labels, str(exc)
+    st.caption(f"Design: {_design_text(design)}; ε = {design.epsilon:.3f}.")
+    return design.params(), labels, None
+
+
+def _add_question_panel(poll, *, expanded: bool) -> None:
+    with st.expander("➕ Add a question", expanded=expanded):
+        st.button("▶ Add the class exercise and open voting", type="primary",
+                  key="dash_add_exercise", on_click=_cb_start_exercise, args=(poll.id,),
+                  help=f"“{EXERCISE_TEXT}”, options Chocolate (0) and Vanilla (1), "
+                  "a die 1–4 on each phone.")
+        st.markdown("**Or build one:**")
+        preset = st.radio("Design", list(_PRESETS), format_func=_PRESETS.__getitem__,
+                          key="dash_q_preset", horizontal=True)
+        if preset == "categorical":
+            text = st.text_input("Question", key="dash_q_cat_text",
+                                 value="Which flavour do you like best?")
+            params, options, error = _categorical_spec()
+            kind = "categorical"
+        else:
+            text = st.text_input("Question", key="dash_q_text", value=EXERCISE_TEXT)
+            zero, one = st.columns(2)
+            no = zero.text_input("Option for answer 0", key="dash_q_opt0",
+                                 value=EXERCISE_OPTIONS[0])
+            yes = one.text_input("Option for answer 1 (the share estimated)",
+                                 key="dash_q_opt1", value=EXERCISE_OPTIONS[1])
+            options = (no, yes)
+            params, error = _binary_spec(preset)
+            kind = "binary"
+        mode = st.radio("Randomization", ["device", "physical"], key="dash_q_mode",
+                        horizontal=True, format_func={
+                            "device": "On the phone (device randomness)",
+                            "physical": "Physical: students roll / toss themselves and tap "
+                                        "what they report"}.__getitem__)
+        st.checkbox("Open voting right away", key="dash_q_open")
+        if error:
+            st.error(error)
+        spec = {"text": text, "options": options, "design_params": params, "kind": kind,
+                "mode": mode}
+        st.button("Add question", key="dash_add_question", disabled=params is None,
+                  on_click=_cb_add_question, args=(poll.id, spec, "dash_q_open"))
+
+
+# -- rehearsal and management ---------------------------------------------------------------
+
+
+def _rehearsal_panel(question) -> None:
+    with st.expander("🎭 Rehearsal: simulated students"):
+        st.caption("Fake students answer through the same design, randomized on the server. "
+                   "Their reports are marked simulated and can be removed. The question must "
+                   "be open.")
+        st.number_input("How many", 1, 5000, 30, key="dash_sim_n")
+        if question.kind == "binary":
+            share = st.slider(f"True share answering “{question.options[1]}”", 0.0, 1.0, 0.6,
+                              step=0.05, key="dash_sim_share")
+            shares: object = share
+        else:
+            k = len(question.options)
+            shares = tuple(1.0 / k for _ in range(k))
+            st.caption("Options are drawn with equal shares.")
+        left, right = st.columns(2)
+        left.button("Add simulated reports", key="dash_sim_add", on_click=_cb_simulate,
+                    args=(question.id, shares), disabled=not question.is_open)
+        right.button("Remove simulated reports", key="dash_sim_clear",
+                     on_click=_cb_clear_simulated, args=(question.id,))
+
+
+def _manage_panel(poll, question) -> None:
+    with st.expander("🗑 Delete"):
+        if question is not None:
+            st.checkbox(f"Yes, delete question Q{question.position} and all its reports",
+                        key=f"dash_confirm_delete_q_{question.id}")
+            st.button("Delete this question", key="dash_delete_question",
+                      on_click=_cb_delete_question, args=(question.id,))
+        st.checkbox(f"Yes, delete poll {poll.join_code} with all its questions, rounds and "
+                    "reports (cannot be undone)", key=f"dash_confirm_delete_{poll.id}")
+        st.button(f"Delete poll {poll.join_code}", key="dash_delete_poll", type="primary",
+                  on_click=_cb_delete_poll, args=(poll.id, poll.join_code))
+
+
+# -- style ----------------------------------------------------------------------------------
+
+_DESK_CSS = """
+<style>
+.ldp-join-label { font-size: 1.05rem; }
+.ldp-join-code { font: 800 clamp(2.6rem, 5vw, 4.6rem)/1.1 ui-monospace, SFMono-Regular, Menlo,
+  Consolas, monospace; letter-spacing: .08em; color: #111827; margin: .2rem 0 .6rem; }
+</style>
+"""
+
+_PROJECTOR_CSS = """
+<style>
+section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
+[data-testid="stSidebarNav"], header[data-testid="stHeader"], [data-testid="stToolbar"],
+[data-testid="stDecoration"] { display: none !important; }
+.stApp, [data-testid="stAppViewContainer"], [data-testid="stMain"] { background: #ffffff; }
+[data-testid="stMainBlockContainer"], .block-container { max-width: 100% !important;
+  padding: 1rem 2.5rem 2rem !important; }
+.stApp, .stApp p, .stApp li, .stApp span { color: #000000; }
+[data-testid="stMarkdownContainer"] p { font-size: 1.55rem; line-height: 1.35; }
+[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {
+  font-size: 1.3rem !important; color: #111111 !important; }
+[data-testid="stMetricLabel"] p, [data-testid="stMetricLabel"] div {
+  font-size: 1.5rem !important; font-weight: 700; color: #000000 !important; }
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] div {
+  font-size: clamp(2.2rem, 3.4vw, 4.2rem) !important; font-weight: 800; color: #000000; }
+[data-testid="stAlert"] p { font-size: 1.5rem; }
+.ldp-question { font-size: clamp(2rem, 3.2vw, 3.4rem); font-weight: 800; line-height: 1.15;
+  margin: 0 0 .6rem; color: #000000; }
+.ldp-join-label { font-size: 1.6rem; }
+.ldp-join-code { font: 900 clamp(3.5rem, 6.5vw, 8.5rem)/1 ui-monospace, SFMono-Regular, Menlo,
+  Consolas, monospace; letter-spacing: .06em; color: #000000; margin: .2rem 0 .8rem; }
+[data-testid="stCode"] code { font-size: 1.2rem !important; }
+.stButton button p, [data-testid="stCheckbox"] p { font-size: 1.2rem; }
+</style>
+"""
+
+
+def _css(projector: bool) -> None:
+    st.html(_PROJECTOR_CSS if projector else _DESK_CSS)

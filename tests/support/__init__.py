@@ -1,0 +1,1 @@
+"""Helpers shared by the test modules: a real Streamlit server, a headless browser."""
