@@ -21,6 +21,7 @@ evasive answer bias"; the forced-response (two coins) variant in Dwork & Roth
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -108,14 +109,12 @@ class BinaryDesign:
     @property
     def a(self) -> float:
         """``P(report 1 | truly 1) = P(truth) + P(yes)``."""
-        br = self.branches()
-        return float(br["truth"] + br["yes"])
+        return _channel_ab(self)[0]
 
     @property
     def b(self) -> float:
         """``P(report 1 | truly 0) = P(lie) + P(yes)``."""
-        br = self.branches()
-        return float(br["lie"] + br["yes"])
+        return _channel_ab(self)[1]
 
     @property
     def channel(self) -> np.ndarray:
@@ -224,6 +223,13 @@ class BinaryDesign:
 
 
 _BRANCHES = ("truth", "lie", "yes", "no")
+
+
+@functools.lru_cache(maxsize=4096)
+def _channel_ab(design: BinaryDesign) -> tuple[float, float]:
+    """(a, b) from the branches, cached: designs are frozen and equal designs share it."""
+    br = design.branches()
+    return float(br["truth"] + br["yes"]), float(br["lie"] + br["yes"])
 
 
 def _json_number(v: object) -> object:
