@@ -253,8 +253,9 @@ def encode_answer(kind: str, design: Design, options: tuple[str, ...], answer: o
         idx = int(answer) if kind == "binary" else None
     elif isinstance(answer, int):
         idx = answer
-    elif isinstance(answer, str) and answer.strip().isdigit() and len(answer.strip()) <= 3:
-        idx = int(answer.strip())
+    elif isinstance(answer, str) and 0 < len(answer) <= 4 and answer.isdigit() \
+            and answer == str(int(answer)):
+        idx = int(answer)  # canonical decimal only: "1", not "01" or " 1"
     if idx is None or not 0 <= idx < k:
         allowed = " or ".join(f"{i} ({label})" for i, label in enumerate(options)) if k <= 4 \
             else f"0..{k - 1}"

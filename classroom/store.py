@@ -573,9 +573,10 @@ class Store:
                 .values(round_id=round_id, answer=answer, design_params=design_json,
                         created_at=created_at, submission_id=submission_id,
                         dedup_token=token, simulated=simulated)
-                .on_conflict_do_nothing())
+                .on_conflict_do_nothing()
+                .returning(reports.c.id))  # rowcount is not reliable here on every driver
         with self.transaction(write=True) as conn:
-            return conn.execute(stmt).rowcount == 1
+            return conn.execute(stmt).first() is not None
 
     def insert_reports(self, rows: Iterable[dict]) -> int:
         """Insert many reports in one transaction (all or nothing)."""

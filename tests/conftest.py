@@ -1,0 +1,141 @@
+"""Shared fixtures: every store contract test runs on each backend.
+
+* ``backend``: ``"sqlite"`` (a file in a temp dir) and ``"postgresql"``.
+  PostgreSQL runs when ``LDP_TEST_POSTGRES_URL`` is set, e.g.
+  ``postgresql+psycopg://postgres@127.0.0.1:5432/test``; each test gets its
+  own fresh schema (``search_path``), dropped afterwards.
+  Without the URL the PostgreSQL tests SKIP locally, but with ``CI=true`` a
+  missing or unreachable PostgreSQL FAILS them: CI must not pass by skipping.
+* ``db_url``: a URL of a fresh, empty database on that backend.
+* ``store`` / ``service``: a :class:`classroom.Store` on it and a ``PollService``.
+* ``open_question``: a factory making a poll with one open question.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Callable, Iterator
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+
+PG_ENV = "LDP_TEST_POSTGRES_URL"
+BACKENDS = ("sqlite", "postgresql")
+
+DIE = {"design": "die", "faces": 4, "truthful": 3}
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+def _pg_unusable(reason: str) -> None:
+    if _in_ci():
+        pytest.fail(f"CI=true requires PostgreSQL for the store contract tests: {reason}",
+                    pytrace=False)
+    pytest.skip(f"PostgreSQL contract tests skipped: {reason}")
+
+
+@pytest.fixture(scope="session")
+def pg_base_url() -> Iterator[str | None]:
+    """The configured PostgreSQL URL if it answers, else None with the reason remembered."""
+    raw = os.environ.get(PG_ENV, "").strip()
+    if not raw:
+        yield None
+        return
+    url = make_url(raw)
+    if url.drivername in ("postgres", "postgresql"):
+        url = url.set(drivername="postgresql+psycopg")
+    engine = sa.create_engine(url, connect_args={"connect_timeout": 3}, poolclass=sa.NullPool)
+    try:
+        with engine.connect() as conn:
+            conn.execute(sa.text("SELECT 1"))
+    except sa.exc.SQLAlchemyError as exc:
+        yield f"!{url.render_as_string(hide_password=True)} is unreachable: " \
+              f"{str(getattr(exc, 'orig', exc)).strip().splitlines()[0]}"
+        return
+    finally:
+        engine.dispose()
+    yield url.render_as_string(hide_password=False)
+
+
+@pytest.fixture(params=[
+    pytest.param("sqlite", id="sqlite"),
+    pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgres),
+])
+def backend(request, pg_base_url) -> str:
+    if request.param == "postgresql":
+        if pg_base_url is None:
+            _pg_unusable(f"{PG_ENV} is not set (e.g. "
+                         "postgresql+psycopg://postgres@127.0.0.1:5432/test)")
+        if pg_base_url.startswith("!"):
+            _pg_unusable(pg_base_url[1:])
+    return request.param
+
+
+@pytest.fixture
+def fresh_db(backend, pg_base_url, tmp_path) -> Iterator[Callable[[], str]]:
+    """A factory of URLs of fresh, empty databases on ``backend`` (cleaned up afterwards)."""
+    schemas: list[str] = []
+
+    def make() -> str:
+        if backend == "sqlite":
+            return f"sqlite:///{tmp_path / f'classroom-{secrets.token_hex(4)}.db'}"
+        schema = f"ldp_test_{secrets.token_hex(6)}"
+        admin = sa.create_engine(pg_base_url, poolclass=sa.NullPool)
+        try:
+            with admin.begin() as conn:
+                conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+        finally:
+            admin.dispose()
+        schemas.append(schema)
+        return make_url(pg_base_url).update_query_dict(
+            {"options": f"-csearch_path={schema}"}).render_as_string(hide_password=False)
+
+    yield make
+    if schemas:
+        admin = sa.create_engine(pg_base_url, poolclass=sa.NullPool)
+        try:
+            with admin.begin() as conn:
+                for schema in schemas:
+                    conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+        finally:
+            admin.dispose()
+
+
+@pytest.fixture
+def db_url(fresh_db) -> str:
+    return fresh_db()
+
+
+@pytest.fixture
+def store(db_url):
+    from classroom import Store
+
+    s = Store(db_url)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def service(store):
+    from classroom import PollService
+
+    return PollService(store)
+
+
+@pytest.fixture
+def open_question(service):
+    """``open_question(**add_question kwargs) -> (poll, question)`` with the question open."""
+
+    def make(text: str = "Vanilla or chocolate?", *, options=("Chocolate", "Vanilla"),
+             design_params=None, kind: str = "binary", title: str = "CS208"):
+        poll = service.create_poll(title)
+        q = service.add_question(poll.id, text, options=options,
+                                 design_params=DIE if design_params is None else design_params,
+                                 kind=kind)
+        return poll, service.open_question(q.id)
+
+    return make

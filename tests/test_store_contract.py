@@ -1,0 +1,699 @@
+"""Contract suite for the classroom store: every test runs on SQLite and PostgreSQL.
+
+Guarantees from the poll-service issue: idempotent submit, server-side rules
+(refusals write nothing), bad input, the privacy properties of the schema,
+tokens, estimates, export / replay, simulation and the migration hook.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import math
+import secrets
+import threading
+
+import numpy as np
+import pytest
+import sqlalchemy as sa
+
+import ldp_core
+from classroom import (
+    BadInput,
+    BadReport,
+    PollService,
+    QuestionClosed,
+    Store,
+    StoreUnavailable,
+    UnknownPoll,
+    UnknownQuestion,
+)
+from classroom.domain import JOIN_CODE_ALPHABET
+from classroom.store import SCHEMA_VERSION
+
+DIE = {"design": "die", "faces": 4, "truthful": 3}
+EPS1 = {"design": "epsilon", "epsilon": 1.0}
+GRR3 = {"design": "grr", "d": 3, "epsilon": 1.0}
+UE3 = {"design": "ue", "d": 3, "p": 0.75, "q": 0.25}
+
+REPORT_COLUMNS = {"id", "round_id", "answer", "design_params", "created_at", "submission_id",
+                  "dedup_token", "simulated"}
+
+
+def n_reports(store: Store) -> int:
+    return store.count_reports()
+
+
+def submit(service, poll, q, answer=1, *, device="device-1", sid=None, params=None, **kw):
+    return service.submit_report(
+        poll.join_code, q.id, answer=answer,
+        design_params=q.design_params if params is None else params,
+        submission_id=sid or f"sub-{secrets.token_hex(8)}", device_id=device, **kw)
+
+
+def raw_rows(store: Store, table: str) -> list[dict]:
+    with store.engine.connect() as conn:
+        return [dict(r._mapping) for r in conn.execute(sa.text(f"SELECT * FROM {table}"))]
+
+
+def no_nan(obj) -> bool:
+    """True when no float anywhere in a (nested) dataclass / tuple is NaN."""
+    if isinstance(obj, float):
+        return not math.isnan(obj)
+    if dataclasses.is_dataclass(obj):
+        return all(no_nan(getattr(obj, f.name)) for f in dataclasses.fields(obj))
+    if isinstance(obj, (tuple, list)):
+        return all(no_nan(x) for x in obj)
+    return True
+
+
+# -- schema and privacy ----------------------------------------------------------------------
+
+
+def test_reports_table_has_exactly_the_report_columns(store):
+    assert store.columns("reports") == REPORT_COLUMNS
+
+
+def test_no_table_has_a_column_for_a_true_answer_or_device_id(store):
+    for table in ("polls", "questions", "rounds", "reports", "schema_version"):
+        for col in store.columns(table):
+            assert not any(word in col.lower() for word in ("true", "truth", "device", "secret_answer")), \
+                (table, col)
+
+
+def test_device_id_is_never_stored(service, store, open_question):
+    poll, q = open_question()
+    device = "DEVICE-COOKIE-7f3a9c"
+    submit(service, poll, q, device=device)
+    for table in ("polls", "questions", "rounds", "reports"):
+        for row in raw_rows(store, table):
+            assert all(device not in str(v) for v in row.values()), table
+
+
+def test_schema_version_is_recorded_and_data_survive_reopening(db_url):
+    s1 = Store(db_url)
+    assert s1.schema_version() == SCHEMA_VERSION
+    poll = PollService(s1).create_poll("keep me")
+    s1.close()
+    s2 = Store(db_url)
+    try:
+        assert s2.schema_version() == SCHEMA_VERSION
+        assert PollService(s2).poll(poll.id).title == "keep me"
+    finally:
+        s2.close()
+
+
+def test_migration_hook_upgrades_an_existing_database_without_losing_it(db_url):
+    s1 = Store(db_url)
+    poll = PollService(s1).create_poll("before the upgrade")
+    s1.close()
+
+    def v1_to_v2(conn):
+        conn.execute(sa.text("CREATE TABLE migration_probe (note VARCHAR(20))"))
+        conn.execute(sa.text("INSERT INTO migration_probe (note) VALUES ('migrated')"))
+
+    s2 = Store(db_url, migrations={1: v1_to_v2}, target_version=2)
+    try:
+        assert s2.schema_version() == 2
+        assert PollService(s2).poll(poll.id).title == "before the upgrade"
+        assert raw_rows(s2, "migration_probe") == [{"note": "migrated"}]
+    finally:
+        s2.close()
+    # Code older than the database refuses it instead of guessing.
+    with pytest.raises(StoreUnavailable, match="newer than this app"):
+        Store(db_url)
+
+
+def test_missing_migration_leaves_the_database_unchanged(db_url):
+    Store(db_url).close()
+    with pytest.raises(StoreUnavailable, match="no migration from schema version 1"):
+        Store(db_url, migrations={}, target_version=2)
+    s = Store(db_url)
+    try:
+        assert s.schema_version() == 1
+    finally:
+        s.close()
+
+
+def test_dedup_tokens_differ_across_rounds_and_questions(service, store, open_question):
+    poll, q = open_question()
+    q2 = service.open_question(service.add_question(poll.id, "Tea or coffee?",
+                                                    options=("Tea", "Coffee"),
+                                                    design_params=DIE).id)
+    submit(service, poll, q2, device="same-device", sid="sub-q2-r1")
+    service.open_question(q.id)
+    submit(service, poll, q, device="same-device", sid="sub-q1-r1")
+    service.new_round(q.id, open_now=True)
+    q = service.question(q.id)
+    submit(service, poll, q, device="same-device", sid="sub-q1-r2")
+    tokens = [r["dedup_token"] for r in raw_rows(store, "reports")]
+    assert len(tokens) == 3 and len(set(tokens)) == 3
+    salts = [r["salt"] for r in raw_rows(store, "rounds")]
+    assert len(set(salts)) == len(salts) == 3
+
+
+def test_round_objects_do_not_expose_the_salt(service, open_question):
+    _, q = open_question()
+    r = service.rounds(q.id)[0]
+    assert not hasattr(r, "salt")
+    assert "salt" not in repr(r)
+
+
+# -- idempotent submit -----------------------------------------------------------------------
+
+
+def test_same_submission_id_twice_stores_one_report(service, store, open_question):
+    poll, q = open_question()
+    first = submit(service, poll, q, answer=1, sid="tap-0001")
+    second = submit(service, poll, q, answer=1, sid="tap-0001")
+    assert n_reports(store) == 1
+    assert not first.already_answered and second.already_answered
+    assert (second.answer, second.created_at, second.answer_label) == \
+        (first.answer, first.created_at, first.answer_label)
+
+
+def test_same_device_twice_returns_the_first_receipt(service, store, open_question):
+    poll, q = open_question()
+    first = submit(service, poll, q, answer=1, device="phone", sid="tab-1-aaaa")
+    second = submit(service, poll, q, answer=0, device="phone", sid="tab-2-bbbb")
+    assert n_reports(store) == 1
+    assert second.already_answered and second.answer == "1" == first.answer
+    assert second.answer_label == "Vanilla"
+    assert second.created_at == first.created_at
+    assert service.receipt_for(q.id, "phone") == second
+    assert service.receipt_for(q.id, "other-phone") is None
+
+
+def test_two_tabs_racing_store_one_report(service, store, open_question):
+    poll, q = open_question()
+    for attempt in range(10):
+        barrier = threading.Barrier(4)
+        results, errors = [], []
+
+        def tab(i):
+            barrier.wait()
+            try:
+                results.append(submit(service, poll, q, answer=i % 2,
+                                      device=f"racer-{attempt}", sid=f"race-{attempt}-{i}"))
+            except Exception as exc:  # noqa: BLE001 - collected and asserted below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=tab, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors
+        assert sum(not r.already_answered for r in results) == 1
+        assert len({r.answer for r in results}) == 1
+    assert n_reports(store) == 10
+
+
+def test_already_answered_is_returned_even_after_closing(service, open_question):
+    poll, q = open_question()
+    first = submit(service, poll, q, device="late")
+    service.close_question(q.id)
+    again = submit(service, poll, q, device="late", sid="another-sid-1")
+    assert again.already_answered and again.answer == first.answer
+    with pytest.raises(QuestionClosed):
+        submit(service, poll, q, device="never-answered")
+
+
+def test_submission_id_reused_for_another_question_is_refused(service, store, open_question):
+    poll, q = open_question()
+    submit(service, poll, q, device="a", sid="reused-id-1")
+    q2 = service.open_question(service.add_question(poll.id, "Cats or dogs?",
+                                                    options=("Cats", "Dogs"),
+                                                    design_params=DIE).id)
+    with pytest.raises(BadReport, match="submission id was already used"):
+        submit(service, poll, q2, device="a", sid="reused-id-1")
+    assert n_reports(store) == 1
+
+
+def test_a_new_round_accepts_the_same_device_again(service, store, open_question):
+    poll, q = open_question()
+    submit(service, poll, q, device="d")
+    service.new_round(q.id, open_now=True)
+    q = service.question(q.id)
+    r = submit(service, poll, q, device="d", sid="round-two-sid")
+    assert not r.already_answered and r.round_number == 2
+    assert n_reports(store) == 2
+
+
+# -- server-side rules -----------------------------------------------------------------------
+
+
+def test_draft_question_is_refused(service, store):
+    poll = service.create_poll()
+    q = service.add_question(poll.id, "Draft?", design_params=DIE)
+    assert q.state == "draft"
+    with pytest.raises(QuestionClosed, match="voting is closed for this question"):
+        submit(service, poll, q)
+    assert n_reports(store) == 0
+
+
+def test_closed_question_is_refused(service, store, open_question):
+    poll, q = open_question()
+    service.close_question(q.id)
+    with pytest.raises(QuestionClosed, match="voting is closed"):
+        submit(service, poll, q)
+    assert n_reports(store) == 0
+
+
+def test_unknown_join_code_is_refused(service, store, open_question):
+    poll, q = open_question()
+    code = next(c * 6 for c in JOIN_CODE_ALPHABET if c * 6 != poll.join_code)
+    with pytest.raises(UnknownPoll, match=code):
+        service.submit_report(code, q.id, answer=1, design_params=q.design_params,
+                              submission_id="sub-unknown-1", device_id="d")
+    with pytest.raises(BadInput, match="join code"):
+        service.submit_report("NOPE!!", q.id, answer=1, design_params=q.design_params,
+                              submission_id="sub-unknown-2", device_id="d")
+    assert n_reports(store) == 0
+
+
+def test_question_of_another_poll_is_refused(service, store, open_question):
+    poll_a, _ = open_question()
+    _, q_b = open_question()
+    with pytest.raises(UnknownQuestion, match=f"question {q_b.id} is not part of poll"):
+        submit(service, poll_a, q_b)
+    with pytest.raises(UnknownQuestion):
+        service.submit_report(poll_a.join_code, 999_999, answer=1, design_params=DIE,
+                              submission_id="sub-missing", device_id="d")
+    assert n_reports(store) == 0
+
+
+@pytest.mark.parametrize("answer", [2, -1, "yes", None, 1.5, "", [1], "01"])
+def test_binary_answer_outside_the_options_is_refused(service, store, open_question, answer):
+    poll, q = open_question()
+    with pytest.raises(BadReport, match=r"answer must be 0 \(Chocolate\) or 1 \(Vanilla\)"):
+        submit(service, poll, q, answer=answer, sid="bad-answer-1")
+    assert n_reports(store) == 0
+
+
+def test_categorical_answers_outside_the_encoding_are_refused(service, store, open_question):
+    poll, q = open_question(options=("Red", "Green", "Blue"), kind="categorical",
+                            design_params=GRR3)
+    for bad in (3, -1, "x", "010"):
+        with pytest.raises(BadReport, match="answer must be"):
+            submit(service, poll, q, answer=bad, sid="grr-bad-1")
+    poll2, ue = open_question(options=("Red", "Green", "Blue"), kind="categorical",
+                              design_params=UE3)
+    for bad in ("01", "0102", 2, [0, 1], "abc"):
+        with pytest.raises(BadReport, match="3 bits"):
+            submit(service, poll2, ue, answer=bad, sid="ue-bad-1")
+    assert n_reports(store) == 0
+    assert submit(service, poll2, ue, answer=[1, 0, 1], sid="ue-good-1").answer_label == \
+        "Red, Blue"
+
+
+def test_design_params_differing_from_the_round_are_refused(service, store, open_question):
+    poll, q = open_question()
+    with pytest.raises(BadReport, match=r"truthful is 1, this round uses 3"):
+        submit(service, poll, q, params={"design": "die", "faces": 4, "truthful": 1})
+    with pytest.raises(BadReport, match=r"design is 'epsilon', this round uses 'die'"):
+        submit(service, poll, q, params=EPS1)
+    with pytest.raises(BadReport, match="not valid"):
+        submit(service, poll, q, params={"faces": 4})
+    with pytest.raises(BadReport, match="not valid"):
+        submit(service, poll, q, params="die")
+    assert n_reports(store) == 0
+    # Equal parameters written differently are the same design.
+    submit(service, poll, q, params={"truthful": 3.0, "faces": 4, "design": "die"})
+    assert n_reports(store) == 1
+
+
+@pytest.mark.parametrize("field, value", [
+    ("submission_id", "short"), ("submission_id", "has space in it"), ("submission_id", None),
+    ("device_id", ""), ("device_id", None), ("device_id", "x" * 300)])
+def test_bad_ids_are_refused(service, store, open_question, field, value):
+    poll, q = open_question()
+    kw = {"submission_id": "good-sub-id-1", "device_id": "good-device"} | {field: value}
+    with pytest.raises(BadReport):
+        service.submit_report(poll.join_code, q.id, answer=1, design_params=q.design_params,
+                              **kw)
+    assert n_reports(store) == 0
+
+
+# -- bad input -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "must not be empty"), ("   \n ", "must not be empty"),
+    ("x" * 301, "limit is 300"), ("bell\x07", "control character"),
+    ("nul\x00byte", "control character")])
+def test_question_text_limits(service, store, text, message):
+    poll = service.create_poll()
+    with pytest.raises(BadInput, match=message):
+        service.add_question(poll.id, text, design_params=DIE)
+    assert service.questions(poll.id) == []
+
+
+def test_question_text_at_the_limit_is_kept_stripped(service):
+    poll = service.create_poll()
+    q = service.add_question(poll.id, "  " + "y" * 300 + "\n", design_params=DIE)
+    assert q.text == "y" * 300
+    multi = service.add_question(poll.id, "line one\nline two", design_params=DIE)
+    assert service.question(multi.id).text == "line one\nline two"
+
+
+@pytest.mark.parametrize("options, kind, message", [
+    (("Only",), "binary", "exactly 2 options"),
+    (("A", "B", "C"), "binary", "exactly 2 options"),
+    (tuple(f"o{i}" for i in range(21)), "categorical", "2 to 20 options"),
+    (("Same", "same"), "binary", "labels must differ"),
+    (("", "B"), "binary", "option 1 must not be empty"),
+    (("A", "b" * 61), "binary", "limit is 60"),
+    ("AB", "binary", "list of labels")])
+def test_option_limits(service, options, kind, message):
+    poll = service.create_poll()
+    params = DIE if kind == "binary" else {"design": "grr", "d": len(options), "epsilon": 1.0}
+    with pytest.raises(BadInput, match=message):
+        service.add_question(poll.id, "Q?", options=options, design_params=params, kind=kind)
+
+
+@pytest.mark.parametrize("params, kind, options, message", [
+    ({"design": "die", "faces": 4, "truthful": 2}, "binary", ("N", "Y"), "half of faces"),
+    ({"design": "gamma", "gamma": 0.0}, "binary", ("N", "Y"), "carries no information"),
+    ({"design": "nope"}, "binary", ("N", "Y"), "unknown binary design"),
+    ({"design": "grr", "d": 4, "epsilon": 1.0}, "categorical", ("A", "B", "C"), "d = 4"),
+    ({"design": "olh", "d": 3, "epsilon": 1.0}, "categorical", ("A", "B", "C"), "grr"),
+    (DIE, "numeric", ("N", "Y"), "kind must be")])
+def test_bad_designs_are_refused_when_adding(service, params, kind, options, message):
+    poll = service.create_poll()
+    with pytest.raises(BadInput, match=message):
+        service.add_question(poll.id, "Q?", options=options, design_params=params, kind=kind)
+
+
+SQL_TEXTS = ["Robert'); DROP TABLE reports;--", "100% of _students_ \\ say \"yes\"",
+             "' OR '1'='1", "🍦 vanille; -- crème", "$1 :name ? %(x)s {0}"]
+
+
+def test_sql_metacharacters_are_stored_verbatim(service, store, open_question):
+    poll = service.create_poll(SQL_TEXTS[0])
+    q = service.add_question(poll.id, SQL_TEXTS[1], options=(SQL_TEXTS[2], SQL_TEXTS[3]),
+                             design_params=DIE)
+    cat = service.add_question(poll.id, SQL_TEXTS[4], options=tuple(SQL_TEXTS[:3]),
+                               kind="categorical", design_params=GRR3)
+    assert service.poll(poll.id).title == SQL_TEXTS[0]
+    assert service.question(q.id).text == SQL_TEXTS[1]
+    assert service.question(q.id).options == (SQL_TEXTS[2], SQL_TEXTS[3])
+    assert service.question(cat.id).text == SQL_TEXTS[4]
+    assert service.question(cat.id).options == tuple(SQL_TEXTS[:3])
+    # Still intact: the tables the texts try to drop.
+    service.open_question(q.id)
+    assert submit(service, poll, service.question(q.id), answer=0).answer_label == SQL_TEXTS[2]
+    assert store.columns("reports") == REPORT_COLUMNS
+
+
+def test_typed_join_codes_resolve_or_fail_cleanly(service):
+    poll = service.create_poll()
+    code = poll.join_code
+    assert set(code) <= set(JOIN_CODE_ALPHABET) and len(code) == 6
+    for typed in (code.lower(), f"  {code}  ", f"{code[:3]}-{code[3:]}", f"{code[:3]} {code[3:]}",
+                  f"\t{code.lower()}\n", f"{code[:2]}–{code[2:]}"):
+        assert service.poll_by_code(typed) == poll
+    for typed, message in (("", "enter the join code"), ("   ", "enter the join code"),
+                           ("AB0CD2", "'0'"), ("ILO234", "'I' 'L' 'O'"),
+                           ("ABC23", "has 5 characters"), ("ABCD2345", "has 8 characters"),
+                           ("AB;C23", "';'"), ("ÄBC234", "'Ä'")):
+        with pytest.raises(BadInput, match=message):
+            service.poll_by_code(typed)
+    with pytest.raises(BadInput):
+        service.poll_by_code(None)  # type: ignore[arg-type]
+    unknown = "ZZZZZZ" if code != "ZZZZZZ" else "222222"
+    with pytest.raises(UnknownPoll, match=unknown):
+        service.poll_by_code(unknown.lower())
+
+
+def test_join_codes_are_distinct(service):
+    codes = {service.create_poll().join_code for _ in range(50)}
+    assert len(codes) == 50
+
+
+# -- lifecycle -------------------------------------------------------------------------------
+
+
+def test_current_question_follows_open_and_close(service):
+    poll = service.create_poll()
+    a = service.add_question(poll.id, "A?", design_params=DIE)
+    b = service.add_question(poll.id, "B?", design_params=DIE)
+    assert [q.position for q in service.questions(poll.id)] == [1, 2]
+    assert service.current_question(poll.id) is None
+    service.open_question(a.id)
+    assert service.current_question(poll.id).id == a.id
+    service.open_question(b.id)  # closes a
+    assert service.question(a.id).state == "closed"
+    assert service.current_question(poll.id).id == b.id
+    service.close_question(b.id)
+    assert service.current_question(poll.id).id == b.id
+    revealed = service.set_revealed(a.id, True)
+    assert revealed.revealed
+    assert service.current_question(poll.id).id == a.id
+
+
+def test_new_round_keeps_history_and_changes_design(service, open_question):
+    poll, q = open_question()
+    r2 = service.new_round(q.id, EPS1)
+    assert r2.number == 2 and r2.design_params == EPS1
+    q = service.question(q.id)
+    assert q.state == "draft" and q.round_number == 2 and q.design_params == EPS1
+    rounds = service.rounds(q.id)
+    assert [r.number for r in rounds] == [1, 2]
+    assert rounds[0].design_params == DIE
+    assert rounds[0].epsilon == pytest.approx(math.log(3))
+
+
+def test_unknown_ids_raise_not_found(service):
+    with pytest.raises(UnknownPoll):
+        service.poll(424242)
+    with pytest.raises(UnknownPoll):
+        service.questions(424242)
+    with pytest.raises(UnknownPoll):
+        service.add_question(424242, "Q?", design_params=DIE)
+    with pytest.raises(UnknownQuestion):
+        service.question(424242)
+    with pytest.raises(UnknownQuestion):
+        service.open_question(424242)
+    with pytest.raises(UnknownQuestion):
+        service.estimate(424242)
+
+
+def test_delete_poll_removes_everything(service, store, open_question):
+    poll, q = open_question()
+    submit(service, poll, q)
+    assert service.delete_poll(poll.id)
+    assert not service.delete_poll(poll.id)
+    assert n_reports(store) == 0 and raw_rows(store, "rounds") == []
+    with pytest.raises(UnknownPoll):
+        service.poll_by_code(poll.join_code)
+
+
+def test_list_polls_newest_first(service):
+    a = service.create_poll("first")
+    b = service.create_poll("second", rehearsal=True)
+    listed = service.list_polls()
+    assert [p.id for p in listed][:2] == [b.id, a.id]
+    assert listed[0].rehearsal and not listed[1].rehearsal
+
+
+# -- estimates -------------------------------------------------------------------------------
+
+
+def test_estimate_with_no_reports_is_a_state_not_nan(service, open_question):
+    _, q = open_question()
+    est = service.estimate(q.id)
+    assert est.empty and est.n == 0 and est.counts == (0, 0)
+    assert est.binary.mu_hat is None and est.binary.sd_worst is None
+    assert est.epsilon == pytest.approx(math.log(3))
+    assert no_nan(est)
+    _, cat = open_question(options=("A", "B", "C"), kind="categorical", design_params=UE3)
+    cest = service.estimate(cat.id)
+    assert cest.empty and cest.categorical.raw is None and cest.counts == (0, 0, 0)
+    assert cest.categorical.shares() is None
+    assert no_nan(cest)
+
+
+def test_binary_estimate_is_ldp_core_on_the_counts(service, open_question):
+    poll, q = open_question()
+    answers = [1] * 30 + [0] * 10
+    for i, a in enumerate(answers):
+        submit(service, poll, q, answer=a, device=f"student-{i}")
+    est = service.estimate(q.id)
+    ref = ldp_core.BinaryCounts.single(ldp_core.DieRR(4, 3), yes=30, n=40).summary()
+    assert est.binary == ref
+    assert est.counts == (10, 30) and est.n == 40
+    assert est.binary.mu_hat == pytest.approx(2 * 30 / 40 - 0.5)  # the class exercise formula
+    assert est.binary.sd_worst == pytest.approx(math.sqrt(3 / (4 * 40)))
+
+
+def test_mixed_designs_within_a_round_use_each_reports_own_design(service, store,
+                                                                  open_question):
+    poll, q = open_question()
+    for i, a in enumerate([1, 1, 1, 0, 1, 0]):
+        submit(service, poll, q, answer=a, device=f"early-{i}")
+    stale = q
+    q = service.set_design(q.id, EPS1)
+    assert q.round_number == 1 and q.design_params == EPS1
+    with pytest.raises(BadReport, match="differ from this round's design"):
+        submit(service, poll, stale, answer=1, device="late-stale")
+    for i, a in enumerate([0, 0, 1, 0]):
+        submit(service, poll, q, answer=a, device=f"late-{i}")
+    est = service.estimate(q.id)
+    ref = ldp_core.BinaryCounts(((ldp_core.DieRR(4, 3), 6, 4),
+                                 (ldp_core.EpsilonRR(1.0), 4, 1)))
+    assert est.n == 10 and len(est.binary_counts.groups) == 2
+    assert est.binary.mu_hat == pytest.approx(ref.unbiased())
+    assert est.binary.mle == pytest.approx(ref.mle())
+    assert est.epsilon == pytest.approx(max(math.log(3), 1.0))
+    assert est.binary_counts.sd_at(0.5) == pytest.approx(ref.sd_at(0.5))
+
+
+def test_history_has_one_estimate_per_round(service, open_question):
+    poll, q = open_question()
+    for i in range(5):
+        submit(service, poll, q, answer=1, device=f"s{i}")
+    service.new_round(q.id, EPS1, open_now=True)
+    q = service.question(q.id)
+    for i in range(3):
+        submit(service, poll, q, answer=0, device=f"s{i}")
+    est = service.estimate(q.id)
+    assert est.round_number == 2 and est.rounds == (1, 2)
+    assert [(n, h.n) for n, h in est.history] == [(1, 5), (2, 3)]
+    assert est.n == 3 and est.epsilon == pytest.approx(1.0)
+    first = service.estimate(q.id, round_number=1)
+    assert first.n == 5 and first.counts == (0, 5)
+    with pytest.raises(BadInput, match="round 7 does not exist"):
+        service.estimate(q.id, round_number=7)
+
+
+def _categorical_reference(oracle, support, n):
+    raw = oracle.estimate_counts(support, n)
+    return raw, ldp_core.norm_sub(raw, n)
+
+
+@pytest.mark.parametrize("params", [GRR3, UE3], ids=["grr", "ue"])
+def test_categorical_estimate_is_ldp_core_on_support_counts(service, open_question, params):
+    poll, q = open_question(options=("Red", "Green", "Blue"), kind="categorical",
+                            design_params=params)
+    oracle = ldp_core.categorical_oracle_from_params(params)
+    rng = np.random.default_rng(7)
+    reports = oracle.perturb(rng.integers(0, 3, size=60), rng)
+    for i, rep in enumerate(reports):
+        answer = "".join(map(str, rep)) if params["design"] == "ue" else int(rep)
+        submit(service, poll, q, answer=answer, device=f"c{i}")
+    support = oracle.support_counts(reports)
+    raw, ns = _categorical_reference(oracle, support, 60)
+    est = service.estimate(q.id)
+    cat = est.categorical
+    assert est.counts == tuple(support) == cat.support_counts
+    np.testing.assert_allclose(cat.raw, raw)
+    np.testing.assert_allclose(cat.norm_sub, ns)
+    np.testing.assert_allclose(cat.clipped, ldp_core.clip_counts(raw))
+    np.testing.assert_allclose(
+        np.square(cat.sd), oracle.count_variance(60, np.asarray(ns) / 60))
+    assert sum(cat.shares()) == pytest.approx(1.0)
+
+
+# -- simulation ------------------------------------------------------------------------------
+
+
+def test_simulated_reports_are_validated_counted_and_cleared(service, store, open_question):
+    poll, q = open_question()
+    submit(service, poll, q, answer=1, device="real-student")
+    assert service.add_simulated_reports(q.id, 300, 0.8, seed=3) == 300
+    est = service.estimate(q.id)
+    assert est.n == 301 and est.n_simulated == 300
+    assert 0.6 < est.binary.mu_hat < 1.0
+    assert service.estimate(q.id, include_simulated=False).n == 1
+    assert service.clear_simulated(q.id) == 300
+    assert n_reports(store) == 1
+    assert service.receipt_for(q.id, "real-student") is not None
+    service.close_question(q.id)
+    with pytest.raises(QuestionClosed):
+        service.add_simulated_reports(q.id, 5, 0.5)
+    with pytest.raises(BadInput):
+        service.open_question(q.id) and service.add_simulated_reports(q.id, 5, 1.5)
+
+
+def test_simulated_categorical_reports(service, open_question):
+    _, q = open_question(options=("A", "B", "C"), kind="categorical", design_params=UE3)
+    assert service.add_simulated_reports(q.id, 500, [0.6, 0.3, 0.1], seed=11) == 500
+    cat = service.estimate(q.id).categorical
+    assert cat.n == 500 and cat.norm_sub[0] > cat.norm_sub[2]
+    with pytest.raises(BadInput, match="3 non-negative shares"):
+        service.add_simulated_reports(q.id, 5, [0.5, 0.5])
+
+
+# -- privacy accounting ----------------------------------------------------------------------
+
+
+def test_spent_epsilon_composes_this_devices_reports_only(service, open_question):
+    poll, q1 = open_question()
+    q2 = service.add_question(poll.id, "Second?", design_params=EPS1)
+    submit(service, poll, q1, device="me")
+    submit(service, poll, q1, device="someone-else")
+    service.open_question(q2.id)
+    submit(service, poll, service.question(q2.id), device="me")
+    service.new_round(q2.id, {"design": "epsilon", "epsilon": 0.5}, open_now=True)
+    submit(service, poll, service.question(q2.id), device="me")
+    assert service.spent_epsilon(poll.id, "me") == pytest.approx(math.log(3) + 1.0 + 0.5)
+    assert service.spent_epsilon(poll.id, "someone-else") == pytest.approx(math.log(3))
+    assert service.spent_epsilon(poll.id, "nobody") == 0.0
+    with pytest.raises(UnknownPoll):
+        service.spent_epsilon(424242, "me")
+
+
+# -- export and replay -----------------------------------------------------------------------
+
+
+def test_export_has_no_tokens_or_submission_ids(service, store, open_question):
+    poll, q = open_question()
+    submit(service, poll, q, answer=1, device="d1", sid="secret-sub-id-1")
+    submit(service, poll, q, answer=0, device="d2", sid="secret-sub-id-2")
+    service.add_simulated_reports(q.id, 10, 0.5, seed=1)
+    text = service.export_csv(q.id)
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert tuple(rows[0].keys()) == ("round", "answer", "answer_label", "design_params",
+                                     "created_at")
+    assert len(rows) == 2
+    assert [(r["answer"], r["answer_label"]) for r in rows] == [("1", "Vanilla"),
+                                                               ("0", "Chocolate")]
+    assert json.loads(rows[0]["design_params"]) == DIE
+    for row in raw_rows(store, "reports"):
+        assert row["dedup_token"] not in text and row["submission_id"] not in text
+    assert "d1" not in text
+    assert len(list(csv.DictReader(io.StringIO(
+        service.export_csv(q.id, include_simulated=True))))) == 12
+
+
+def test_import_round_trips_binary_rounds_with_mixed_designs(service, open_question):
+    poll, q = open_question()
+    for i, a in enumerate([1, 1, 0, 1]):
+        submit(service, poll, q, answer=a, device=f"a{i}")
+    q = service.set_design(q.id, EPS1)
+    for i, a in enumerate([0, 1, 0]):
+        submit(service, poll, q, answer=a, device=f"b{i}")
+    service.new_round(q.id, {"design": "warner", "p": 0.8}, open_now=True)
+    q = service.question(q.id)
+    for i, a in enumerate([1, 0, 0, 0, 1]):
+        submit(service, poll, q, answer=a, device=f"c{i}")
+    replay = service.import_csv(service.export_csv(q.id))
+    live = service.estimate(q.id)
+    assert replay.question_id is None and replay.options == ("Chocolate", "Vanilla")
+    assert replay.rounds == live.rounds == (1, 2)
+    assert replay.binary == live.binary
+    assert replay.history == live.history
+    assert service.import_csv(service.export_csv(q.id), round_number=1).binary == \
+        service.estimate(q.id, round_number=1).binary
+
+
+def test_import_round_trips_categorical(service, open_question):
+    poll, q = open_question(options=("A", "B", "C"), kind="categorical", design_params=UE3)
+    service.add_simulated_reports(q.id, 40, [0.2, 0.5, 0.3], seed=5)
+    replay = service.import_csv(service.export_csv(q.id, include_simulated=True))
+    live = service.estimate(q.id)
+    assert replay.kind == "categorical" and replay.counts == live.counts
+    assert replay.categorical == live.categorical
