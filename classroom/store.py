@@ -145,11 +145,17 @@ reports = sa.Table(
 # -- engine -------------------------------------------------------------------------------
 
 
-def _sqlite_on_connect(dbapi_conn, _record) -> None:
+def _sqlite_pragmas(busy_timeout_s: float) -> Callable:
+    def on_connect(dbapi_conn, _record) -> None:
+        _sqlite_on_connect(dbapi_conn, busy_timeout_s)
+    return on_connect
+
+
+def _sqlite_on_connect(dbapi_conn, busy_timeout_s: float) -> None:
     dbapi_conn.isolation_level = None  # we issue BEGIN ourselves (see _sqlite_on_begin)
     cur = dbapi_conn.cursor()
     try:
-        cur.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_S * 1000}")
+        cur.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
         cur.execute("PRAGMA journal_mode = WAL")
         cur.execute("PRAGMA synchronous = NORMAL")
         cur.execute("PRAGMA foreign_keys = ON")
@@ -162,15 +168,18 @@ def _sqlite_on_begin(conn: Connection) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
-def make_engine(url: str) -> Engine:
-    """Create the engine for a configured URL (no connection is made yet)."""
+def make_engine(url: str, *, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S) -> Engine:
+    """Create the engine for a configured URL (no connection is made yet).
+
+    ``busy_timeout_s``: how long a SQLite writer waits for the write lock.
+    """
     url = config.normalize_url(url)
     backend = make_url(url).get_backend_name()
     if backend == "sqlite":
         engine = sa.create_engine(
             url, pool_size=10, max_overflow=30, pool_timeout=30,
-            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S, "check_same_thread": False})
-        event.listen(engine, "connect", _sqlite_on_connect)
+            connect_args={"timeout": busy_timeout_s, "check_same_thread": False})
+        event.listen(engine, "connect", _sqlite_pragmas(busy_timeout_s))
         event.listen(engine, "begin", _sqlite_on_begin)
         return engine
     return sa.create_engine(
@@ -243,6 +252,19 @@ def _round(row, kind: str) -> Round:
                  design_json=row.design_params, opened_at=as_utc(row.opened_at), kind=kind)
 
 
+def _report_context_stmt() -> sa.Select:
+    qid = sa.bindparam("question_id", type_=sa.Integer)
+    return (sa.select(polls.c.id.label("p_id"), polls.c.join_code.label("p_code"),
+                      polls.c.title.label("p_title"), polls.c.created_at.label("p_created"),
+                      polls.c.rehearsal.label("p_rehearsal"), *_QUESTION_COLS,
+                      rounds.c.id.label("r_id"), rounds.c.salt.label("r_salt"))
+            .select_from(polls.outerjoin(
+                questions, sa.and_(questions.c.poll_id == polls.c.id, questions.c.id == qid))
+                .outerjoin(rounds, sa.and_(rounds.c.question_id == questions.c.id,
+                                           rounds.c.number == questions.c.round_count)))
+            .where(polls.c.join_code == sa.bindparam("join_code", type_=sa.String)))
+
+
 # -- the store ----------------------------------------------------------------------------
 
 
@@ -256,13 +278,20 @@ class Store:
 
     def __init__(self, url: str | None = None, *,
                  migrations: Mapping[int, Callable[[Connection], None]] = MIGRATIONS,
-                 target_version: int = SCHEMA_VERSION) -> None:
+                 target_version: int = SCHEMA_VERSION,
+                 busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S) -> None:
         raw = config.database_url() if url is None else config.normalize_url(url)
         self.url = raw
         self.masked_url = config.masked_url(raw)
-        self.engine = make_engine(raw)
+        self.engine = make_engine(raw, busy_timeout_s=busy_timeout_s)
         self.backend = self.engine.dialect.name  # "sqlite" | "postgresql"
         self._insert = sqlite_dialect.insert if self.backend == "sqlite" else pg_dialect.insert
+        # The report path's statements, built once (bound per call): building Core
+        # statements costs more CPU than running them on SQLite.
+        self._stmt_context = _report_context_stmt()
+        self._stmt_insert_report = (self._insert(reports)
+                                    .on_conflict_do_nothing()
+                                    .returning(reports.c.id))
         try:
             self._ensure_schema(migrations, target_version)
         except ClassroomError:
@@ -500,19 +529,8 @@ class Store:
                        ) -> tuple[Poll | None, Question | None, RoundSecret | None]:
         """Poll by code, the question if it belongs to it, and its current round's secret."""
         with self.transaction(write=False) as conn:
-            row = conn.execute(
-                sa.select(polls.c.id.label("p_id"), polls.c.join_code.label("p_code"),
-                          polls.c.title.label("p_title"),
-                          polls.c.created_at.label("p_created"),
-                          polls.c.rehearsal.label("p_rehearsal"),
-                          *_QUESTION_COLS, rounds.c.id.label("r_id"),
-                          rounds.c.salt.label("r_salt"))
-                .select_from(polls.outerjoin(
-                    questions, sa.and_(questions.c.poll_id == polls.c.id,
-                                       questions.c.id == question_id))
-                    .outerjoin(rounds, sa.and_(rounds.c.question_id == questions.c.id,
-                                               rounds.c.number == questions.c.round_count)))
-                .where(polls.c.join_code == join_code)).first()
+            row = conn.execute(self._stmt_context,
+                               {"join_code": join_code, "question_id": question_id}).first()
         if row is None:
             return None, None, None
         poll = Poll(id=row.p_id, join_code=row.p_code, title=row.p_title,
@@ -569,14 +587,13 @@ class Store:
                       created_at: datetime, submission_id: str, token: str,
                       simulated: bool) -> bool:
         """Insert one report; False (nothing written) when the token or id already exists."""
-        stmt = (self._insert(reports)
-                .values(round_id=round_id, answer=answer, design_params=design_json,
-                        created_at=created_at, submission_id=submission_id,
-                        dedup_token=token, simulated=simulated)
-                .on_conflict_do_nothing()
-                .returning(reports.c.id))  # rowcount is not reliable here on every driver
+        values = {"round_id": round_id, "answer": answer, "design_params": design_json,
+                  "created_at": created_at, "submission_id": submission_id,
+                  "dedup_token": token, "simulated": simulated}
         with self.transaction(write=True) as conn:
-            return conn.execute(stmt).first() is not None
+            # RETURNING, not rowcount: rowcount of ON CONFLICT DO NOTHING is not
+            # reliable on every driver.
+            return conn.execute(self._stmt_insert_report, values).first() is not None
 
     def insert_reports(self, rows: Iterable[dict]) -> int:
         """Insert many reports in one transaction (all or nothing)."""

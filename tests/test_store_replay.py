@@ -1,0 +1,58 @@
+"""CSV replay for self-study: parsing, validation messages, estimates (no database needed)."""
+
+from __future__ import annotations
+
+import pytest
+
+import ldp_core
+from classroom import BadInput
+from classroom.service import replay_from_csv
+
+HEADER = "round,answer,answer_label,design_params,created_at\n"
+DIE_JSON = '"{""design"":""die"",""faces"":4,""truthful"":3}"'
+EPS_JSON = '"{""design"":""epsilon"",""epsilon"":1.0}"'
+GRR_JSON = '"{""d"":3,""design"":""grr"",""epsilon"":1.0}"'
+
+
+def csv_of(*rows: str) -> str:
+    return HEADER + "".join(r + "\n" for r in rows)
+
+
+def test_replay_of_the_class_exercise():
+    rows = [f"1,1,Vanilla,{DIE_JSON},2025-04-07T10:00:00+00:00"] * 30 + \
+           [f"1,0,Chocolate,{DIE_JSON},2025-04-07T10:00:01+00:00"] * 10
+    est = replay_from_csv(csv_of(*rows))
+    assert est.options == ("Chocolate", "Vanilla") and est.question_id is None
+    assert est.binary == ldp_core.BinaryCounts.single(ldp_core.DieRR(4, 3), 30, 40).summary()
+
+
+def test_replay_without_optional_columns_and_with_a_bom():
+    text = "\ufeffround,answer,design_params\n" + f"1,1,{DIE_JSON}\n2,0,{EPS_JSON}\n"
+    est = replay_from_csv(text)
+    assert est.rounds == (1, 2) and est.round_number == 2 and est.counts == (1, 0)
+    assert est.options == ("No", "Yes")
+    assert replay_from_csv(text, round_number=1).counts == (0, 1)
+
+
+def test_replay_categorical():
+    est = replay_from_csv(csv_of(f"1,2,Blue,{GRR_JSON},", f"1,0,Red,{GRR_JSON},"))
+    assert est.kind == "categorical" and est.counts == (1, 0, 1)
+    assert est.options == ("Red", "option 2", "Blue")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "lacks the column"),
+    ("round,answer\n1,1\n", "lacks the column\\(s\\) design_params"),
+    (HEADER, "has no reports"),
+    (csv_of(f"0,1,x,{DIE_JSON},"), "row 2, column 'round'"),
+    (csv_of(f"1,1,x,{DIE_JSON},", f"abc,1,x,{DIE_JSON},"), "row 3, column 'round'"),
+    (csv_of("1,1,x,not json,"), "row 2, column 'design_params'"),
+    (csv_of('1,1,x,"{""design"":""die"",""faces"":4,""truthful"":2}",'), "row 2, column 'design_params'"),
+    (csv_of(f"1,2,x,{DIE_JSON},"), "row 2, column 'answer'"),
+    (csv_of(f"1,1,x,{DIE_JSON},", f"1,1,x,{GRR_JSON},"), "row 3, column 'design_params'.*categorical"),
+    (csv_of('1,1,x,"{""design"":""gamma"",""gamma"":0}",'), "carries no information"),
+    (csv_of(f"1,1,x,{DIE_JSON},,extra"), "row 2: wrong number of fields"),
+])
+def test_replay_errors_name_the_row_and_column(text, message):
+    with pytest.raises(BadInput, match=message):
+        replay_from_csv(text)
