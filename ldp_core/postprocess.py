@@ -82,21 +82,31 @@ def norm_sub(estimate: object, total: float) -> np.ndarray:
 
 
 def grr_em(reported_counts: object, p: float, q: float, *, tol: float = 1e-10,
-           max_iter: int = 10_000) -> np.ndarray:
-    """Maximum-likelihood true counts from GRR reported counts, by EM.
+           max_iter: int = 10_000, method: str = "exact") -> np.ndarray:
+    """Maximum-likelihood true counts from GRR reported counts (the fixed point of EM).
 
-    Each step: ``pi_v <- pi_v * sum_y (r_y / n) P(y|v) / (P pi)_y`` with
-    ``P(y|v) = p`` if y == v else q (iterative Bayesian update, Agrawal &
-    Aggarwal 2001; as a GRR post-processing in Wang et al. 2020). The
-    log-likelihood ``sum_y r_y ln((P pi)_y)`` never decreases; iteration stops
-    when no share moves by more than ``tol``. Returns ``n * pi``
-    (non-negative, sums to n). When the unbiased estimate has no negative
-    entry it is the MLE, and EM converges to it.
+    The likelihood of the reported counts r under true shares pi is
+    ``sum_y r_y ln(s_y)`` with ``s_y = q + (p - q) pi_y``, the chance of report y.
+    Shares pi >= 0 summing to 1 are exactly the s with ``s_y >= q`` summing to 1,
+    so the maximiser is ``s_y = max(q, r_y / lam)`` with lam chosen so that the
+    s sum to 1 (the KKT conditions; computed exactly by sorting). When the
+    unbiased estimate ``(r - n q) / (p - q)`` has no negative entry it is the MLE.
+
+    ``method="em"`` instead runs expectation maximisation, the iterative
+    Bayesian update (Agrawal & Aggarwal 2001; a GRR post-processing in Wang et
+    al. 2020): ``pi_v <- pi_v * sum_y (r_y / n) P(y|v) / s_y`` until no share
+    moves by more than ``tol`` or ``max_iter`` steps; the log-likelihood never
+    decreases, but near a zero share EM converges slowly and may stop short of
+    the maximum. ``tol`` and ``max_iter`` apply to ``method="em"`` only.
+
+    Returns ``n * pi``: non-negative, sums to n.
 
     Reports [50, 30, 20] under p = 1/2, q = 1/4 have the unbiased estimate
     [100, 20, -20]; the MLE moves the mass off the impossible negative count:
 
     >>> grr_em([50, 30, 20], p=0.5, q=0.25).round(6).tolist()
+    [87.5, 12.5, 0.0]
+    >>> grr_em([50, 30, 20], p=0.5, q=0.25, method="em").round(6).tolist()
     [87.5, 12.5, 0.0]
     """
     r = _checks.count_array("reported_counts", reported_counts).astype(float)
@@ -109,16 +119,41 @@ def grr_em(reported_counts: object, p: float, q: float, *, tol: float = 1e-10,
     if abs(p + (r.size - 1) * q - 1) > 1e-9:
         raise ValueError(f"q must be (1 - p) / (d - 1) for GRR over d = {r.size} values, "
                          f"got p = {p:g}, q = {q:g}")
+    if method not in ("exact", "em"):
+        raise ValueError(f"method must be 'exact' or 'em', got {method!r}")
+    tol = _checks.positive("tol", tol)
+    max_iter = _checks.integer("max_iter", max_iter, 1)
     n = r.sum()
     if n == 0:
         return np.zeros_like(r)
-    share = r / n
-    pi = np.full(r.size, 1.0 / r.size)
-    for _ in range(max_iter):
-        seen = q + (p - q) * pi  # P(report y) under pi
-        new = pi * (q * np.sum(share / seen) + (p - q) * share / seen)
-        if np.max(np.abs(new - pi)) < tol:
+    if method == "exact":
+        pi = _grr_mle_shares(r, p, q)
+    else:
+        share = r / n
+        pi = np.full(r.size, 1.0 / r.size)
+        for _ in range(max_iter):
+            seen = q + (p - q) * pi  # P(report y) under pi
+            new = pi * (q * np.sum(share / seen) + (p - q) * share / seen)
+            if np.max(np.abs(new - pi)) < tol:
+                pi = new
+                break
             pi = new
-            break
-        pi = new
     return n * pi / pi.sum()
+
+
+def _grr_mle_shares(r: np.ndarray, p: float, q: float) -> np.ndarray:
+    """Maximise ``sum r_y ln s_y`` over ``s_y >= q, sum s_y = 1``; return the shares pi.
+
+    With the k largest counts "free" (``s = r / lam``) and the rest at q,
+    ``lam_k = R_k / (1 - (d - k) q)``; the answer is the largest k whose k-th
+    count still has ``r / lam_k > q``.
+    """
+    d = r.size
+    order = np.argsort(-r, kind="stable")
+    top = r[order]
+    k = np.arange(1, d + 1)
+    lam = np.cumsum(top) / (1 - (d - k) * q)
+    free = top / lam > q
+    kk = int(np.flatnonzero(free)[-1]) + 1 if free.any() else d
+    s = np.maximum(q, r / lam[kk - 1])
+    return np.maximum((s - q) / (p - q), 0.0)
