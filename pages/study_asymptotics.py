@@ -140,7 +140,7 @@ def render() -> None:
               help="e^(ε/2) / ((e^ε − 1)√n), ldp_core.local_mean_sd")
     m2.metric("Central Laplace: SD of the share", fmt(sd_c, 3),
               help="√2 / (εn), ldp_core.central_mean_sd")
-    m3.metric("People the local model needs", fmt_count(need),
+    m3.metric("People the local model needs", fmt_count(need) if need >= 1 else "< 1",
               help="Solves local SD(m) = central SD(n) for m: "
                    "m = n² ε² e^ε / (2 (e^ε − 1)²), ldp_core.local_n_for_central_accuracy")
     if need > n_c:
@@ -153,7 +153,7 @@ def render() -> None:
     else:
         st.markdown(
             f"At ε = {fmt_fixed(eps, 2)} and n = {fmt_count(n_c)}, randomized response is "
-            f"not worse: about **{fmt_count(need)}** people already match the central "
+            f"not worse: {'fewer than one person' if need < 1 else f'about **{fmt_count(need)}** people'} already match the central "
             "accuracy. With a large ε almost nobody's answer is flipped, while the Laplace "
             "mechanism still adds noise of scale 1/(εn). The √n gap is a statement about "
             "small ε and large n.")

@@ -1,0 +1,227 @@
+"""Self-study: the likelihood lab.
+
+For entered or simulated counts of randomized reports: the likelihood and
+log-likelihood of the true share μ, the MLE constrained to [0, 1], the
+likelihood-ratio test of a hypothesised μ₀ and the LR interval next to the
+normal interval (CS208 'The Local Model: Foundations', likelihood-based
+correction).
+
+Layout only: every number comes from ``ldp_core``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from ldp_core import (
+    BinaryCounts,
+    BinaryDesign,
+    DieRR,
+    EpsilonRR,
+    TwoCoinRR,
+    WarnerRR,
+    binary_design_from_params,
+    chi2_1_quantile,
+    likelihood_profile,
+)
+from ui import charts
+from ui.fmt import fmt, fmt_count, fmt_fixed, fmt_interval, fmt_pct, fmt_pvalue
+
+K_DESIGN = "lik_design"
+K_WARNER = "lik_warner_p"
+K_EPS = "lik_eps"
+K_SOURCE = "lik_source"
+K_MU = "lik_mu"
+K_N_SIM = "lik_n_sim"
+K_N = "lik_n"
+K_YES = "lik_yes"
+K_MU0 = "lik_mu0"
+K_LEVEL = "lik_level"
+K_ZOOM = "lik_zoom"
+K_SEED = "lik_seed"
+
+DESIGNS = {
+    "die": "Die (class exercise)",
+    "coins": "Two coins",
+    "warner": "Warner's spinner",
+    "eps": "ε-RR",
+}
+SOURCES = {"sim": "Simulate a class", "enter": "Enter counts"}
+N_OPTIONS = [1, 2, 5, 10, 20, 40, 60, 100, 200, 500, 1000, 2000, 5000, 10_000, 100_000]
+N_MAX = 1_000_000
+LEVELS = (0.90, 0.95, 0.99)
+GRID = 401
+
+
+def _defaults() -> None:
+    ss = st.session_state
+    ss.setdefault(K_DESIGN, "die")
+    ss.setdefault(K_WARNER, 0.7)
+    ss.setdefault(K_EPS, 1.0)
+    ss.setdefault(K_SOURCE, "sim")
+    ss.setdefault(K_MU, 0.3)
+    ss.setdefault(K_N_SIM, 60)
+    ss.setdefault(K_N, 40)
+    ss.setdefault(K_YES, 25)
+    ss.setdefault(K_MU0, 0.5)
+    ss.setdefault(K_LEVEL, 0.95)
+    ss.setdefault(K_ZOOM, False)
+    ss.setdefault(K_SEED, 0)
+
+
+def _new_simulation() -> None:
+    st.session_state[K_SEED] = st.session_state.get(K_SEED, 0) + 1
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def _simulated_yes(params: tuple, n: int, v: int, seed: int) -> int:
+    design = binary_design_from_params(dict(params))
+    return int(design.simulate_yes_counts(v, n, rng=np.random.default_rng([seed, 4])))
+
+
+def _design() -> BinaryDesign | None:
+    kind = st.radio("Design", list(DESIGNS), format_func=DESIGNS.get, key=K_DESIGN,
+                    horizontal=True)
+    if kind == "die":
+        return DieRR(4, 3)
+    if kind == "coins":
+        return TwoCoinRR()
+    if kind == "warner":
+        p = st.slider("Warner's p (statement A is asked with probability p)", 0.0, 1.0,
+                      step=0.01, key=K_WARNER)
+        try:
+            return WarnerRR(p)
+        except ValueError as exc:
+            st.warning(f"{exc}. With p = ½ every answer is a coin flip: the likelihood is "
+                       "flat and there is nothing to estimate.")
+            return None
+    eps = st.slider("ε", 0.01, 10.0, step=0.01, key=K_EPS)
+    return EpsilonRR(eps)
+
+
+def _counts_input(design: BinaryDesign) -> tuple[int, int, float | None]:
+    """(n, yes, true share or None) from the simulation or the learner's entries."""
+    ss = st.session_state
+    source = st.radio("Counts", list(SOURCES), format_func=SOURCES.get, key=K_SOURCE,
+                      horizontal=True)
+    if source == "sim":
+        c1, c2 = st.columns(2)
+        mu = c1.slider("True share μ (hidden from the analyst)", 0.0, 1.0, step=0.01, key=K_MU)
+        n = int(c2.select_slider("Class size n", N_OPTIONS, key=K_N_SIM))
+        st.button("🎲 New simulation", on_click=_new_simulation)
+        v = int(np.floor(mu * n + 0.5))
+        yes = _simulated_yes(tuple(sorted(design.params().items())), n, v,
+                             int(ss[K_SEED]))
+        st.caption(f"{fmt_count(v)} of {fmt_count(n)} truly prefer vanilla; after "
+                   f"randomization **{fmt_count(yes)}** report vanilla.")
+        return n, yes, v / n
+    c1, c2 = st.columns(2)
+    n = int(c1.number_input("Reports n", 0, N_MAX, step=1, key=K_N))
+    if ss[K_YES] > n:
+        ss[K_YES] = n
+        st.info(f"'Vanilla' reports cannot exceed n: set to {fmt_count(n)}.")
+    yes = int(c2.number_input("…of which 'vanilla' V", 0, max(n, 0), step=1, key=K_YES))
+    return n, yes, None
+
+
+def render() -> None:
+    _defaults()
+    st.title("Likelihood lab")
+    st.caption("Which true shares μ make the reports we saw likely? The likelihood answers "
+               "with a whole curve: its peak is the estimate, its width the uncertainty "
+               "(CS208 'Likelihood based correction').")
+    with st.container(border=True):
+        design = _design()
+        if design is None:
+            return
+        n, yes, truth = _counts_input(design)
+        c1, c2, c3 = st.columns([2, 1, 1])
+        mu0 = c1.slider("Hypothesis μ₀ to test", 0.0, 1.0, step=0.01, key=K_MU0)
+        level = c2.select_slider("Level", LEVELS, key=K_LEVEL, format_func=fmt_pct)
+        zoom = c3.toggle("Zoom to the MLE", key=K_ZOOM)
+    if n == 0:
+        st.info("No reports yet (n = 0): the likelihood is flat, so there is no estimate. "
+                "Enter at least one report.")
+        return
+    counts = BinaryCounts.single(design, yes, n)
+    est = counts.summary(level)
+    stat, pvalue = counts.lr_test(mu0)
+    crit = chi2_1_quantile(level)
+
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("Reports 'vanilla'", f"{fmt_count(yes)} / {fmt_count(n)}",
+              help=f"reported share {fmt_fixed(est.reported_share, 3)}")
+    m2.metric("Unbiased μ̂", fmt_fixed(est.mu_hat, 3), help="(V/n − b)/(a − b), Warner 1965")
+    m3.metric("MLE on [0, 1]", fmt_fixed(est.mle, 3),
+              help="The maximiser of the likelihood over shares that can exist")
+    m4.metric(f"LR test of μ = {fmt_fixed(mu0, 2)}", f"p = {fmt_pvalue(pvalue)}",
+              help="statistic 2(ℓ(μ̂) − ℓ(μ₀)) against χ² with 1 degree of freedom")
+    verdict = "rejects" if stat > crit else "does not reject"
+    st.markdown(
+        f"Likelihood-ratio statistic 2(ℓ(μ̂) − ℓ(μ₀)) = **{fmt(stat, 3)}** against the "
+        f"χ²₁ {fmt_pct(level, 0)} point **{fmt_fixed(crit, 3)}**: the test **{verdict}** "
+        f"μ = {fmt_fixed(mu0, 2)} at level {fmt_pct(1 - level, 0)}.")
+    if est.outside_unit_interval:
+        st.info(f"The unbiased estimate {fmt_fixed(est.mu_hat, 3)} is outside [0, 1]; the MLE "
+                f"is the nearest share that can exist, {fmt_fixed(est.mle, 3)}. The "
+                "likelihood knows that a share lies in [0, 1]; the unbiased formula does not.")
+
+    lo, hi = 0.0, 1.0
+    if zoom and est.lr_low is not None:
+        width = max(est.lr_high - est.lr_low, 0.01)
+        lo, hi = max(0.0, est.lr_low - width), min(1.0, est.lr_high + width)
+    grid = np.linspace(lo, hi, GRID)
+    prof = likelihood_profile(counts, grid, level)
+    interval = (est.lr_low, est.lr_high)
+    label = f"{fmt_pct(level, 0)} LR interval"
+    left, right = st.columns(2)
+    with left:
+        charts.show(charts.loglik_curve(
+            grid, prof.relative_likelihood, y_title="likelihood L(μ) / L(MLE)", mle=est.mle,
+            interval=interval, interval_label=label, title="Likelihood",
+            subtitle=f"L(μ) = Π λ^y (1−λ)^(1−y), λ = b + (a−b)μ; shaded: {label}"))
+    with right:
+        charts.show(charts.loglik_curve(
+            grid, prof.log_likelihood, mle=est.mle, interval=interval, interval_label=label,
+            cutoff=prof.cutoff, cutoff_label=f"ℓ(MLE) − {fmt_fixed(crit, 2)}/2", mu0=mu0,
+            title="Log-likelihood and the LR test",
+            subtitle="inside the interval: μ the LR test does not reject"))
+    impossible = ~np.isfinite(prof.log_likelihood)
+    if impossible.any():
+        st.caption(f"At {fmt_count(impossible.sum())} of the {GRID} grid points the reports are "
+                   "impossible (ℓ = −∞, likelihood 0): e.g. a 'vanilla' report when nobody "
+                   "prefers vanilla and the design never lies. Those points are not drawn "
+                   "on the log scale.")
+
+    st.subheader("Two intervals for μ")
+    rows, mids, lows, highs, colours = [], [], [], [], []
+    if est.ci_low is not None:
+        rows.append("normal: μ̂ ± z·SD")
+        mids.append(est.mu_hat)
+        lows.append(est.ci_low)
+        highs.append(est.ci_high)
+        colours.append(charts.LOCAL)
+    if est.lr_low is not None:
+        rows.append("likelihood ratio (MLE)")
+        mids.append(est.mle)
+        lows.append(est.lr_low)
+        highs.append(est.lr_high)
+        colours.append(charts.HIGHLIGHT)
+    charts.show(charts.estimate_with_ci(
+        rows, mids, lows, highs, truth=truth, colors=colours,
+        value_title="share of vanilla lovers μ",
+        title=f"Normal interval against likelihood-ratio interval ({fmt_pct(level, 0)})",
+        subtitle="dashed: the true share (simulation only)"))
+    st.dataframe(
+        {"interval": ["normal, μ̂ ± z·SD (worst-case SD)", "likelihood ratio"],
+         "from – to": [fmt_interval(est.ci_low, est.ci_high),
+                       fmt_interval(est.lr_low, est.lr_high)],
+         "stays in [0, 1]?": ["yes" if est.ci_low is not None and 0 <= est.ci_low
+                              and est.ci_high <= 1 else "no", "yes"]},
+        hide_index=True)
+    st.markdown(
+        "The normal interval is symmetric around μ̂ and can leave [0, 1] in small classes. "
+        "The likelihood-ratio interval collects every μ that the LR test does not reject, so "
+        "it stays inside [0, 1] and bends with the likelihood near the edges. For large n the "
+        "two agree.")
