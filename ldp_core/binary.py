@@ -267,8 +267,10 @@ class EpsilonRR(BinaryDesign):
     privacy loss is ``epsilon`` (up to floating-point rounding of a and b).
     The unbiased estimate of the mean is ``((1 + e^eps) ybar - 1) / (e^eps - 1)``.
 
-    ``epsilon`` is limited to (0, MAX_EPSILON]: beyond 20 the flip
-    probability is below 2e-9 and a float channel no longer represents it.
+    ``epsilon`` is limited to [MIN_EPSILON, MAX_EPSILON] = [1e-6, 20]: beyond
+    20 the flip probability is below 2e-9, and below 1e-6 ``a - b`` is so
+    small, that a float channel no longer represents the privacy loss to
+    better than 1e-9.
 
     >>> d = EpsilonRR(math.log(3))
     >>> round(d.a, 12), round(d.b, 12)
@@ -283,13 +285,15 @@ class EpsilonRR(BinaryDesign):
 
     kind: ClassVar[str] = "epsilon"
     label: ClassVar[str] = "ε-randomized response"
-    #: Largest epsilon accepted (see the class docstring).
+    #: Smallest and largest epsilon accepted (see the class docstring).
+    MIN_EPSILON: ClassVar[float] = 1e-6
     MAX_EPSILON: ClassVar[float] = 20.0
 
     def __init__(self, epsilon: float) -> None:
         eps = _checks.positive("epsilon", epsilon)
-        if eps > self.MAX_EPSILON:
-            raise ValueError(f"epsilon must be in (0, {self.MAX_EPSILON:g}], got {epsilon!r}")
+        if not self.MIN_EPSILON <= eps <= self.MAX_EPSILON:
+            raise ValueError(f"epsilon must be in [{self.MIN_EPSILON:g}, {self.MAX_EPSILON:g}], "
+                             f"got {epsilon!r}")
         object.__setattr__(self, "epsilon_param", eps)
 
     def __repr__(self) -> str:
@@ -323,7 +327,9 @@ class GammaRR(BinaryDesign):
     (the gamma form of randomized response in the course notebook, after
     Warner 1965). ``gamma = 1/4`` is the two-coin channel (eps = ln 3);
     ``gamma = 0`` is perfectly private and carries no information (the design
-    can be built, the estimators refuse it).
+    can be built, the estimators refuse it). Like :class:`EpsilonRR`, gamma
+    stops at MAX_GAMMA, the gamma of eps = 20 (0.4999999979): closer to 1/2
+    the float channel rounds the flip probability away.
 
     >>> GammaRR(0.25).channel.tolist()
     [[0.75, 0.25], [0.25, 0.75]]
@@ -335,10 +341,15 @@ class GammaRR(BinaryDesign):
 
     kind: ClassVar[str] = "gamma"
     label: ClassVar[str] = "γ-randomized response"
+    #: Largest gamma accepted: that of eps = EpsilonRR.MAX_EPSILON (see the docstring).
+    MAX_GAMMA: ClassVar[float] = 0.5 - 1 / (1 + math.exp(20.0))
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "gamma", _checks.in_range("gamma", self.gamma, 0.0, 0.5,
-                                                           hi_open=True))
+        g = _checks.in_range("gamma", self.gamma, 0.0, 0.5, hi_open=True)
+        if g > self.MAX_GAMMA:
+            raise ValueError(f"gamma must be <= {self.MAX_GAMMA!r} (epsilon <= 20), got "
+                             f"{self.gamma!r}")
+        object.__setattr__(self, "gamma", g)
 
     def branches(self) -> dict[str, float]:
         return {"truth": 0.5 + self.gamma, "lie": 0.5 - self.gamma, "yes": 0.0, "no": 0.0}

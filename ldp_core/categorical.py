@@ -155,10 +155,15 @@ def _exp(eps: float) -> float:
     return math.exp(eps)
 
 
+#: Range of epsilon the oracles accept: below 1e-6, p - q is lost in rounding.
+MIN_EPSILON, MAX_EPSILON = 1e-6, 50.0
+
+
 def _check_eps(epsilon: object) -> float:
     eps = _checks.positive("epsilon", epsilon)
-    if eps > 50:
-        raise ValueError(f"epsilon must be <= 50, got {epsilon!r}")
+    if not MIN_EPSILON <= eps <= MAX_EPSILON:
+        raise ValueError(f"epsilon must be in [{MIN_EPSILON:g}, {MAX_EPSILON:g}], "
+                         f"got {epsilon!r}")
     return eps
 
 
@@ -383,7 +388,7 @@ class OLH(FrequencyOracle):
     collision probability differs from 1/g by less than 1/P (about 5e-10),
     which moves an estimated count by less than ``n / (P (p - q))``.
     The default ``g = round(e^eps) + 1`` minimises the variance,
-    ``~ 4 e^eps / (e^eps - 1)^2`` per report.
+    ``~ 4 e^eps / (e^eps - 1)^2`` per report (capped at P for eps > 21.5).
 
     >>> OLH(14, 1.0)
     OLH(d=14, epsilon=1.0, g=4)
@@ -403,7 +408,10 @@ class OLH(FrequencyOracle):
         object.__setattr__(self, "d", _checks.integer("d", d, 2, 10_000))
         eps = _check_eps(epsilon)
         object.__setattr__(self, "epsilon_param", eps)
-        g = max(2, round(_exp(eps)) + 1) if g is None else _checks.integer("g", g, 2, _PRIME)
+        if g is None:  # Wang et al.'s optimum, within the hash family's range
+            g = min(max(2, round(_exp(eps)) + 1), _PRIME)
+        else:
+            g = _checks.integer("g", g, 2, _PRIME)
         object.__setattr__(self, "g", g)
 
     @property
