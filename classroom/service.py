@@ -464,9 +464,11 @@ class PollService:
     def estimate(self, question_id: int, round_number: int | None = None, *,
                  include_simulated: bool = True, level: float = 0.95) -> QuestionEstimate:
         """The estimate for one round (default: the current one) with the per-round history."""
-        q = self.question(question_id)
-        rounds = self._store.rounds(q.id, q.kind)
-        groups = self._store.grouped_counts(q.id, include_simulated=include_simulated)
+        qid = _id("question id", question_id)
+        found = self._store.estimate_inputs(qid, include_simulated=include_simulated)
+        if found is None:
+            raise UnknownQuestion(f"no question with id {qid}")
+        q, rounds, groups = found
         return estimate_from_groups(
             question_id=q.id, kind=q.kind, options=q.options, groups=groups,
             round_designs={r.number: r.design_json for r in rounds},

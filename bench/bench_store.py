@@ -1,0 +1,280 @@
+"""Benchmark of the classroom store: submit throughput and the dashboard's aggregate query.
+
+    python bench/bench_store.py
+
+* submit throughput: 16 writer threads (Streamlit runs every session as a
+  thread of one process) each submitting through ``PollService.submit_report``
+  with its own device ids, on SQLite (a temp file) and PostgreSQL;
+* ``PollService.estimate`` at 10,000 reports (median of repeated calls): the
+  grouped query plus the ldp_core estimate the dashboard draws.
+
+PostgreSQL runs when ``LDP_TEST_POSTGRES_URL`` (default
+``postgresql+psycopg://postgres@127.0.0.1:5432/test``) answers; the benchmark
+works in a throw-away schema and drops it. Results go to stdout and to the
+``bench_store`` section of docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import platform
+import secrets
+import sqlite3
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import sqlalchemy as sa  # noqa: E402
+from sqlalchemy.engine import make_url  # noqa: E402
+
+from classroom import PollService, Store  # noqa: E402
+
+DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+DIE = {"design": "die", "faces": 4, "truthful": 3}
+EPS = {"design": "epsilon", "epsilon": 1.0}
+WRITERS = 16
+GOAL_SUBMIT = 500.0  # reports/s on SQLite
+GOAL_ESTIMATE_MS = 20.0  # at 10,000 reports
+BENCH_DOC = ROOT / "docs" / "benchmarks.md"
+START, END = "<!-- bench_store:start -->", "<!-- bench_store:end -->"
+
+
+# -- databases ----------------------------------------------------------------------------------
+
+
+@contextmanager
+def sqlite_db():
+    with tempfile.TemporaryDirectory(prefix="bench-store-") as d:
+        yield f"sqlite:///{Path(d) / 'classroom.db'}"
+
+
+def pg_base() -> tuple[str | None, str]:
+    raw = os.environ.get("LDP_TEST_POSTGRES_URL", "").strip() or DEFAULT_PG
+    url = make_url(raw)
+    if url.drivername in ("postgres", "postgresql"):
+        url = url.set(drivername="postgresql+psycopg")
+    engine = sa.create_engine(url, connect_args={"connect_timeout": 3}, poolclass=sa.NullPool)
+    try:
+        with engine.connect() as conn:
+            version = conn.execute(sa.text("SHOW server_version")).scalar()
+        return url.render_as_string(hide_password=False), f"PostgreSQL {version}"
+    except sa.exc.SQLAlchemyError as exc:
+        return None, f"PostgreSQL unreachable at {url.render_as_string(hide_password=True)}: " \
+                     f"{str(getattr(exc, 'orig', exc)).strip().splitlines()[0]}"
+    finally:
+        engine.dispose()
+
+
+@contextmanager
+def pg_db(base: str):
+    schema = f"bench_store_{secrets.token_hex(5)}"
+    admin = sa.create_engine(base, poolclass=sa.NullPool)
+    with admin.begin() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    try:
+        yield make_url(base).update_query_dict(
+            {"options": f"-csearch_path={schema}"}).render_as_string(hide_password=False)
+    finally:
+        with admin.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+        admin.dispose()
+
+
+# -- measurements -------------------------------------------------------------------------------
+
+
+def open_question(service: PollService, design=DIE):
+    poll = service.create_poll("bench")
+    q = service.add_question(poll.id, "Vanilla or chocolate?", options=("Chocolate", "Vanilla"),
+                             design_params=design)
+    return poll, service.open_question(q.id)
+
+
+def submit_throughput(service: PollService, reports: int) -> float:
+    """Reports per second with WRITERS threads, each its own students."""
+    poll, q = open_question(service)
+    params = q.design_params
+    barrier = threading.Barrier(WRITERS + 1)
+    errors: list[BaseException] = []
+
+    def writer(w: int) -> None:
+        barrier.wait()
+        try:
+            for i in range(w, reports, WRITERS):
+                service.submit_report(poll.join_code, q.id, answer=i % 2, design_params=params,
+                                      submission_id=f"bench-{secrets.token_hex(8)}",
+                                      device_id=f"device-{i}")
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(WRITERS)]
+    for t in threads:
+        t.start()
+    barrier.wait()
+    t0 = time.perf_counter()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - t0
+    if errors:
+        raise RuntimeError(f"{len(errors)} writer errors, first: {errors[0]!r}")
+    stored = service.store.count_reports(q.id)
+    if stored != reports:
+        raise RuntimeError(f"expected {reports} rows, found {stored}")
+    return reports / elapsed
+
+
+def estimate_ms(service: PollService, n: int, calls: int, *, mixed: bool) -> float:
+    """Median wall time of ``estimate`` with n reports (mixed: two designs in the round)."""
+    _, q = open_question(service)
+    if mixed:
+        service.add_simulated_reports(q.id, n // 2, 0.6, seed=1)
+        service.set_design(q.id, EPS)
+        service.add_simulated_reports(q.id, n - n // 2, 0.6, seed=2)
+    else:
+        service.add_simulated_reports(q.id, n, 0.6, seed=1)
+    est = service.estimate(q.id)
+    assert est.n == n, est.n
+    times = []
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        service.estimate(q.id)
+        times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times)
+
+
+def run_backend(url: str, args) -> dict[str, float]:
+    store = Store(url)
+    service = PollService(store)
+    try:
+        submit_runs = [submit_throughput(service, args.reports) for _ in range(args.repeats)]
+        return {
+            "submit": statistics.median(submit_runs),
+            "estimate": estimate_ms(service, args.estimate_n, args.calls, mixed=False),
+            "estimate_mixed": estimate_ms(service, args.estimate_n, args.calls, mixed=True),
+        }
+    finally:
+        store.close()
+
+
+# -- output -------------------------------------------------------------------------------------
+
+
+def table(results: dict[str, dict[str, float]], args) -> list[str]:
+    rows = [
+        ("submit", f"submit throughput, {WRITERS} writer threads (reports/s, median of "
+                   f"{args.repeats} × {args.reports})", "{:.0f}"),
+        ("estimate", f"estimate at {args.estimate_n:,} reports, one design (ms, median of "
+                     f"{args.calls})", "{:.2f}"),
+        ("estimate_mixed", f"estimate at {args.estimate_n:,} reports, two designs (ms)",
+         "{:.2f}"),
+    ]
+    pg = results.get("postgresql")
+    lines = ["| measurement | SQLite | PostgreSQL | SQLite / PG |", "| --- | ---: | ---: | ---: |"]
+    for key, label, fmt in rows:
+        s = results["sqlite"][key]
+        p = pg[key] if pg else None
+        ratio = f"{s / p:.2f}" if p else "–"
+        lines.append(f"| {label} | {fmt.format(s)} | {fmt.format(p) if p else 'not run'} "
+                     f"| {ratio} |")
+    return lines
+
+
+def targets(results: dict[str, dict[str, float]]) -> list[str]:
+    out = []
+
+    def line(name: str, measured: float, goal: float, unit: str, higher_better: bool,
+             fmt: str) -> None:
+        ok = measured >= goal if higher_better else measured <= goal
+        out.append(f"TARGET {name} measured={fmt.format(measured)}{unit} "
+                   f"goal={fmt.format(goal)}{unit} {'PASS' if ok else 'MISS'}")
+
+    line("sqlite_submit_16_writers", results["sqlite"]["submit"], GOAL_SUBMIT, "reports/s",
+         True, "{:.0f}")
+    line("sqlite_estimate_10k", results["sqlite"]["estimate"], GOAL_ESTIMATE_MS, "ms", False,
+         "{:.2f}")
+    if "postgresql" in results:
+        line("postgresql_estimate_10k", results["postgresql"]["estimate"], GOAL_ESTIMATE_MS,
+             "ms", False, "{:.2f}")
+    return out
+
+
+def update_doc(section: list[str]) -> None:
+    """Replace only this script's section of docs/benchmarks.md (under a file lock)."""
+    BENCH_DOC.parent.mkdir(parents=True, exist_ok=True)
+    with open(BENCH_DOC.with_suffix(".md.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        text = BENCH_DOC.read_text() if BENCH_DOC.exists() else "# Benchmarks\n"
+        block = "\n".join([START, *section, END])
+        if START in text and END in text and text.index(START) < text.index(END):
+            head, rest = text.split(START, 1)
+            _, tail = rest.split(END, 1)
+            text = head + block + tail
+        else:
+            text = text.rstrip("\n") + "\n\n" + block + "\n"
+        tmp = BENCH_DOC.with_suffix(".md.tmp")
+        tmp.write_text(text)
+        tmp.replace(BENCH_DOC)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--reports", type=int, default=3000, help="reports per throughput run")
+    ap.add_argument("--repeats", type=int, default=3, help="throughput runs per backend")
+    ap.add_argument("--estimate-n", type=int, default=10_000)
+    ap.add_argument("--calls", type=int, default=30, help="estimate calls per median")
+    ap.add_argument("--no-doc", action="store_true", help="do not update docs/benchmarks.md")
+    args = ap.parse_args()
+
+    cores = os.cpu_count()
+    load = os.getloadavg()
+    machine = (f"{cores} cores, {platform.machine()}, Python {platform.python_version()}, "
+               f"SQLite {sqlite3.sqlite_version}, SQLAlchemy {sa.__version__}")
+    print(f"machine: {machine}; load average at start {load[0]:.1f}")
+    results: dict[str, dict[str, float]] = {}
+    with sqlite_db() as url:
+        print("running SQLite ...", flush=True)
+        results["sqlite"] = run_backend(url, args)
+    base, pg_note = pg_base()
+    if base:
+        print(f"running {pg_note} ...", flush=True)
+        with pg_db(base) as url:
+            results["postgresql"] = run_backend(url, args)
+    else:
+        print(f"skipping PostgreSQL: {pg_note}")
+    lines = table(results, args)
+    target_lines = targets(results)
+    print()
+    print("\n".join(lines))
+    print()
+    cmd = "python bench/bench_store.py" + (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else "")
+    if not args.no_doc:
+        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        update_doc([
+            "## Store: submit throughput and the dashboard's aggregate query",
+            "",
+            f"Command: `{cmd}` ({stamp}). Machine: {machine}; {pg_note}. "
+            f"Load average at start: {load[0]:.1f} (the machine is shared, so wall-clock "
+            "numbers vary with other work).",
+            "",
+            *lines,
+            "",
+            "```",
+            *target_lines,
+            "```",
+        ])
+    print("\n".join(target_lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
