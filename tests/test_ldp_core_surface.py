@@ -1,0 +1,158 @@
+"""The public surface of ldp_core: its names, its dependencies, its documentation."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import ldp_core
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "ldp_core"
+FIVE_MINUTES = ROOT / "docs" / "ldp-core-in-five-minutes.md"
+
+#: The public names. Adding or removing one is an API change: update this list
+#: deliberately, together with ldp_core.__all__.
+EXPECTED_ALL = [
+    "BinaryCounts",
+    "BinaryDesign",
+    "BinaryEstimate",
+    "DieRR",
+    "EpsilonRR",
+    "ErrorSummary",
+    "ForcedResponse",
+    "FrequencyOracle",
+    "GRR",
+    "GammaRR",
+    "LikelihoodProfile",
+    "OLH",
+    "OLHReports",
+    "POSTPROCESSING",
+    "Posterior",
+    "TwoCoinRR",
+    "UnaryEncoding",
+    "WarnerRR",
+    "binary_design_from_params",
+    "categorical_oracle_from_params",
+    "central_mean_sd",
+    "chi2_1_quantile",
+    "clip_counts",
+    "empirical_channel",
+    "epsilon_to_gamma",
+    "error_order",
+    "error_summary",
+    "gamma_to_epsilon",
+    "grr_em",
+    "laplace_mechanism",
+    "likelihood_profile",
+    "local_mean_sd",
+    "local_n_for_central_accuracy",
+    "max_error_scale",
+    "norm_sub",
+    "pm1_mean_estimate",
+    "posterior_bounds",
+    "posterior_true_yes",
+    "randomized_round",
+    "recommend_oracle",
+    "sequential_composition",
+    "share_estimates",
+    "subsample_counts",
+    "z_quantile",
+]
+
+ALLOWED_IMPORTS = {"numpy", "math", "dataclasses", "fractions", "typing", "numbers",
+                   "statistics", "functools", "__future__", "collections", "itertools"}
+
+
+def test_all_is_exactly_the_expected_sorted_list() -> None:
+    assert EXPECTED_ALL == sorted(EXPECTED_ALL)
+    assert ldp_core.__all__ == EXPECTED_ALL
+
+
+def test_every_public_name_is_importable_and_documented() -> None:
+    namespace: dict[str, object] = {}
+    exec("from ldp_core import *", namespace)  # noqa: S102 - the star import itself
+    for name in EXPECTED_ALL:
+        obj = getattr(ldp_core, name)
+        assert namespace[name] is obj
+        if inspect.isclass(obj) or inspect.isfunction(obj):
+            assert obj.__doc__ and obj.__doc__.strip(), f"{name} has no docstring"
+
+
+def test_submodule_all_lists_are_re_exported() -> None:
+    for path in sorted(PACKAGE.glob("[!_]*.py")):
+        module = __import__(f"ldp_core.{path.stem}", fromlist=["__all__"])
+        for name in getattr(module, "__all__", []):
+            if name in EXPECTED_ALL:
+                assert getattr(ldp_core, name) is getattr(module, name)
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.glob("*.py")), ids=lambda p: p.name)
+def test_ldp_core_imports_only_numpy_and_the_standard_library(path: Path) -> None:
+    assert _imports(path) <= ALLOWED_IMPORTS, path.name
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.glob("*.py")), ids=lambda p: p.name)
+def test_no_module_level_random_generator(path: Path) -> None:
+    """Streamlit shares modules between all users: randomness must come from ``rng``."""
+    tree = ast.parse(path.read_text())
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) or (
+                isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+            code = ast.unparse(node)
+            assert not re.search(r"default_rng|Generator\(|RandomState|seed\(", code), code
+    source = path.read_text()
+    legacy = re.findall(r"np\.random\.(?!default_rng|Generator)\w+", source)
+    assert not legacy, f"{path.name} uses the global numpy generator: {legacy}"
+
+
+def test_importing_ldp_core_loads_no_streamlit_or_scipy() -> None:
+    code = (
+        "import sys, pkgutil, importlib, ldp_core\n"
+        "for m in pkgutil.iter_modules(ldp_core.__path__):\n"
+        "    importlib.import_module('ldp_core.' + m.name)\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('streamlit', 'scipy', 'pandas', 'altair'))\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, check=True, timeout=120)
+    assert out.stdout.strip() == ""
+
+
+def _python_blocks(markdown: str) -> list[str]:
+    return re.findall(r"^```python\n(.*?)^```", markdown, flags=re.S | re.M)
+
+
+def test_five_minutes_page_code_runs() -> None:
+    text = FIVE_MINUTES.read_text()
+    blocks = _python_blocks(text)
+    assert len(blocks) >= 5
+    assert "CSPRNG" in text
+    namespace: dict[str, object] = {"__name__": "five_minutes"}
+    for i, block in enumerate(blocks):
+        exec(compile(block, f"{FIVE_MINUTES.name}[block {i}]", "exec"), namespace)  # noqa: S102
+
+
+def test_docstrings_cite_their_sources() -> None:
+    text = "\n".join(p.read_text() for p in PACKAGE.glob("*.py"))
+    for source in ("Warner (1965)", "Wang, Blocki, Li & Jha 2017", "Wang et al. 2017",
+                   "Wang, Lopuhaä-Zwakenberg, Li, Skoric & Li (2020)", "CS208"):
+        assert source in text, source
