@@ -2,11 +2,14 @@
 
 * ``backend``: ``"sqlite"`` (a file in a temp dir) and ``"postgresql"``.
   PostgreSQL runs when ``LDP_TEST_POSTGRES_URL`` is set, e.g.
-  ``postgresql+psycopg://postgres@127.0.0.1:5432/test``; each test gets its
-  own fresh schema (``search_path``), dropped afterwards.
+  ``postgresql+psycopg://postgres@127.0.0.1:5432/test``; tests work in
+  throw-away schemas (``search_path``) dropped afterwards.
   Without the URL the PostgreSQL tests SKIP locally, but with ``CI=true`` a
   missing or unreachable PostgreSQL FAILS them: CI must not pass by skipping.
-* ``db_url``: a URL of a fresh, empty database on that backend.
+* ``db_url``: an empty classroom database on that backend (SQLite: a new
+  file; PostgreSQL: one schema per session, emptied before each test);
+  ``fresh_db()`` makes brand-new databases for tests that need one
+  (schema creation, migrations).
 * ``store`` / ``service``: a :class:`classroom.Store` on it and a ``PollService``.
 * ``open_question``: a factory making a poll with one open question.
 """
@@ -105,9 +108,37 @@ def fresh_db(backend, pg_base_url, tmp_path) -> Iterator[Callable[[], str]]:
             admin.dispose()
 
 
+@pytest.fixture(scope="session")
+def pg_shared_url(pg_base_url) -> Iterator[str]:
+    """One schema for the session's PostgreSQL tests, dropped at the end."""
+    schema = f"ldp_test_{secrets.token_hex(6)}"
+    admin = sa.create_engine(pg_base_url, poolclass=sa.NullPool)
+    try:
+        with admin.begin() as conn:
+            conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+        yield make_url(pg_base_url).update_query_dict(
+            {"options": f"-csearch_path={schema}"}).render_as_string(hide_password=False)
+        with admin.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+    finally:
+        admin.dispose()
+
+
 @pytest.fixture
-def db_url(fresh_db) -> str:
-    return fresh_db()
+def db_url(backend, fresh_db, request) -> str:
+    """An empty classroom database: a new SQLite file, or the shared PostgreSQL schema
+    emptied (deleting the polls cascades to questions, rounds and reports)."""
+    if backend == "sqlite":
+        return fresh_db()
+    url = request.getfixturevalue("pg_shared_url")
+    engine = sa.create_engine(url, poolclass=sa.NullPool)
+    try:
+        with engine.begin() as conn:
+            if conn.execute(sa.text("SELECT to_regclass('polls')")).scalar() is not None:
+                conn.execute(sa.text("DELETE FROM polls"))
+    finally:
+        engine.dispose()
+    return url
 
 
 @pytest.fixture

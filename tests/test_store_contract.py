@@ -92,7 +92,8 @@ def test_device_id_is_never_stored(service, store, open_question):
             assert all(device not in str(v) for v in row.values()), table
 
 
-def test_schema_version_is_recorded_and_data_survive_reopening(db_url):
+def test_schema_version_is_recorded_and_data_survive_reopening(fresh_db):
+    db_url = fresh_db()
     s1 = Store(db_url)
     assert s1.schema_version() == SCHEMA_VERSION
     poll = PollService(s1).create_poll("keep me")
@@ -105,7 +106,8 @@ def test_schema_version_is_recorded_and_data_survive_reopening(db_url):
         s2.close()
 
 
-def test_migration_hook_upgrades_an_existing_database_without_losing_it(db_url):
+def test_migration_hook_upgrades_an_existing_database_without_losing_it(fresh_db):
+    db_url = fresh_db()
     s1 = Store(db_url)
     poll = PollService(s1).create_poll("before the upgrade")
     s1.close()
@@ -126,7 +128,8 @@ def test_migration_hook_upgrades_an_existing_database_without_losing_it(db_url):
         Store(db_url)
 
 
-def test_missing_migration_leaves_the_database_unchanged(db_url):
+def test_missing_migration_leaves_the_database_unchanged(fresh_db):
+    db_url = fresh_db()
     Store(db_url).close()
     with pytest.raises(StoreUnavailable, match="no migration from schema version 1"):
         Store(db_url, migrations={}, target_version=2)
