@@ -167,6 +167,26 @@ def _check_eps(epsilon: object) -> float:
     return eps
 
 
+def _binomial_columns(gen: np.random.Generator, trials: np.ndarray, prob: float,
+                      size: int | None) -> np.ndarray:
+    """``Binomial(trials[v], prob)`` for every v, ``size`` times: shape (size, d) or (d,).
+
+    Many classes are drawn one column at a time: with fixed (n, p) numpy keeps
+    the binomial sampler's set-up between draws, about twice as fast as
+    broadcasting a different n into every draw. Same distribution either way.
+    """
+    if size is None or size < 64:
+        return gen.binomial(trials, prob, (trials.size,) if size is None else (size, trials.size))
+    out = np.empty((size, trials.size), dtype=np.int64)
+    for v, t in enumerate(trials):
+        out[:, v] = gen.binomial(t, prob, size) if t else 0
+    return out
+
+
+def _size(size: object) -> int | None:
+    return None if size is None else _checks.integer("size", size, 0)
+
+
 def _true_counts(oracle: FrequencyOracle, true_counts: object) -> np.ndarray:
     c = _checks.count_array("true_counts", true_counts)
     if c.shape != (oracle.d,):
@@ -252,10 +272,10 @@ class GRR(FrequencyOracle):
         [7, 7, 7, 7]
         """
         c = _true_counts(self, true_counts)
+        size = _size(size)
         gen = np.random.default_rng(rng)
-        shape = (self.d,) if size is None else (size, self.d)
         keep_outright = max(0.0, 1.0 - self.d * self.q)
-        kept = gen.binomial(c, keep_outright, shape)
+        kept = _binomial_columns(gen, c, keep_outright, size)
         rest = c.sum() - kept.sum(axis=-1)
         return kept + gen.multinomial(rest, np.full(self.d, 1.0 / self.d))
 
@@ -359,9 +379,10 @@ class UnaryEncoding(FrequencyOracle):
         (2, 4)
         """
         c = _true_counts(self, true_counts)
+        size = _size(size)
         gen = np.random.default_rng(rng)
-        shape = (self.d,) if size is None else (size, self.d)
-        return gen.binomial(c, self.p, shape) + gen.binomial(c.sum() - c, self.q, shape)
+        return (_binomial_columns(gen, c, self.p, size)
+                + _binomial_columns(gen, c.sum() - c, self.q, size))
 
 
 class OLHReports(NamedTuple):

@@ -1,0 +1,327 @@
+"""Benchmark of ldp_core's simulators: per respondent and exact aggregate.
+
+    python bench/bench_ldp_core.py
+
+* Per respondent, d = 14, eps = 1: OUE and GRR for n = 10^5 and 10^6, every
+  student's report drawn and the support counts taken
+  (``simulate_support_counts``, chunked), against a plain per-user Python loop
+  written the way the course notebooks do it (``perturb_bit`` per bit with
+  ``np.random.random``). The loop is timed at n = 10^5; its n = 10^6 figure is
+  that time x 10 and is labelled extrapolated.
+* Peak memory of ``simulate_support_counts`` at n = 10^6, d = 14, measured in a
+  fresh subprocess (tracemalloc peak of the call and the process's peak RSS).
+* Exact aggregate: 10,000 simulated classes of n = 10^6 each, binary RR
+  (``simulate_yes_counts``) and d = 14 OUE (``sample_support_counts``).
+
+Every time is the median of repeated runs (7 for ldp_core, 3 for the slow
+loop), measured side by side in one run. Results go to stdout and to the
+``bench_ldp_core`` section of docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from ldp_core import GRR, DieRR, UnaryEncoding  # noqa: E402
+
+D, EPS = 14, 1.0
+CLASSES, CLASS_N = 10_000, 1_000_000
+GOAL_OUE_1E5_MS = 40.0
+GOAL_PEAK_MB = 200.0
+GOAL_AGGREGATE_MS = 50.0
+BENCH_DOC = ROOT / "docs" / "benchmarks.md"
+START, END = "<!-- bench_ldp_core:start -->", "<!-- bench_ldp_core:end -->"
+
+
+# -- the course notebooks' way: one user at a time, one bit at a time -------------------------
+
+
+def notebook_oue_counts(values: np.ndarray, d: int, p: float, q: float) -> np.ndarray:
+    """Unary encoding as in the course book: encode, perturb_bit per bit, sum."""
+
+    def encode(response: int) -> list[int]:
+        return [1 if v == response else 0 for v in range(d)]
+
+    def perturb_bit(bit: int) -> int:
+        sample = np.random.random()
+        if bit == 1:
+            return 1 if sample <= p else 0
+        return 1 if sample <= q else 0
+
+    def perturb(encoded: list[int]) -> list[int]:
+        return [perturb_bit(b) for b in encoded]
+
+    return np.sum([perturb(encode(int(r))) for r in values], axis=0)
+
+
+def notebook_grr_counts(values: np.ndarray, d: int, p: float) -> np.ndarray:
+    """GRR in the same style: keep w.p. p, else a uniform other value, per user."""
+
+    def randomize(response: int) -> int:
+        if np.random.random() < p:
+            return response
+        other = np.random.randint(0, d - 1)
+        return other + 1 if other >= response else other
+
+    counts = np.zeros(d, dtype=np.int64)
+    for r in values:
+        counts[randomize(int(r))] += 1
+    return counts
+
+
+# -- timing -------------------------------------------------------------------------------------
+
+
+#: CPU-time medians, keyed like the wall-clock results (filled by median_ms).
+CPU: dict[str, float] = {}
+
+
+def median_ms(fn, repeats: int, key: str | None = None) -> float:
+    """Median wall-clock milliseconds of ``repeats`` calls; the median CPU time of the
+    same calls goes to ``CPU[key]`` (it shows how much of the wall time was waiting
+    for a core that other jobs held)."""
+    walls, cpus = [], []
+    for _ in range(repeats):
+        c0, t0 = time.process_time(), time.perf_counter()
+        fn()
+        walls.append((time.perf_counter() - t0) * 1e3)
+        cpus.append((time.process_time() - c0) * 1e3)
+    if key:
+        CPU[key] = statistics.median(cpus)
+    return statistics.median(walls)
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+MEMORY_PROBE = """
+import json, resource, sys, tracemalloc
+sys.path.insert(0, {root!r})
+import numpy as np
+from ldp_core import UnaryEncoding, GRR
+oracle = {oracle}
+values = np.random.default_rng(1).integers(0, {d}, {n})
+tracemalloc.start()
+oracle.{method}
+_, peak = tracemalloc.get_traced_memory()
+rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({{"traced_mb": peak / 2**20, "rss_mb": rss_kb / 1024}}))
+"""
+
+
+def peak_memory(oracle: str, method: str, n: int) -> dict[str, float]:
+    code = MEMORY_PROBE.format(root=str(ROOT), oracle=oracle, d=D, n=n, method=method)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=600)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# -- the benchmark ----------------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace) -> dict:
+    rng = np.random.default_rng(2025)
+    oue = UnaryEncoding.optimized(D, EPS)
+    grr = GRR(D, EPS)
+    res: dict = {"per_respondent": {}, "aggregate": {}, "memory": {}}
+    np.random.seed(7)  # the notebook loop uses numpy's global generator, as the book does
+
+    for n in (100_000, 1_000_000):
+        values = rng.integers(0, D, n)
+        row = {}
+        row["oue"] = median_ms(lambda v=values: oue.simulate_support_counts(v, rng), args.repeats,
+                               f"oue{n}")
+        row["grr"] = median_ms(lambda v=values: grr.simulate_support_counts(v, rng), args.repeats,
+                               f"grr{n}")
+        if n == 100_000:
+            row["oue_loop"] = median_ms(lambda v=values: notebook_oue_counts(v, D, oue.p, oue.q),
+                                        args.loop_repeats, f"oue_loop{n}")
+            row["grr_loop"] = median_ms(lambda v=values: notebook_grr_counts(v, D, grr.p),
+                                        args.loop_repeats, f"grr_loop{n}")
+            row["loop_measured"] = True
+        else:
+            small = res["per_respondent"][100_000]
+            for key in ("oue_loop", "grr_loop"):
+                row[key] = small[key] * n / 100_000
+                CPU[f"{key}{n}"] = CPU[f"{key}100000"] * n / 100_000
+            row["loop_measured"] = False
+        res["per_respondent"][n] = row
+        print(f"  per respondent n={n:,}: OUE {row['oue']:.1f} ms, GRR {row['grr']:.1f} ms",
+              flush=True)
+
+    true_counts = np.bincount(rng.integers(0, D, CLASS_N), minlength=D)
+    die = DieRR(4, 3)
+    agg = res["aggregate"]
+    agg["binary"] = median_ms(
+        lambda: die.simulate_yes_counts(400_000, CLASS_N, size=CLASSES, rng=rng), args.repeats,
+        "agg_binary")
+    agg["oue"] = median_ms(
+        lambda: oue.sample_support_counts(true_counts, size=CLASSES, rng=rng), args.repeats,
+        "agg_oue")
+    agg["grr"] = median_ms(
+        lambda: grr.sample_support_counts(true_counts, size=CLASSES, rng=rng), args.repeats,
+        "agg_grr")
+    # the same 10,000 classes simulated per respondent would cost 10,000 x one class
+    one_binary = median_ms(
+        lambda: die.perturb(np.r_[np.ones(400_000, np.uint8), np.zeros(600_000, np.uint8)],
+                            rng).sum(), args.repeats)
+    agg["binary_per_respondent"] = one_binary * CLASSES
+    agg["oue_per_respondent"] = res["per_respondent"][1_000_000]["oue"] * CLASSES
+    agg["grr_per_respondent"] = res["per_respondent"][1_000_000]["grr"] * CLASSES
+    print(f"  aggregate 10,000 x 10^6: binary {agg['binary']:.1f} ms, OUE {agg['oue']:.1f} ms, "
+          f"GRR {agg['grr']:.1f} ms", flush=True)
+
+    res["memory"]["oue_chunked"] = peak_memory("UnaryEncoding.optimized(14, 1.0)",
+                                               "simulate_support_counts(values, 0)", 1_000_000)
+    res["memory"]["grr_chunked"] = peak_memory("GRR(14, 1.0)",
+                                               "simulate_support_counts(values, 0)", 1_000_000)
+    res["memory"]["oue_unchunked"] = peak_memory(
+        "UnaryEncoding.optimized(14, 1.0)", "support_counts(oracle.perturb(values, 0))",
+        1_000_000)
+    print("  peak memory n=10^6: " + ", ".join(
+        f"{k} {v['rss_mb']:.0f} MB RSS" for k, v in res["memory"].items()), flush=True)
+    return res
+
+
+def fmt_ms(x: float) -> str:
+    if x >= 10_000:
+        return f"{x / 1000:,.0f} s"
+    if x >= 1000:
+        return f"{x / 1000:.2f} s"
+    return f"{x:.1f} ms"
+
+
+def table(res: dict) -> list[str]:
+    lines = ["| measurement (d = 14, ε = 1) | n | ldp_core wall (CPU) | per-user Python loop "
+             "wall (CPU) | loop / ldp_core |",
+             "| --- | ---: | ---: | ---: | ---: |"]
+    for n, row in res["per_respondent"].items():
+        tag = "" if row["loop_measured"] else ", extrapolated ×10"
+        for key, label in (("oue", "OUE per respondent"), ("grr", "GRR per respondent")):
+            lines.append(f"| {label} | {n:,} | {fmt_ms(row[key])} ({fmt_ms(CPU[f'{key}{n}'])}) | "
+                         f"{fmt_ms(row[key + '_loop'])} "
+                         f"({fmt_ms(CPU[f'{key}_loop{n}'])}{tag}) | "
+                         f"{row[key + '_loop'] / row[key]:,.0f}× |")
+    agg = res["aggregate"]
+    lines += ["", "| exact aggregate: 10,000 classes of n = 10^6 | ldp_core wall (CPU) | "
+              "per respondent, 10,000 × one class (extrapolated) | ratio |",
+              "| --- | ---: | ---: | ---: |"]
+    for key, label in (("binary", "binary RR (die), `simulate_yes_counts`"),
+                       ("oue", "OUE d = 14, `sample_support_counts`"),
+                       ("grr", "GRR d = 14, `sample_support_counts`")):
+        per = agg[key + "_per_respondent"]
+        lines.append(f"| {label} | {fmt_ms(agg[key])} ({fmt_ms(CPU['agg_' + key])}) | "
+                     f"{fmt_ms(per)} | {per / agg[key]:,.0f}× |")
+    mem = res["memory"]
+    lines += ["", "| peak memory, n = 10^6, d = 14 | traced by the call | process peak RSS |",
+              "| --- | ---: | ---: |"]
+    for key, label in (("oue_chunked", "OUE `simulate_support_counts` (chunked)"),
+                       ("grr_chunked", "GRR `simulate_support_counts` (chunked)"),
+                       ("oue_unchunked", "OUE `perturb` all at once (for comparison)")):
+        lines.append(f"| {label} | {mem[key]['traced_mb']:.0f} MB | "
+                     f"{mem[key]['rss_mb']:.0f} MB |")
+    return lines
+
+
+def targets(res: dict) -> list[str]:
+    out = []
+
+    def line(name: str, measured: float, goal: float, unit: str) -> None:
+        out.append(f"TARGET {name} measured={measured:.1f}{unit} goal={goal:.0f}{unit} "
+                   f"{'PASS' if measured <= goal else 'MISS'}")
+
+    line("oue_per_respondent_n1e5", res["per_respondent"][100_000]["oue"], GOAL_OUE_1E5_MS, "ms")
+    line("peak_memory_n1e6_d14", max(res["memory"]["oue_chunked"]["rss_mb"],
+                                     res["memory"]["grr_chunked"]["rss_mb"]), GOAL_PEAK_MB, "MB")
+    line("aggregate_binary_10k_classes_n1e6", res["aggregate"]["binary"], GOAL_AGGREGATE_MS, "ms")
+    line("aggregate_oue_d14_10k_classes_n1e6", res["aggregate"]["oue"], GOAL_AGGREGATE_MS, "ms")
+    return out
+
+
+def update_doc(section: list[str]) -> None:
+    """Replace only this script's section of docs/benchmarks.md (under a file lock)."""
+    BENCH_DOC.parent.mkdir(parents=True, exist_ok=True)
+    with open(BENCH_DOC.with_suffix(".md.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        text = BENCH_DOC.read_text() if BENCH_DOC.exists() else (
+            "# Benchmarks\n\nEach benchmark script under `bench/` rewrites its own section "
+            "below.\n")
+        block = "\n".join([START, *section, END])
+        if START in text and END in text and text.index(START) < text.index(END):
+            head, rest = text.split(START, 1)
+            _, tail = rest.split(END, 1)
+            text = head + block + tail
+        else:
+            text = text.rstrip("\n") + "\n\n" + block + "\n"
+        tmp = BENCH_DOC.with_suffix(".md.tmp")
+        tmp.write_text(text)
+        tmp.replace(BENCH_DOC)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeats", type=int, default=7, help="runs per ldp_core median")
+    ap.add_argument("--loop-repeats", type=int, default=3, help="runs per Python-loop median")
+    ap.add_argument("--no-doc", action="store_true", help="do not update docs/benchmarks.md")
+    args = ap.parse_args()
+
+    load = os.getloadavg()
+    machine = (f"{os.cpu_count()} cores, {cpu_model()}, {platform.machine()}, "
+               f"Python {platform.python_version()}, numpy {np.__version__}")
+    print(f"machine: {machine}; load average at start {load[0]:.1f}", flush=True)
+    res = run(args)
+    load_end = os.getloadavg()
+    lines = table(res)
+    target_lines = targets(res)
+    print()
+    print("\n".join(lines))
+    print()
+    if not args.no_doc:
+        when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        section = [
+            "## ldp_core simulators (`python bench/bench_ldp_core.py`)",
+            "",
+            f"Machine: {machine}. Load average {load[0]:.1f} at start, {load_end[0]:.1f} at "
+            f"the end (other jobs share the cores, so times are upper bounds). Run {when}.",
+            f"Medians of {args.repeats} runs ({args.loop_repeats} for the Python loop), "
+            "measured side by side in one run: wall-clock time, with the process's CPU "
+            "time in brackets (wall above CPU means the process waited for a core). The "
+            "targets are judged on wall-clock time. The loop is the course notebooks' "
+            "per-user `perturb_bit` with `np.random.random`.",
+            "",
+            *lines,
+            "",
+            "```",
+            *target_lines,
+            "```",
+        ]
+        update_doc(section)
+        print(f"updated {BENCH_DOC.relative_to(ROOT)}")
+    print("\n".join(target_lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
