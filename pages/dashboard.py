@@ -313,7 +313,8 @@ def _render_desk(svc, polls) -> None:
         _start_panel()
         return
     _sync_url(poll.id, question.id if question else None)
-    to_projector.button("📽 Projection mode", key="dash_projector_on", on_click=_cb_projector,
+    to_projector.button("Projection mode", icon=":material/present_to_all:",
+                        key="dash_projector_on", on_click=_cb_projector,
                         args=(True,), help="Large type and high contrast for the projector, "
                         "no navigation. Leave it with the button at the bottom.",
                         width="stretch")
@@ -346,7 +347,8 @@ def _start_panel() -> None:
              "and opens voting. Each phone rolls a die 1–4: on 1–3 it reports the true answer, "
              "on 4 the opposite. The class then estimates the share who prefer vanilla with "
              "μ̂ = 2V/n − ½, whose SD is √(3/(4n)), at privacy loss ε = ln 3 ≈ 1.10.")
-    st.button("▶ Start the class exercise", type="primary", key="dash_start_exercise",
+    st.button("Start the class exercise", icon=":material/play_arrow:", type="primary",
+              key="dash_start_exercise",
               on_click=_cb_start_exercise, args=(None,))
     with st.expander("Or create an empty poll and add your own questions"):
         _new_poll_form()
@@ -375,12 +377,12 @@ def _poll_bar(polls, poll) -> None:
     pick, new = st.columns([4, 1], vertical_alignment="bottom")
     pick.selectbox("Poll", list(labels), format_func=labels.__getitem__,
                    key="dash_poll_select", on_change=_cb_pick_poll)
-    with new.popover("➕ New poll", width="stretch"):
+    with new.popover("New poll", icon=":material/add:", width="stretch"):
         _new_poll_form()
 
 
 def _question_label(q) -> str:
-    state = {"open": "🟢 open", "closed": "⏸ closed", "draft": "📝 draft"}.get(q.state, q.state)
+    state = {"open": "voting open", "closed": "closed", "draft": "draft"}.get(q.state, q.state)
     text = q.text if len(q.text) <= 70 else q.text[:69] + "…"
     rnd = f", round {q.round_number}" if q.round_number > 1 else ""
     return f"Q{q.position}: {text} ({state}{rnd})"
@@ -395,21 +397,21 @@ def _question_bar(questions, question) -> None:
 
 def _voting_button(question, *, key: str) -> None:
     if question.is_open:
-        st.button("⏹ Close voting", key=key, on_click=_cb_close, args=(question.id,),
-                  width="stretch")
+        st.button("Close voting", icon=":material/stop_circle:", key=key, on_click=_cb_close,
+                  args=(question.id,), width="stretch")
     else:
-        st.button("▶ Open voting" if question.state == "draft" else "▶ Reopen voting",
-                  key=key, type="primary", on_click=_cb_open, args=(question.id,),
-                  width="stretch")
+        st.button("Open voting" if question.state == "draft" else "Reopen voting",
+                  icon=":material/play_arrow:", key=key, type="primary", on_click=_cb_open,
+                  args=(question.id,), width="stretch")
 
 
 def _reveal_button(question, *, key: str) -> None:
     if question.revealed:
-        st.button("🙈 Hide results", key=key, on_click=_cb_reveal, args=(question.id, False),
-                  width="stretch")
+        st.button("Hide results", icon=":material/visibility_off:", key=key,
+                  on_click=_cb_reveal, args=(question.id, False), width="stretch")
     else:
-        st.button("👀 Reveal results", key=key, on_click=_cb_reveal, args=(question.id, True),
-                  width="stretch")
+        st.button("Reveal results", icon=":material/visibility:", key=key,
+                  on_click=_cb_reveal, args=(question.id, True), width="stretch")
 
 
 def _controls(svc, poll, question) -> None:
@@ -419,7 +421,8 @@ def _controls(svc, poll, question) -> None:
     with reveal:
         _reveal_button(question, key="dash_reveal")
     with again:
-        st.button("🔁 New round (same design)", key="dash_new_round", on_click=_cb_new_round,
+        st.button("New round (same design)", icon=":material/replay:", key="dash_new_round",
+                  on_click=_cb_new_round,
                   args=(question.id, None), width="stretch",
                   help="Ask the same question again: a fresh round, results hidden, voting "
                   "not yet open. Earlier rounds stay in the history.")
@@ -429,7 +432,8 @@ def _controls(svc, poll, question) -> None:
         except ClassroomError as exc:
             st.caption(f"Export unavailable: {exc}")
         else:
-            st.download_button("⬇ Export CSV", data=data, key="dash_export",
+            st.download_button("Export CSV", icon=":material/download:", data=data,
+                               key="dash_export",
                                file_name=f"ldp-{poll.join_code}-q{question.position}.csv",
                                mime="text/csv", on_click="ignore", width="stretch",
                                help="Every randomized report of this question (all rounds): "
@@ -658,8 +662,9 @@ def _channel_text(design) -> str:
 
 
 def _status_line(q, est) -> str:
-    state = {"open": "🟢 **Voting open**", "closed": "⏸ **Voting closed**",
-             "draft": "📝 **Not open yet**"}.get(q.state, q.state)
+    state = {"open": ":green[:material/how_to_vote: **Voting open**]",
+             "closed": ":red[:material/block: **Voting closed**]",
+             "draft": ":gray[:material/edit_note: **Not open yet**]"}.get(q.state, q.state)
     parts = [state, f"round {q.round_number}", _design_text(q.design),
              f"ε = {fmt_fixed(q.epsilon, 2)}"]
     if est.n_simulated:
@@ -695,6 +700,7 @@ def _live_panel(question_id: int, projector: bool) -> None:
         return
     st.markdown(_status_line(q, est))
     if not q.revealed:
+        st.markdown(":orange[:material/visibility_off: **Results hidden**]")
         st.metric("Reports received", fmt_count(est.n))
         st.info("Results are hidden so the class is not primed: only the count shows. "
                 "Press **Reveal results** when voting is done.")
@@ -734,7 +740,7 @@ def _binary_panel(q, est, rounds, projector: bool) -> None:
           _eps_formula(design, est.epsilon) if one_design else
           "largest ε of the designs used in this round")
 
-    row = st.columns(4)
+    row = st.columns([1, 1, 1.45])
     mu_help = ("Unbiased: on average over the randomization it equals the true share. "
                "It corrects the reported share for the known lies.")
     _stat(row[0], f"Estimate μ̂ (share {yes_label})", fmt_fixed(b.mu_hat, 3),
@@ -744,12 +750,16 @@ def _binary_panel(q, est, rounds, projector: bool) -> None:
     _stat(row[1], "SD of μ̂", fmt_fixed(b.sd_worst, 3),
           _sd_formula(design, n, b.sd_worst) if one_design else "worst case over classes",
           help="Worst case over all classes of this size: the design's guarantee.")
-    _stat(row[2], "Plug-in SD", fmt_fixed(b.sd_plugin, 3),
-          r"$\sqrt{\frac{\bar y(1-\bar y)}{(n-1)(a-b)^2}}$, $\bar y = V/n$" if b.sd_plugin
-          is not None else "needs at least 2 reports",
-          help="Estimated from these reports (Warner's variance estimate).")
-    _stat(row[3], f"{level:.0%} CI", fmt_interval(b.ci_low, b.ci_high, 3),
+    _stat(row[2], f"{level:.0%} CI", fmt_interval(b.ci_low, b.ci_high, 3),
           rf"$\hat\mu \pm {z:.2f}\,\mathrm{{SD}}$")
+    with row[1]:
+        if b.sd_plugin is None:
+            st.caption("Plug-in SD: needs at least 2 reports.")
+        else:
+            st.metric("Plug-in SD", fmt_fixed(b.sd_plugin, 3),
+                      help="Estimated from these reports (Warner's variance estimate).")
+            st.caption(r"$\sqrt{\frac{\bar y(1-\bar y)}{(n-1)(a-b)^2}}$ with $\bar y = V/n$"
+                       if one_design else "sample SD of the per-report estimates over √n")
     if one_design and not projector:
         st.caption(f"Design: {_design_text(design)}; " + _channel_text(design)
                    + r"; in general $\hat\mu = (V/n - b)/(a - b)$.")
@@ -770,13 +780,11 @@ def _binary_panel(q, est, rounds, projector: bool) -> None:
     left, right = st.columns(2, gap="large")
     with left:
         st.markdown("**Reports received** (randomized answers)")
-        st.altair_chart(live_charts.reported_counts_chart(q.options, est.counts, big=projector),
-                        width="stretch")
+        live_charts.show(live_charts.reported_counts(q.options, est.counts), big=projector)
     with right:
         st.markdown(f"**μ̂ and its {level:.0%} CI as reports arrive**")
         rows = _trace(q.id, est.round_number, n, b)
-        st.altair_chart(live_charts.estimate_trace_chart(rows, big=projector, level=level),
-                        width="stretch")
+        live_charts.show(live_charts.estimate_trace(rows, level=level), big=projector)
         st.caption("Recorded by this dashboard every 2 s since it was opened.")
 
     left, right = st.columns(2, gap="large")
@@ -784,14 +792,14 @@ def _binary_panel(q, est, rounds, projector: bool) -> None:
         st.markdown("**Log-likelihood of the true share μ**")
         grid = np.linspace(0.0, 1.0, 201)
         crit = ldp_core.chi2_1_quantile(level)
-        st.altair_chart(live_charts.log_likelihood_chart(
-            grid, counts.log_likelihood(grid), mle=b.mle, lr_low=b.lr_low, lr_high=b.lr_high,
-            critical=crit, big=projector), width="stretch")
+        live_charts.show(live_charts.log_likelihood(
+            grid, counts.log_likelihood(grid), top=counts.log_likelihood(b.mle), mle=b.mle,
+            lr_low=b.lr_low, lr_high=b.lr_high, critical=crit, level=level), big=projector)
         st.caption(
             f"MLE = {fmt_fixed(b.mle, 3)}: the share in [0, 1] that makes these reports most "
             f"likely. {level:.0%} likelihood-ratio interval "
             f"{fmt_interval(b.lr_low, b.lr_high, 3)}: every μ whose log-likelihood is within "
-            f"{fmt_fixed(crit / 2, 2)} of the maximum (dashed line).")
+            f"{fmt_fixed(crit / 2, 2)} of the maximum (the horizontal line).")
     with right:
         _rounds_table(q, est, rounds, projector)
 
@@ -815,9 +823,9 @@ def _rounds_table(q, est, rounds, projector: bool) -> None:
             chart_rows.append({"round": number, "n": b.n, "mu": b.mu_hat, "lo": b.ci_low,
                                "hi": b.ci_high})
         st.markdown("**Rounds** (each round's estimate)")
-        if len(rows) > 1:
-            st.altair_chart(live_charts.estimate_by_round_chart(chart_rows, big=projector),
-                            width="stretch")
+        fig = live_charts.estimate_by_round(chart_rows) if len(rows) > 1 else None
+        if fig is not None:
+            live_charts.show(fig, big=projector)
         st.table(rows)
     else:
         rows = []
@@ -845,9 +853,12 @@ def _categorical_panel(q, est, rounds, projector: bool) -> None:
     names = ldp_core.POSTPROCESSING
     st.markdown("**Estimated share of each option**: raw unbiased (with "
                 f"{level:.0%} error bars, ± {z:.2f} SD), then post-processed")
-    st.altair_chart(live_charts.histogram_chart(
-        q.options, n, c.raw, c.clipped, c.norm_sub, c.sd, names, z=z, big=projector),
-        width="stretch")
+    raw = [x / n for x in c.raw]
+    half = [z * s / n for s in c.sd]
+    live_charts.show(live_charts.histogram(
+        q.options, {names["raw"]: raw, names["clip"]: [x / n for x in c.clipped],
+                    names["norm_sub"]: [x / n for x in c.norm_sub]},
+        [r - h for r, h in zip(raw, half)], [r + h for r, h in zip(raw, half)]), big=projector)
     table = []
     for i, opt in enumerate(q.options):
         table.append({
@@ -868,9 +879,8 @@ def _categorical_panel(q, est, rounds, projector: bool) -> None:
     left, right = st.columns(2, gap="large")
     with left:
         st.markdown("**Reports received**: how many reports support each option")
-        st.altair_chart(live_charts.reported_counts_chart(
-            q.options, c.support_counts, big=projector, title="Supporting reports"),
-            width="stretch")
+        live_charts.show(live_charts.reported_counts(
+            q.options, c.support_counts, value_title="supporting reports"), big=projector)
     with right:
         _rounds_table(q, est, rounds, projector)
 
@@ -926,9 +936,9 @@ def _what_if_panel(svc, question) -> None:
         grid = np.linspace(0.1, 5.0, 60)
         curve = [(float(e), ldp_core.BinaryCounts.single(ldp_core.EpsilonRR(float(e)), 0, n)
                   .sd_worst()) for e in grid]
-        st.altair_chart(live_charts.sd_vs_epsilon_chart(
+        live_charts.show(live_charts.sd_vs_epsilon(
             curve, [("current design", current.epsilon, sd_now),
-                    ("what-if design", whatif.epsilon, sd_new)], n), width="stretch")
+                    ("what-if design", whatif.epsilon, sd_new)]))
         st.caption("More privacy (smaller ε) means more noise: the SD grows like 1/ε for "
                    "small ε. Only sliders move here; no report changes.")
         st.markdown(f"**Next round** (round {question.round_number + 1})")
@@ -1005,8 +1015,9 @@ def _categorical_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
 
 
 def _add_question_panel(poll, *, expanded: bool) -> None:
-    with st.expander("➕ Add a question", expanded=expanded):
-        st.button("▶ Add the class exercise and open voting", type="primary",
+    with st.expander("Add a question", icon=":material/add_circle:", expanded=expanded):
+        st.button("Add the class exercise and open voting", icon=":material/play_arrow:",
+                  type="primary",
                   key="dash_add_exercise", on_click=_cb_start_exercise, args=(poll.id,),
                   help=f"“{EXERCISE_TEXT}”, options Chocolate (0) and Vanilla (1), "
                   "a die 1–4 on each phone.")
@@ -1046,7 +1057,7 @@ def _add_question_panel(poll, *, expanded: bool) -> None:
 
 
 def _rehearsal_panel(question) -> None:
-    with st.expander("🎭 Rehearsal: simulated students"):
+    with st.expander("Rehearsal: simulated students", icon=":material/theater_comedy:"):
         st.caption("Fake students answer through the same design, randomized on the server. "
                    "Their reports are marked simulated and can be removed. The question must "
                    "be open.")
@@ -1067,7 +1078,7 @@ def _rehearsal_panel(question) -> None:
 
 
 def _manage_panel(poll, question) -> None:
-    with st.expander("🗑 Delete"):
+    with st.expander("Delete", icon=":material/delete:"):
         if question is not None:
             st.checkbox(f"Yes, delete question Q{question.position} and all its reports",
                         key=f"dash_confirm_delete_q_{question.id}")
@@ -1100,11 +1111,17 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 .stApp, .stApp p, .stApp li, .stApp span { color: #000000; }
 [data-testid="stMarkdownContainer"] p { font-size: 1.55rem; line-height: 1.35; }
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {
-  font-size: 1.3rem !important; color: #111111 !important; }
-[data-testid="stMetricLabel"] p, [data-testid="stMetricLabel"] div {
-  font-size: 1.5rem !important; font-weight: 700; color: #000000 !important; }
-[data-testid="stMetricValue"], [data-testid="stMetricValue"] div {
-  font-size: clamp(2.2rem, 3.4vw, 4.2rem) !important; font-weight: 800; color: #000000; }
+  font-size: 1.3rem !important; }
+[data-testid="stCaptionContainer"] { opacity: 1 !important; }
+[data-testid="stCaptionContainer"] * { color: #111111 !important; }
+[data-testid="stTable"] th, [data-testid="stTable"] td { font-size: 1.2rem !important;
+  color: #000000 !important; }
+[data-testid="stMetricLabel"] p {
+  font-size: 1.45rem !important; font-weight: 700; color: #000000 !important; }
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] p {
+  font-size: clamp(2.2rem, 3.2vw, 4rem) !important; font-weight: 800; line-height: 1.1;
+  color: #000000 !important; overflow: visible; text-overflow: clip; white-space: nowrap; }
+.katex { color: #000000; }
 [data-testid="stAlert"] p { font-size: 1.5rem; }
 .ldp-question { font-size: clamp(2rem, 3.2vw, 3.4rem); font-weight: 800; line-height: 1.15;
   margin: 0 0 .6rem; color: #000000; }

@@ -1,204 +1,260 @@
-"""Charts of the instructor dashboard: Altair specs built from plain numbers.
+"""Charts of the instructor dashboard, on top of :mod:`ui.charts`.
 
-Each function takes numbers the page already got from ``PollService.estimate``
-or ``ldp_core`` and returns an ``alt.Chart``; nothing here computes an
-estimate. ``big=True`` enlarges every label for the projector. Values that are
-None, NaN or infinite are left out of a chart, never drawn as NaN.
+The live panel redraws every 2 s, so its charts must be cheap: like
+:mod:`ui.charts`, each chart's structure is built with Altair once, frozen to
+Vega-Lite JSON and memoised; a redraw only fills in the named datasets
+(building and validating an Altair chart from scratch costs a quarter of a
+second per chart). Where a shared builder fits, it is used as it is:
 
-Colours are fixed by meaning, the same on every chart:
+* :func:`reported_counts`: ``charts.bar_counts``;
+* :func:`log_likelihood`: ``charts.loglik_curve``, relative to its maximum;
+* :func:`estimate_by_round`: ``charts.estimate_with_ci``.
 
-* ``REPORTED`` (slate): what students sent, the randomized reports;
-* ``ESTIMATE`` (deep blue): the unbiased estimate and its normal interval;
-* ``MLE`` (amber): the maximum-likelihood estimate and its likelihood-ratio interval;
-* ``POST`` (teal / green): post-processed histograms (clipped, Norm-Sub);
-* ``WHATIF`` (purple): a design that is only being considered.
+Dashboard-only charts are built here: :func:`estimate_trace` (μ̂ and its CI as
+reports arrive), :func:`histogram` (raw, clipped and Norm-Sub shares with error
+bars) and :func:`sd_vs_epsilon` (the what-if curve).
+
+:func:`show` draws a figure; ``big=True`` enlarges every font for the
+projector. Values that are None, NaN or infinite are left out of a chart,
+never drawn.
+
+Colours follow :mod:`ui.charts`: randomized reports and estimates from them
+in the local-model colour, the MLE, likelihood interval and what-if design in
+the highlight colour; the two post-processed histograms get two further
+Okabe–Ito colours.
 """
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 import altair as alt
-import pandas as pd
+import numpy as np
+
+from ui import charts
+from ui.charts import Figure
 
 __all__ = [
+    "CLIPPED",
     "ESTIMATE",
-    "MLE",
-    "POST_CLIP",
-    "POST_NORMSUB",
+    "HIGHLIGHT",
+    "NORM_SUB",
     "REPORTED",
-    "WHATIF",
-    "estimate_by_round_chart",
-    "estimate_trace_chart",
-    "histogram_chart",
-    "log_likelihood_chart",
-    "reported_counts_chart",
-    "sd_vs_epsilon_chart",
+    "estimate_by_round",
+    "estimate_trace",
+    "histogram",
+    "log_likelihood",
+    "reported_counts",
+    "sd_vs_epsilon",
+    "show",
 ]
 
-REPORTED = "#64748b"
-ESTIMATE = "#1f3a8a"
-MLE = "#b45309"
-POST_CLIP = "#0f766e"
-POST_NORMSUB = "#15803d"
-WHATIF = "#7c3aed"
-_EDGE = "#111827"
+REPORTED = charts.LOCAL
+ESTIMATE = charts.ESTIMATE
+HIGHLIGHT = charts.HIGHLIGHT
+CLIPPED = "#CC79A7"
+NORM_SUB = "#009E73"
+_THEORY = charts.THEORY
+_TEMPLATES = 128
+_BIG_FONT = 20
 
 
 def _ok(x: object) -> bool:
+    if x is None or isinstance(x, bool):
+        return False
     try:
-        return x is not None and not isinstance(x, bool) and math.isfinite(float(x))  # type: ignore[arg-type]
+        return math.isfinite(float(x))  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return False
 
 
-def _style(chart: alt.TopLevelMixin, big: bool) -> alt.TopLevelMixin:
-    size = 20 if big else 13
-    return (chart.configure_axis(labelFontSize=size, titleFontSize=size + 2, labelColor=_EDGE,
-                                 titleColor=_EDGE, gridColor="#e5e7eb")
-            .configure_legend(labelFontSize=size, titleFontSize=size, orient="bottom",
-                              labelLimit=0)
-            .configure_view(strokeWidth=0))
+def _freeze(chart: alt.TopLevelMixin) -> str:
+    """House style (as :mod:`ui.charts`), serialised without data, full container width."""
+    styled = chart.configure_axis(labelFontSize=charts.FONT_SIZE, titleFontSize=charts.FONT_SIZE,
+                                  labelLimit=240) \
+        .configure_legend(labelFontSize=charts.FONT_SIZE, titleFontSize=charts.FONT_SIZE,
+                          orient="bottom", labelLimit=420) \
+        .configure_view(strokeWidth=0)
+    spec = styled.to_dict(validate=False)
+    config = spec.get("config", {})
+    if config.get("view", {}).get("continuousWidth") == 300:
+        config["view"].pop("continuousWidth", None)
+        config["view"].pop("continuousHeight", None)
+    spec.pop("datasets", None)
+    spec["autosize"] = {"type": "fit-x", "contains": "padding"}
+    return json.dumps(spec)
 
 
-def reported_counts_chart(labels: Sequence[str], counts: Sequence[int], *, big: bool = False,
-                          title: str = "Reports received") -> alt.Chart:
-    """One bar per option: how many randomized reports said it (count printed on the bar)."""
-    df = pd.DataFrame({"option": list(labels), "count": [int(c) for c in counts]})
-    base = alt.Chart(df).encode(
-        x=alt.X("option:N", sort=list(labels), title=None, axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("count:Q", title=title, axis=alt.Axis(tickMinStep=1)),
-    )
-    bars = base.mark_bar(color=REPORTED, cornerRadiusTopLeft=4, cornerRadiusTopRight=4)
-    text = base.mark_text(dy=-10 if not big else -16, fontSize=26 if big else 14,
-                          fontWeight="bold", color=_EDGE).encode(text="count:Q")
-    return _style((bars + text).properties(height=320 if big else 240), big)
+def _enlarge(spec: dict) -> dict:
+    """Projector sizes: every axis, legend and title font at about 20 px, charts taller."""
+    config = spec.setdefault("config", {})
+    config.setdefault("axis", {}).update(labelFontSize=_BIG_FONT, titleFontSize=_BIG_FONT + 2)
+    config.setdefault("legend", {}).update(labelFontSize=_BIG_FONT, titleFontSize=_BIG_FONT)
+    config.setdefault("title", {}).update(fontSize=_BIG_FONT + 4, subtitleFontSize=_BIG_FONT)
+    for layer in spec.get("layer", []):
+        mark = layer.get("mark")
+        if isinstance(mark, dict) and mark.get("type") == "text":
+            mark["fontSize"] = _BIG_FONT
+    if isinstance(spec.get("height"), (int, float)):
+        spec["height"] = int(spec["height"] * 1.25)
+    return spec
 
 
-def estimate_by_round_chart(rows: Sequence[dict], *, big: bool = False,
-                            level: float = 0.95) -> alt.Chart:
-    """μ̂ with its normal interval per round (``rows``: round, n, mu, lo, hi).
+def show(fig: Figure, *, big: bool = False) -> None:
+    """Draw ``fig`` at full container width; ``big`` for the projector."""
+    import streamlit as st
 
-    Dashed lines at 0 and 1 mark where a share can lie; an estimate or an
-    interval end outside them is drawn where it is.
+    spec = fig.to_dict()
+    st.vega_lite_chart(_enlarge(spec) if big else spec, width="stretch")
+
+
+# -- built on ui.charts --------------------------------------------------------------------
+
+
+def reported_counts(labels: Sequence[str], counts: Sequence[int], *,
+                    value_title: str = "reports received") -> Figure:
+    """One bar per option: how many randomized reports said (or supported) it."""
+    values = [int(c) for c in counts]
+    return charts.bar_counts(list(labels), values, value_title=value_title, color=REPORTED,
+                             text=[f"{v:,}" for v in values], height=44 * len(values) + 10)
+
+
+def log_likelihood(mu: Sequence[float], values: Sequence[float], *, top: float,
+                   mle: float | None, lr_low: float | None, lr_high: float | None,
+                   critical: float, level: float = 0.95, floor: float = -8.0) -> Figure:
+    """``l(mu) - l(MLE)`` over mu in [0, 1], the LR interval shaded, the cut-off ``-critical/2``.
+
+    Points below ``floor`` (and impossible shares, ``-inf``) are left out so the
+    interesting part near the maximum fills the chart.
     """
-    data = [r for r in rows if _ok(r.get("mu"))]
-    df = pd.DataFrame(data or [{"round": 1, "n": 0, "mu": None, "lo": None, "hi": None}])
-    df["round"] = df["round"].astype(str)
-    x = alt.X("round:N", title="Round", axis=alt.Axis(labelAngle=0))
-    ci = alt.Chart(df).mark_rule(color=ESTIMATE, strokeWidth=4 if big else 3).encode(
-        x=x, y=alt.Y("lo:Q", title="Estimated share"), y2="hi:Q")
-    point = alt.Chart(df).mark_point(color=ESTIMATE, filled=True, size=260 if big else 120).encode(
-        x=x, y="mu:Q",
-        tooltip=[alt.Tooltip("round:N"), alt.Tooltip("n:Q"),
-                 alt.Tooltip("mu:Q", format=".3f", title="μ̂"),
-                 alt.Tooltip("lo:Q", format=".3f", title=f"{level:.0%} CI low"),
-                 alt.Tooltip("hi:Q", format=".3f", title=f"{level:.0%} CI high")])
-    edges = alt.Chart(pd.DataFrame({"y": [0.0, 1.0]})).mark_rule(
-        color="#9ca3af", strokeDash=[6, 4]).encode(y="y:Q")
-    return _style((edges + ci + point).properties(height=300 if big else 220), big)
+    rel = np.asarray(values, dtype=float) - float(top)
+    with np.errstate(invalid="ignore"):
+        rel = np.where(np.isfinite(rel) & (rel >= floor), rel, np.nan)
+    interval = (float(lr_low), float(lr_high)) if _ok(lr_low) and _ok(lr_high) else None
+    return charts.loglik_curve(
+        mu, rel, y_title="ℓ(μ) − ℓ(MLE)", mle=float(mle) if _ok(mle) else None,
+        interval=interval, interval_label=f"{level:.0%} likelihood-ratio interval",
+        cutoff=-critical / 2, cutoff_label=f"cut-off −χ²₁({level:g})/2 = {-critical / 2:.2f}",
+        height=240)
 
 
-def estimate_trace_chart(rows: Sequence[dict], *, big: bool = False,
-                         level: float = 0.95) -> alt.Chart:
-    """μ̂ and its normal interval as reports arrived (``rows``: n, mu, lo, hi)."""
-    data = [r for r in rows if _ok(r.get("mu")) and _ok(r.get("lo")) and _ok(r.get("hi"))]
-    df = pd.DataFrame(data or [{"n": 0, "mu": None, "lo": None, "hi": None}])
-    x = alt.X("n:Q", title="Reports received (n)", axis=alt.Axis(tickMinStep=1))
-    band = alt.Chart(df).mark_area(color=ESTIMATE, opacity=0.18).encode(
-        x=x, y=alt.Y("lo:Q", title=f"μ̂ and {level:.0%} CI"), y2="hi:Q")
-    line = alt.Chart(df).mark_line(color=ESTIMATE, strokeWidth=4 if big else 2.5,
-                                   point=alt.OverlayMarkDef(color=ESTIMATE, size=60)).encode(
-        x=x, y="mu:Q",
-        tooltip=[alt.Tooltip("n:Q"), alt.Tooltip("mu:Q", format=".3f", title="μ̂"),
-                 alt.Tooltip("lo:Q", format=".3f"), alt.Tooltip("hi:Q", format=".3f")])
-    edges = alt.Chart(pd.DataFrame({"y": [0.0, 1.0]})).mark_rule(
-        color="#9ca3af", strokeDash=[6, 4]).encode(y="y:Q")
-    return _style((band + edges + line).properties(height=300 if big else 220), big)
+def estimate_by_round(rows: Sequence[Mapping[str, object]], *, level: float = 0.95
+                      ) -> Figure | None:
+    """Each round's μ̂ with its normal CI (``rows``: round, n, mu, lo, hi); None if no round
+    has an estimate yet. The axis always shows [0, 1] and stretches to any interval end
+    outside it."""
+    ok = [r for r in rows if _ok(r.get("mu")) and _ok(r.get("lo")) and _ok(r.get("hi"))]
+    if not ok:
+        return None
+    lows = [float(r["lo"]) for r in ok]  # type: ignore[arg-type]
+    highs = [float(r["hi"]) for r in ok]  # type: ignore[arg-type]
+    # Quarter steps keep the number of distinct chart templates small.
+    domain = (min(0.0, math.floor(min(lows) * 4) / 4), max(1.0, math.ceil(max(highs) * 4) / 4))
+    return charts.estimate_with_ci(
+        [f"round {r['round']}" for r in ok], [r["mu"] for r in ok], lows, highs,
+        value_title=f"μ̂ and {level:.0%} CI", colors=[ESTIMATE] * len(ok), domain=domain)
 
 
-def log_likelihood_chart(mu: Sequence[float], log_lik: Sequence[float], *, mle: float | None,
-                         lr_low: float | None, lr_high: float | None, critical: float,
-                         big: bool = False, floor: float = -8.0) -> alt.Chart:
-    """The log-likelihood relative to its maximum, ``l(mu) - l(MLE)``, over mu in [0, 1].
+# -- dashboard-only charts -----------------------------------------------------------------
 
-    The horizontal line at ``-critical / 2`` (−1.92 at 95%) cuts out the
-    likelihood-ratio interval, shaded; the MLE is the vertical line. Values
-    below ``floor`` (and −∞, impossible shares) are cut off at the floor.
+
+def _q(name: str, title: str | None = None, **kw) -> dict:
+    return {"field": name, "type": "quantitative", **({"title": title} if title else {}), **kw}
+
+
+@lru_cache(maxsize=_TEMPLATES)
+def _trace_tpl(y_title: str, height: int) -> str:
+    x = alt.X(**_q("n", "reports received (n)"), axis=alt.Axis(tickMinStep=1, format="d"))
+    data = alt.Chart(alt.NamedData(name="trace"))
+    band = data.mark_area(color=ESTIMATE, opacity=0.18).encode(
+        x=x, y=alt.Y(**_q("lo", y_title)), y2=alt.Y2(field="hi"))
+    whiskers = data.mark_rule(color=ESTIMATE, opacity=0.5, strokeWidth=2).encode(
+        x=x, y=alt.Y(**_q("lo")), y2=alt.Y2(field="hi"))
+    line = data.mark_line(color=ESTIMATE, strokeWidth=3,
+                          point=alt.OverlayMarkDef(color=ESTIMATE, size=50)).encode(
+        x=x, y=alt.Y(**_q("mu")),
+        tooltip=[alt.Tooltip(field="n", type="quantitative", title="n"),
+                 alt.Tooltip(field="mu", type="quantitative", title="μ̂", format=".3f"),
+                 alt.Tooltip(field="lo", type="quantitative", title="CI low", format=".3f"),
+                 alt.Tooltip(field="hi", type="quantitative", title="CI high", format=".3f")])
+    edges = alt.Chart(alt.NamedData(name="edges")).mark_rule(
+        color=_THEORY, strokeDash=[6, 4], opacity=0.6).encode(y=alt.Y(**_q("y")))
+    return _freeze(alt.layer(band, whiskers, edges, line).properties(height=height))
+
+
+def estimate_trace(rows: Sequence[Mapping[str, object]], *, level: float = 0.95) -> Figure:
+    """μ̂ and its CI at each number of reports seen (``rows``: n, mu, lo, hi).
+
+    Dashed lines at 0 and 1 mark where a share can lie; an estimate outside
+    them is drawn where it is.
     """
-    pairs = [(float(m), float(v)) for m, v in zip(mu, log_lik) if _ok(m)]
-    top = max((v for _, v in pairs if _ok(v)), default=0.0)
-    rel = [(m, max(floor, v - top) if _ok(v) else floor) for m, v in pairs]
-    df = pd.DataFrame(rel, columns=["mu", "rel"])
-    x = alt.X("mu:Q", title="True share μ", scale=alt.Scale(domain=[0, 1]))
-    layers: list[alt.Chart] = []
-    if _ok(lr_low) and _ok(lr_high):
-        layers.append(alt.Chart(pd.DataFrame({"lo": [lr_low], "hi": [lr_high]})).mark_rect(
-            color=MLE, opacity=0.15).encode(x="lo:Q", x2="hi:Q"))
-    layers.append(alt.Chart(df).mark_line(color=_EDGE, strokeWidth=3 if big else 2).encode(
-        x=x, y=alt.Y("rel:Q", title="log-likelihood − max", scale=alt.Scale(domain=[floor, 0.5])),
-        tooltip=[alt.Tooltip("mu:Q", format=".3f"), alt.Tooltip("rel:Q", format=".2f")]))
-    layers.append(alt.Chart(pd.DataFrame({"y": [-critical / 2]})).mark_rule(
-        color=MLE, strokeDash=[6, 4], strokeWidth=2).encode(y="y:Q"))
-    if _ok(mle):
-        layers.append(alt.Chart(pd.DataFrame({"x": [mle]})).mark_rule(
-            color=MLE, strokeWidth=3).encode(x="x:Q"))
-    return _style(alt.layer(*layers).properties(height=300 if big else 220), big)
+    data = [{"n": int(r["n"]), "mu": float(r["mu"]), "lo": float(r["lo"]),  # type: ignore[arg-type]
+             "hi": float(r["hi"])}  # type: ignore[arg-type]
+            for r in rows if _ok(r.get("mu")) and _ok(r.get("lo")) and _ok(r.get("hi"))]
+    return Figure(_trace_tpl(f"μ̂ and {level:.0%} CI", 240),
+                  {"trace": data, "edges": [{"y": 0.0}, {"y": 1.0}]})
 
 
-def histogram_chart(options: Sequence[str], n: int, raw: Sequence[float],
-                    clipped: Sequence[float], norm_sub: Sequence[float], sd: Sequence[float],
-                    labels: dict[str, str], *, z: float, big: bool = False) -> alt.Chart:
-    """Estimated share of each option: raw unbiased (with ± z·SD bars), clipped, Norm-Sub.
-
-    Counts are divided by ``n`` to give shares; ``labels`` names the three
-    series (``raw``, ``clip``, ``norm_sub``) as the page shows them.
-    """
-    rows = []
-    for i, opt in enumerate(options):
-        for key, values in (("raw", raw), ("clip", clipped), ("norm_sub", norm_sub)):
-            v = values[i] / n if n else None
-            s = sd[i] / n if (n and key == "raw" and _ok(sd[i])) else None
-            rows.append({"option": opt, "series": labels[key], "share": v,
-                         "lo": v - z * s if s is not None else None,
-                         "hi": v + z * s if s is not None else None})
-    df = pd.DataFrame(rows)
-    order = [labels["raw"], labels["clip"], labels["norm_sub"]]
-    colour = alt.Color("series:N", title=None, sort=order,
-                       scale=alt.Scale(domain=order, range=[ESTIMATE, POST_CLIP, POST_NORMSUB]))
-    x = alt.X("option:N", sort=list(options), title=None, axis=alt.Axis(labelAngle=0))
-    offset = alt.XOffset("series:N", sort=order)
-    bars = alt.Chart(df).mark_bar().encode(
-        x=x, xOffset=offset, y=alt.Y("share:Q", title="Estimated share"), color=colour,
-        tooltip=[alt.Tooltip("option:N"), alt.Tooltip("series:N"),
-                 alt.Tooltip("share:Q", format=".3f")])
-    err = alt.Chart(df.dropna(subset=["lo", "hi"])).mark_rule(
-        color=_EDGE, strokeWidth=2).encode(x=x, xOffset=offset, y="lo:Q", y2="hi:Q")
-    zero = alt.Chart(pd.DataFrame({"y": [0.0]})).mark_rule(color=_EDGE).encode(y="y:Q")
-    return _style((bars + err + zero).properties(height=340 if big else 260), big)
+@lru_cache(maxsize=_TEMPLATES)
+def _histogram_tpl(options: tuple, names: tuple, height: int) -> str:
+    x = alt.X(field="option", type="nominal", sort=list(options), title=None,
+              axis=alt.Axis(labelAngle=0))
+    offset = alt.XOffset(field="series", type="nominal", sort=list(names),
+                         scale=alt.Scale(domain=list(names)))
+    colour = alt.Color(field="series", type="nominal", sort=list(names), title=None,
+                       scale=alt.Scale(domain=list(names), range=[ESTIMATE, CLIPPED, NORM_SUB]))
+    bars = alt.Chart(alt.NamedData(name="bars")).mark_bar().encode(
+        x=x, xOffset=offset, y=alt.Y(**_q("share", "estimated share")), color=colour,
+        tooltip=[alt.Tooltip(field="option", type="nominal"),
+                 alt.Tooltip(field="series", type="nominal"),
+                 alt.Tooltip(field="share", type="quantitative", format=".3f")])
+    err = alt.Chart(alt.NamedData(name="err")).mark_rule(color=_THEORY, strokeWidth=2).encode(
+        x=x, xOffset=offset, y=alt.Y(**_q("lo")), y2=alt.Y2(field="hi"))
+    zero = alt.Chart(alt.NamedData(name="zero")).mark_rule(color=_THEORY).encode(
+        y=alt.Y(**_q("y")))
+    return _freeze(alt.layer(bars, err, zero).properties(height=height))
 
 
-def sd_vs_epsilon_chart(curve: Sequence[tuple[float, float]],
-                        marks: Sequence[tuple[str, float, float]], n: int, *,
-                        big: bool = False) -> alt.Chart:
-    """The worst-case SD at this n against ε (``curve``: (ε, SD) pairs), with labelled points.
+def histogram(options: Sequence[str], shares: Mapping[str, Sequence[float]],
+              raw_low: Sequence[float], raw_high: Sequence[float]) -> Figure:
+    """Estimated share of each option for three named series (raw, clipped, Norm-Sub, in
+    that order), with an error bar ``[raw_low, raw_high]`` on the raw estimate."""
+    names = tuple(shares)
+    opts = tuple(str(o) for o in options)
+    bars = [{"option": o, "series": name, "share": float(v)}
+            for name in names for o, v in zip(opts, shares[name]) if _ok(v)]
+    err = [{"option": o, "series": names[0], "lo": float(lo), "hi": float(hi)}
+           for o, lo, hi in zip(opts, raw_low, raw_high) if _ok(lo) and _ok(hi)]
+    return Figure(_histogram_tpl(opts, names, 260),
+                  {"bars": bars, "err": err, "zero": [{"y": 0.0}]})
 
-    ``marks`` holds ``(label, ε, SD)`` for the current design and the what-if one.
-    """
-    df = pd.DataFrame([{"eps": e, "sd": s} for e, s in curve if _ok(e) and _ok(s)])
-    line = alt.Chart(df).mark_line(color=REPORTED, strokeWidth=2).encode(
-        x=alt.X("eps:Q", title="ε (privacy loss per student)"),
-        y=alt.Y("sd:Q", title=f"SD of μ̂ at n = {n}", scale=alt.Scale(type="log")))
-    pts = pd.DataFrame([{"label": lb, "eps": e, "sd": s} for lb, e, s in marks
-                        if _ok(e) and _ok(s)])
-    if pts.empty:
-        return _style(line.properties(height=240), big)
-    domain = list(pts["label"])
-    colour = alt.Color("label:N", title=None, scale=alt.Scale(
-        domain=domain, range=[ESTIMATE, WHATIF][: len(domain)]))
-    dots = alt.Chart(pts).mark_point(filled=True, size=180).encode(
-        x="eps:Q", y="sd:Q", color=colour,
-        tooltip=[alt.Tooltip("label:N"), alt.Tooltip("eps:Q", format=".2f"),
-                 alt.Tooltip("sd:Q", format=".3f")])
-    return _style((line + dots).properties(height=260 if big else 240), big)
+
+@lru_cache(maxsize=_TEMPLATES)
+def _sd_tpl(labels: tuple, y_title: str, height: int) -> str:
+    line = alt.Chart(alt.NamedData(name="curve")).mark_line(color=_THEORY, strokeWidth=2).encode(
+        x=alt.X(**_q("eps", "ε (privacy loss per student)")),
+        y=alt.Y(**_q("sd", y_title), scale=alt.Scale(type="log")))
+    colour = alt.Color(field="label", type="nominal", title=None, sort=list(labels),
+                       scale=alt.Scale(domain=list(labels),
+                                       range=[ESTIMATE, HIGHLIGHT][: len(labels)]))
+    dots = alt.Chart(alt.NamedData(name="marks")).mark_point(filled=True, size=200,
+                                                             opacity=1).encode(
+        x=alt.X(**_q("eps")), y=alt.Y(**_q("sd")), color=colour,
+        tooltip=[alt.Tooltip(field="label", type="nominal"),
+                 alt.Tooltip(field="eps", type="quantitative", title="ε", format=".2f"),
+                 alt.Tooltip(field="sd", type="quantitative", title="SD", format=".3f")])
+    return _freeze(alt.layer(line, dots).properties(height=height))
+
+
+def sd_vs_epsilon(curve: Sequence[tuple[float, float]],
+                  marks: Sequence[tuple[str, float, float]]) -> Figure:
+    """The worst-case SD at a fixed n against ε (``curve``: (ε, SD) pairs), with
+    labelled points ``marks``: (label, ε, SD), e.g. the current and the what-if design."""
+    pts = [(str(lb), float(e), float(s)) for lb, e, s in marks if _ok(e) and _ok(s) and s > 0]
+    return Figure(_sd_tpl(tuple(p[0] for p in pts), "worst-case SD of μ̂", 240), {
+        "curve": [{"eps": float(e), "sd": float(s)} for e, s in curve
+                  if _ok(e) and _ok(s) and s > 0],
+        "marks": [{"label": lb, "eps": e, "sd": s} for lb, e, s in pts]})
