@@ -302,7 +302,8 @@ class Poll:
 
 @dataclass(frozen=True)
 class Question:
-    """A question of a poll. ``design_json`` is the current round's design (canonical JSON)."""
+    """A question of a poll. ``design_json`` is the current round's design (canonical JSON);
+    ``updated_at`` is the time of the last change of state or reveal."""
 
     id: int
     poll_id: int

@@ -321,9 +321,10 @@ class PollService:
         row = self._store.find_report(rnd.round_id, token, submission_id)
         if row is None:
             return None
-        if row.round_id != rnd.round_id:
-            raise BadReport("this submission id was already used for another question or "
-                            "round; the page must generate a new one per answer")
+        if row.submission_id_matched:
+            # Another device's or another round's report: refuse, and never show its receipt.
+            raise BadReport("this submission id was already used for another answer; the "
+                            "page must generate a new one per answer")
         return self._receipt(question, row, rnd.number, True)
 
     def submit_report(self, code: str, question_id: int, *, answer: object,

@@ -499,10 +499,13 @@ class Store:
         return _question(row) if row else None
 
     def set_design(self, question_id: int, design_json: str, now: datetime) -> Question | None:
-        """Change the design of the question and of its current round."""
+        """Change the design of the question and of its current round.
+
+        ``updated_at`` is left alone: it records changes of state and reveal.
+        """
         with self.transaction(write=True) as conn:
             row = conn.execute(questions.update().where(questions.c.id == question_id)
-                               .values(design_params=design_json, updated_at=now)
+                               .values(design_params=design_json)
                                .returning(*_QUESTION_COLS)).first()
             if row is None:
                 return None

@@ -230,9 +230,19 @@ def test_submission_id_reused_for_another_question_is_refused(service, store, op
     q2 = service.open_question(service.add_question(poll.id, "Cats or dogs?",
                                                     options=("Cats", "Dogs"),
                                                     design_params=DIE).id)
-    with pytest.raises(BadReport, match="submission id was already used"):
+    with pytest.raises(BadReport, match="submission id was already used for another answer"):
         submit(service, poll, q2, device="a", sid="reused-id-1")
     assert n_reports(store) == 1
+
+
+def test_submission_id_of_another_device_is_refused_without_its_receipt(service, store,
+                                                                        open_question):
+    poll, q = open_question()
+    submit(service, poll, q, answer=1, device="first-device", sid="shared-sid-1")
+    with pytest.raises(BadReport, match="already used for another answer"):
+        submit(service, poll, q, answer=0, device="second-device", sid="shared-sid-1")
+    assert n_reports(store) == 1
+    assert service.receipt_for(q.id, "second-device") is None
 
 
 def test_a_new_round_accepts_the_same_device_again(service, store, open_question):
@@ -451,6 +461,8 @@ def test_current_question_follows_open_and_close(service):
     assert service.question(a.id).state == "closed"
     assert service.current_question(poll.id).id == b.id
     service.close_question(b.id)
+    assert service.current_question(poll.id).id == b.id
+    service.set_design(a.id, EPS1)  # not a state change: b stays the most recent
     assert service.current_question(poll.id).id == b.id
     revealed = service.set_revealed(a.id, True)
     assert revealed.revealed
