@@ -118,7 +118,11 @@ class BinaryDesign:
 
     @property
     def channel(self) -> np.ndarray:
-        """Row-stochastic matrix ``P[true, reported]`` with rows/columns 0 (no), 1 (yes)."""
+        """Row-stochastic matrix ``P[true, reported]`` with rows/columns 0 (no), 1 (yes).
+
+        >>> DieRR(4, 3).channel.tolist()
+        [[0.75, 0.25], [0.25, 0.75]]
+        """
         a, b = self.a, self.b
         return np.array([[1 - b, b], [1 - a, a]])
 

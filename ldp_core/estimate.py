@@ -213,8 +213,15 @@ class BinaryCounts:
     def mle(self) -> float | None:
         """Maximum-likelihood estimate of mu constrained to [0, 1]; None when n = 0.
 
-        The log-likelihood is concave in mu, so the maximiser is the clipped
-        unbiased estimate for one design and a root of the score otherwise.
+        The log-likelihood (CS208 2022, "Likelihood based correction") is
+        concave in mu, so the maximiser is the clipped unbiased estimate for
+        one design and the root of the score
+        ``sum_g (a_g - b_g) (y_g / lambda_g - (n_g - y_g) / (1 - lambda_g))``
+        otherwise (found by bisection to double precision).
+
+        >>> from ldp_core import DieRR
+        >>> BinaryCounts.single(DieRR(4, 3), yes=2, n=40).mle()  # mu_hat = -0.4
+        0.0
         """
         if not self.n:
             return None
@@ -275,6 +282,8 @@ class BinaryCounts:
     def sd_plugin(self) -> float | None:
         """Data-based SD: the sample SD of the per-report estimates z_i, over sqrt(n).
 
+        Its square is unbiased for ``sd_at(mu)^2`` (population sampling, one design).
+
         For one design, ``sqrt(ybar (1 - ybar) / ((n - 1) (a - b)^2))``. None while n < 2.
         """
         total = self.n
@@ -307,7 +316,9 @@ class BinaryCounts:
         return (mu - z * spread, mu + z * spread)
 
     def lr_statistic(self, mu0: float) -> float | None:
-        """``2 (l(mle) - l(mu0))``, compared with chi-squared(1) to test ``mu = mu0``."""
+        """``2 (l(mle) - l(mu0))``, compared with chi-squared(1) to test ``mu = mu0``
+        (Wilks; the likelihood-ratio test of the CS208 2022 notes). ``inf`` when
+        the reports are impossible at ``mu0``; None when n = 0."""
         m0 = _checks.in_range("mu0", mu0, 0.0, 1.0)
         mle = self.mle()
         if mle is None:
@@ -318,7 +329,15 @@ class BinaryCounts:
         return max(0.0, 2 * (self.log_likelihood(mle) - ll0))
 
     def lr_test(self, mu0: float) -> tuple[float, float] | None:
-        """The likelihood-ratio test of ``mu = mu0``: ``(statistic, p-value)``."""
+        """The likelihood-ratio test of ``mu = mu0``: ``(statistic, p-value)``.
+
+        ``p = P(chi2_1 > statistic) = erfc(sqrt(statistic / 2))``.
+
+        >>> from ldp_core import DieRR
+        >>> stat, p = BinaryCounts.single(DieRR(4, 3), yes=30, n=40).lr_test(0.5)
+        >>> round(stat, 2), round(p, 4)
+        (10.46, 0.0012)
+        """
         stat = self.lr_statistic(mu0)
         if stat is None:
             return None
@@ -326,7 +345,17 @@ class BinaryCounts:
         return stat, p
 
     def lr_interval(self, level: float = 0.95) -> tuple[float, float] | None:
-        """``{mu in [0, 1] : 2 (l(mle) - l(mu)) <= chi2_1(level)}``, by bisection."""
+        """``{mu in [0, 1] : 2 (l(mle) - l(mu)) <= chi2_1(level)}``, by bisection.
+
+        At 95% the cut-off is 3.841 (CS208 2022, "LogLikelihood surface with
+        likelihood ratio test"). The set is an interval because l is concave;
+        unlike the normal interval it never leaves [0, 1].
+
+        >>> from ldp_core import DieRR
+        >>> lo, hi = BinaryCounts.single(DieRR(4, 3), yes=30, n=40).lr_interval()
+        >>> round(lo, 3), hi
+        (0.706, 1.0)
+        """
         mle = self.mle()
         if mle is None:
             return None
