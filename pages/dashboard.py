@@ -709,6 +709,8 @@ def _live_panel(question_id: int, projector: bool) -> None:
         st.metric("Reports received", "0")
         st.info("No reports yet: the estimate appears with the first report. "
                 "(With n = 0 there is nothing to estimate.)")
+        if len(est.history) > 1:
+            _rounds_table(q, est, rounds, projector)
         return
     if q.kind == "binary":
         _binary_panel(q, est, rounds, projector)
