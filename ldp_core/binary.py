@@ -199,10 +199,15 @@ class BinaryDesign:
         x = _checks.binary_array("truth", truth)
         gen = np.random.default_rng(rng)
         br = self.branches()
-        cut = np.cumsum([float(br[k]) for k in _BRANCHES])
+        probs = [float(br[k]) for k in _BRANCHES]
+        cut = np.cumsum(probs)
+        # the last branch that can happen takes everything above the previous cuts, so
+        # rounding in the cumulative sums can never hand a report to an impossible branch
+        last = max(i for i, pr in enumerate(probs) if pr > 0)
+        cut[last:] = np.inf
         u = gen.random(x.shape)
-        out = np.where(u < cut[0], x, 1 - x)  # truth, else lie...
-        out = np.where(u >= cut[1], (u < cut[2]).astype(np.uint8), out)  # ...else yes / no
+        out = np.where(u < cut[1], np.where(u < cut[0], x, 1 - x),  # truth / lie
+                       (u < cut[2]).astype(np.uint8))  # forced yes / forced no
         return out.astype(np.uint8)
 
     def simulate_yes_counts(self, n_true_yes: int, n: int, size: int | None = None,
@@ -305,8 +310,7 @@ class EpsilonRR(BinaryDesign):
 
     def branches(self) -> dict[str, float]:
         keep = 1 / (1 + math.exp(-self.epsilon_param))
-        return {"truth": keep, "lie": 1 / (1 + math.exp(self.epsilon_param)), "yes": 0.0,
-                "no": 0.0}
+        return {"truth": keep, "lie": 1 - keep, "yes": 0.0, "no": 0.0}  # 1 - keep is exact
 
     def params(self) -> dict:
         return {"design": self.kind, "epsilon": self.epsilon_param}
