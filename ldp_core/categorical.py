@@ -85,7 +85,8 @@ class FrequencyOracle:
     def sample_support_counts(self, true_counts: object, size: int | None = None,
                               rng: object = None) -> np.ndarray:
         """Exact aggregate sampling of the support counts for a population with
-        ``true_counts``; ``size`` simulated classes at O(size * d) (or d^2 for GRR)."""
+        ``true_counts``; ``size`` simulated classes at O(size * d), whatever n is.
+        Returns shape (d,) when ``size`` is None, else (size, d)."""
         raise NotImplementedError
 
     # -- shared ----------------------------------------------------------------------------
@@ -406,8 +407,8 @@ class OLH(FrequencyOracle):
     log-ratio is at most eps, and the hash itself does not depend on x.
     A report supports v when ``H(v) == y``; for v != x this happens with
     probability ``q = 1/g`` for an ideal hash. With this family the true
-    collision probability differs from 1/g by less than 1/P (about 5e-10),
-    which moves an estimated count by less than ``n / (P (p - q))``.
+    collision probability differs from 1/g by at most 1/P (about 5e-10),
+    which moves an estimated count by at most ``n / (P (p - q))``.
     The default ``g = round(e^eps) + 1`` minimises the variance,
     ``~ 4 e^eps / (e^eps - 1)^2`` per report (capped at P for eps > 21.5).
 
