@@ -130,7 +130,8 @@ def posterior_true_yes(design: BinaryDesign, prior: object) -> Posterior:
     )
 
 
-def posterior_bounds(prior: object, epsilon: float) -> tuple[np.ndarray | float, np.ndarray | float]:
+def posterior_bounds(prior: object, epsilon: float
+                     ) -> tuple[np.ndarray | float, np.ndarray | float]:
     """The posteriors any eps-LDP report allows: odds times ``e^-eps`` and ``e^eps``.
 
     ``lo = pi / (pi + (1 - pi) e^eps)``, ``hi = pi e^eps / (pi e^eps + 1 - pi)``;
@@ -159,7 +160,7 @@ def posterior_bounds(prior: object, epsilon: float) -> tuple[np.ndarray | float,
 
 
 def empirical_channel(truth: object, reports: object) -> tuple[np.ndarray, np.ndarray]:
-    """Measured channel of a simulated class: ``(counts, freqs)``, both indexed ``[true, reported]``.
+    """Measured channel of a simulated class: ``(counts, freqs)``, indexed ``[true, reported]``.
 
     ``counts[x, y]`` is how many respondents with true answer x reported y;
     ``freqs`` divides each row by its total (NaN for a row with nobody in it).

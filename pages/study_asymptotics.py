@@ -105,11 +105,13 @@ def render() -> None:
     with st.container(border=True):
         c1, c2, c3 = st.columns(3)
         eps = c1.slider("ε (the same for both models)", 0.01, 10.0, step=0.01, key=K_EPS,
+                        persist_state="session",
                         help="CS208 draws this figure at ε = 0.5.")
-        mu = c2.slider("True share μ", 0.0, 1.0, step=0.01, key=K_MU)
-        classes = c3.select_slider("Simulated classes per n", T_CHOICES, key=K_T)
-        n_c = c1.select_slider("Compare at n =", N_CHOICES, key=K_NC)
-        c2.button("🎲 New simulation", on_click=_new_simulation)
+        mu = c2.slider("True share μ", 0.0, 1.0, step=0.01, key=K_MU, persist_state="session")
+        classes = c3.select_slider("Simulated classes per n", T_CHOICES, key=K_T,
+                                   persist_state="session")
+        n_c = c1.select_slider("Compare at n =", N_CHOICES, key=K_NC, persist_state="session")
+        c2.button("New simulation", icon=":material/casino:", on_click=_new_simulation)
     eps, mu, classes, n_c = float(eps), float(mu), int(classes), int(n_c)
     seed = int(st.session_state[K_SEED])
 
@@ -151,9 +153,10 @@ def render() -> None:
             "not trusting anyone with the raw answers. This is why successful local "
             "deployments (Google, Apple) have millions of users (CS208).")
     else:
+        who = "fewer than one person" if need < 1 else f"about **{fmt_count(need)}** people"
         st.markdown(
             f"At ε = {fmt_fixed(eps, 2)} and n = {fmt_count(n_c)}, randomized response is "
-            f"not worse: {'fewer than one person' if need < 1 else f'about **{fmt_count(need)}** people'} already match the central "
+            f"not worse: {who} already match the central "
             "accuracy. With a large ε almost nobody's answer is flipped, while the Laplace "
             "mechanism still adds noise of scale 1/(εn). The √n gap is a statement about "
             "small ε and large n.")

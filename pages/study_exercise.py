@@ -74,7 +74,7 @@ def _many(n: int, v: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _solution(i: int) -> bool:
-    return st.toggle("Show the solution", key=K_SOL[i])
+    return st.toggle("Show the solution", key=K_SOL[i], persist_state="session")
 
 
 def render() -> None:
@@ -87,9 +87,10 @@ def render() -> None:
         "or 3, report truthfully; if it is 4, report the opposite.")
     with st.container(border=True):
         c1, c2, c3 = st.columns([2, 2, 1])
-        n = int(c1.slider("Class size n", 1, N_MAX, key=K_N))
-        mu = c2.slider("True share of vanilla lovers", 0.0, 1.0, step=0.01, key=K_MU)
-        c3.button("🎲 New class", on_click=_new_simulation)
+        n = int(c1.slider("Class size n", 1, N_MAX, key=K_N, persist_state="session"))
+        mu = c2.slider("True share of vanilla lovers", 0.0, 1.0, step=0.01, key=K_MU,
+                       persist_state="session")
+        c3.button("New class", icon=":material/casino:", on_click=_new_simulation)
     v = int(np.floor(mu * n + 0.5))
     seed = int(st.session_state[K_SEED])
     counts, freqs, v_rep = _class(n, v, seed)

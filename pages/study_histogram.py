@@ -128,8 +128,10 @@ def _oracle(kind: str, d: int, eps: float) -> FrequencyOracle | None:
     if kind == "olh":
         return OLH(d, eps)
     c1, c2, c3 = st.columns(3)
-    p = c1.slider("p = P(bit reads 1 | it is your bit)", 0.01, 0.99, step=0.01, key=K_P)
-    q = c2.slider("q = P(bit reads 1 | another bit)", 0.01, 0.99, step=0.01, key=K_Q)
+    p = c1.slider("p = P(bit reads 1 | it is your bit)", 0.01, 0.99, step=0.01, key=K_P,
+                  persist_state="session")
+    q = c2.slider("q = P(bit reads 1 | another bit)", 0.01, 0.99, step=0.01, key=K_Q,
+                  persist_state="session")
     try:
         oracle = UnaryEncoding(d, p, q)
     except ValueError as exc:
@@ -192,16 +194,18 @@ def render() -> None:
                "them; each reports their occupation through a local randomizer.")
     with st.container(border=True):
         c1, c2 = st.columns(2)
-        eps = c1.slider("ε", 0.05, 10.0, step=0.05, key=K_EPS)
-        n = c2.slider("N, people sampled from the population", 1, int(pop.sum()), key=K_N)
+        eps = c1.slider("ε", 0.05, 10.0, step=0.05, key=K_EPS, persist_state="session")
+        n = c2.slider("N, people sampled from the population", 1, int(pop.sum()), key=K_N,
+                      persist_state="session")
         b1, b2 = st.columns(2)
         b1.button("Preset: ε = 1, N = 2,000 (CS208)", on_click=_preset)
-        b2.button("🎲 New simulation", on_click=_new_simulation)
+        b2.button("New simulation", icon=":material/casino:", on_click=_new_simulation)
         kind = st.radio("Mechanism", list(MECHANISMS), format_func=MECHANISMS.get, key=K_MECH,
+                        persist_state="session",
                         horizontal=True)
         oracle = _oracle(kind, d, float(eps))
         post = st.radio("Show", list(POSTPROCESSING), format_func=POSTPROCESSING.get,
-                        key=K_POST, horizontal=True,
+                        key=K_POST, persist_state="session", horizontal=True,
                         help="Post-processing never costs privacy; it trades unbiasedness "
                              "for a histogram without negative counts.")
     if oracle is None:

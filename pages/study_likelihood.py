@@ -82,6 +82,7 @@ def _simulated_yes(params: tuple, n: int, v: int, seed: int) -> int:
 
 def _design() -> BinaryDesign | None:
     kind = st.radio("Design", list(DESIGNS), format_func=DESIGNS.get, key=K_DESIGN,
+                    persist_state="session",
                     horizontal=True)
     if kind == "die":
         return DieRR(4, 3)
@@ -89,14 +90,14 @@ def _design() -> BinaryDesign | None:
         return TwoCoinRR()
     if kind == "warner":
         p = st.slider("Warner's p (statement A is asked with probability p)", 0.0, 1.0,
-                      step=0.01, key=K_WARNER)
+                      step=0.01, key=K_WARNER, persist_state="session")
         try:
             return WarnerRR(p)
         except ValueError as exc:
             st.warning(f"{exc}. With p = ½ every answer is a coin flip: the likelihood is "
                        "flat and there is nothing to estimate.")
             return None
-    eps = st.slider("ε", 0.01, 10.0, step=0.01, key=K_EPS)
+    eps = st.slider("ε", 0.01, 10.0, step=0.01, key=K_EPS, persist_state="session")
     return EpsilonRR(eps)
 
 
@@ -104,12 +105,14 @@ def _counts_input(design: BinaryDesign) -> tuple[int, int, float | None]:
     """(n, yes, true share or None) from the simulation or the learner's entries."""
     ss = st.session_state
     source = st.radio("Counts", list(SOURCES), format_func=SOURCES.get, key=K_SOURCE,
+                      persist_state="session",
                       horizontal=True)
     if source == "sim":
         c1, c2 = st.columns(2)
-        mu = c1.slider("True share μ (hidden from the analyst)", 0.0, 1.0, step=0.01, key=K_MU)
-        n = int(c2.select_slider("Class size n", N_OPTIONS, key=K_N_SIM))
-        st.button("🎲 New simulation", on_click=_new_simulation)
+        mu = c1.slider("True share μ (hidden from the analyst)", 0.0, 1.0, step=0.01, key=K_MU,
+                       persist_state="session")
+        n = int(c2.select_slider("Class size n", N_OPTIONS, key=K_N_SIM, persist_state="session"))
+        st.button("New simulation", icon=":material/casino:", on_click=_new_simulation)
         v = int(np.floor(mu * n + 0.5))
         yes = _simulated_yes(tuple(sorted(design.params().items())), n, v,
                              int(ss[K_SEED]))
@@ -117,11 +120,12 @@ def _counts_input(design: BinaryDesign) -> tuple[int, int, float | None]:
                    f"randomization **{fmt_count(yes)}** report vanilla.")
         return n, yes, v / n
     c1, c2 = st.columns(2)
-    n = int(c1.number_input("Reports n", 0, N_MAX, step=1, key=K_N))
+    n = int(c1.number_input("Reports n", 0, N_MAX, step=1, key=K_N, persist_state="session"))
     if ss[K_YES] > n:
         ss[K_YES] = n
         st.info(f"'Vanilla' reports cannot exceed n: set to {fmt_count(n)}.")
-    yes = int(c2.number_input("…of which 'vanilla' V", 0, max(n, 0), step=1, key=K_YES))
+    yes = int(c2.number_input("…of which 'vanilla' V", 0, max(n, 0), step=1, key=K_YES,
+                              persist_state="session"))
     return n, yes, None
 
 
@@ -137,9 +141,11 @@ def render() -> None:
             return
         n, yes, truth = _counts_input(design)
         c1, c2, c3 = st.columns([2, 1, 1])
-        mu0 = c1.slider("Hypothesis μ₀ to test", 0.0, 1.0, step=0.01, key=K_MU0)
-        level = c2.select_slider("Level", LEVELS, key=K_LEVEL, format_func=fmt_pct)
-        zoom = c3.toggle("Zoom to the MLE", key=K_ZOOM)
+        mu0 = c1.slider("Hypothesis μ₀ to test", 0.0, 1.0, step=0.01, key=K_MU0,
+                        persist_state="session")
+        level = c2.select_slider("Level", LEVELS, key=K_LEVEL,
+                                 persist_state="session", format_func=fmt_pct)
+        zoom = c3.toggle("Zoom to the MLE", key=K_ZOOM, persist_state="session")
     if n == 0:
         st.info("No reports yet (n = 0): the likelihood is flat, so there is no estimate. "
                 "Enter at least one report.")

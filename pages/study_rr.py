@@ -134,30 +134,37 @@ def _design_controls() -> BinaryDesign | None:
     """The design picker and its parameters; None (with a message) when invalid."""
     ss = st.session_state
     kind = st.radio("Design", list(DESIGNS), format_func=DESIGNS.get, key=K_DESIGN,
+                    persist_state="session",
                     horizontal=True)
     if kind == "eps":
         st.slider("γ: keep the true answer with probability ½ + γ", 0.0, GAMMA_MAX, step=0.001,
-                  key=K_GAMMA, on_change=_on_gamma, format="%.3f",
+                  key=K_GAMMA, persist_state="session", on_change=_on_gamma, format="%.3f",
                   help="γ = 0: a fair coin decides (perfect privacy, no information). "
                        "γ → ½: always the truth (no privacy).")
         st.slider("ε: privacy loss, ε = ln((1 + 2γ)/(1 − 2γ))", 0.0, EPS_MAX, step=0.01,
-                  key=K_EPS, on_change=_on_eps, format="%.2f",
+                  key=K_EPS, persist_state="session", on_change=_on_eps, format="%.2f",
                   help="Moving either slider moves the other (CS208 notes: γ = tanh(ε/2)/2).")
         if ss[K_SRC] == "eps":
             eps = float(ss[K_EPS])
             design: BinaryDesign = EpsilonRR(eps) if eps > 0 else GammaRR(0.0)
             if eps > 0 and epsilon_to_gamma(eps) > GAMMA_MAX:
+                gamma = fmt(epsilon_to_gamma(eps), 5)
                 st.caption(f"The γ slider stops at {GAMMA_MAX}; this design uses "
-                           f"ε = {fmt_fixed(eps, 2)} exactly (γ = {fmt(epsilon_to_gamma(eps), 5)}).")
+                           f"ε = {fmt_fixed(eps, 2)} exactly (γ = {gamma}).")
             return design
         return GammaRR(float(ss[K_GAMMA]))
     if kind == "die":
         c1, c2 = st.columns(2)
-        faces = c1.slider("Faces on the die", 2, 12, key=K_FACES)
+        faces = c1.slider("Faces on the die", 2, 12, key=K_FACES, persist_state="session")
         if ss[K_TRUTHFUL] > faces - 1:
             ss[K_TRUTHFUL] = faces - 1
-        truthful = c2.slider("Tell the truth on faces 1 to …", 1, max(faces - 1, 1),
-                             key=K_TRUTHFUL, disabled=faces == 2)
+        if faces > 2:
+            truthful = c2.slider("Tell the truth on faces 1 to …", 1, faces - 1,
+                                 key=K_TRUTHFUL, persist_state="session")
+        else:  # a slider from 1 to 1 cannot exist: the only choice is face 1
+            truthful = 1
+            c2.markdown("Tell the truth on face **1** only (a 2-sided die has no other "
+                        "choice).")
         st.caption(f"Roll the die privately: on 1–{truthful} answer truthfully, on "
                    f"{truthful + 1}–{faces} answer the opposite. The class exercise is 4 faces, "
                    "truthful on 1–3 (CS208).")
@@ -171,7 +178,7 @@ def _design_controls() -> BinaryDesign | None:
                    "'vanilla' on heads, 'chocolate' on tails (Dwork & Roth; Near & Abuah).")
         return TwoCoinRR()
     p = st.slider("p: the spinner points at statement A ('I prefer vanilla') with probability p",
-                  0.0, 1.0, step=0.01, key=K_WARNER)
+                  0.0, 1.0, step=0.01, key=K_WARNER, persist_state="session")
     st.caption("Otherwise it points at B ('I do NOT prefer vanilla'); the student answers "
                "True/False to whichever statement (Warner 1965).")
     try:
@@ -308,7 +315,7 @@ def _tradeoff_section(design: BinaryDesign, n: int) -> None:
 def _deniability_section(design: BinaryDesign) -> None:
     st.subheader("Plausible deniability: what one report tells an observer")
     prior = st.slider("Observer's prior P(a student truly prefers vanilla)", 0.0, 1.0,
-                      step=0.01, key=K_PRIOR)
+                      step=0.01, key=K_PRIOR, persist_state="session")
     post = posterior_true_yes(design, prior)
     m1, m2, m3 = st.columns(3)
     m1.metric("After a 'vanilla' report", fmt_pct(post.after_yes),
@@ -317,8 +324,9 @@ def _deniability_section(design: BinaryDesign) -> None:
               help="P(truly vanilla | report chocolate) = π(1−a) / (π(1−a) + (1−π)(1−b))")
     m3.metric("Largest odds factor e^ε", fmt_ratio(post.max_odds_factor))
     st.markdown(
-        f"A 'vanilla' report multiplies the observer's odds by **{fmt_ratio(post.odds_factor_yes)}**"
-        f", a 'chocolate' report by **{fmt_ratio(post.odds_factor_no)}**. ε-local DP "
+        "A 'vanilla' report multiplies the observer's odds by "
+        f"**{fmt_ratio(post.odds_factor_yes)}**, a 'chocolate' report by "
+        f"**{fmt_ratio(post.odds_factor_no)}**. ε-local DP "
         f"guarantees neither factor exceeds e^ε = {fmt(post.max_odds_factor)} "
         "(or falls below e^−ε): whatever the observer believed, one answer moves the belief "
         "only inside the shaded band.")
@@ -343,9 +351,10 @@ def render() -> None:
         with left:
             design = _design_controls()
         with right:
-            mu = st.slider("True share of vanilla lovers μ", 0.0, 1.0, step=0.01, key=K_MU)
-            n = st.select_slider("Class size n", N_OPTIONS, key=K_N)
-            st.button("🎲 New simulation", on_click=_new_simulation,
+            mu = st.slider("True share of vanilla lovers μ", 0.0, 1.0, step=0.01, key=K_MU,
+                           persist_state="session")
+            n = st.select_slider("Class size n", N_OPTIONS, key=K_N, persist_state="session")
+            st.button("New simulation", icon=":material/casino:", on_click=_new_simulation,
                       help="Draw new random answers (the sliders stay).")
     if design is None:
         return

@@ -116,6 +116,8 @@ def _style(chart: alt.TopLevelMixin) -> str:
     if config.get("view") == {"continuousWidth": 300, "continuousHeight": 300}:
         del config["view"]
     spec.pop("datasets", None)
+    # Fill the container's width; ``height`` is the plot area's, titles and legends add to it.
+    spec["autosize"] = {"type": "fit-x", "contains": "padding"}
     return json.dumps(spec)
 
 
@@ -187,7 +189,7 @@ def bar_counts(labels: Sequence[str], counts: object, *, title: str = "",
     rows = [{"label": lab, "value": _num(v), "text": tx, "colour": HIGHLIGHT if lab in hi else c}
             for lab, v, tx, c in zip(labs, vals, texts, cols)]
     tpl = _bar_counts_tpl(_t(labs), title, subtitle, value_title, category_title,
-                          text is not None, height or max(120, 30 * len(labs) + 30))
+                          text is not None, height or 32 * len(labs))
     return Figure(tpl, {"bars": rows, "zero": [{"x": 0.0}]})
 
 
@@ -223,7 +225,7 @@ def compare_bars(categories: Sequence[str], series: Mapping[str, object], *,
         rows.extend({"category": c, "series": name, "value": _num(v)} for c, v in zip(cats, vals))
     tpl = _compare_bars_tpl(_t(cats), _t(names), _t(colors[n] for n in names), title, subtitle,
                             value_title, category_title,
-                            height or max(140, 13 * len(names) * len(cats) + 40))
+                            height or 13 * len(names) * len(cats) + 10)
     return Figure(tpl, {"bars": rows, "zero": [{"x": 0.0}]})
 
 
@@ -267,7 +269,7 @@ def estimate_with_ci(labels: Sequence[str], estimates: object, lows: object, hig
     truth_rows = [{"truth": float(truth)}] if truth is not None and math.isfinite(truth) else []
     tpl = _estimate_ci_tpl(_t(labs), title, subtitle, value_title,
                            tuple(domain) if domain is not None else None,
-                           height or max(110, 50 * len(labs) + 50))
+                           height or 56 * len(labs) + 20)
     return Figure(tpl, {"rows": rows, "truth": truth_rows})
 
 
@@ -288,7 +290,7 @@ def _heatmap_tpl(rows: tuple, cols: tuple, row_title: str, col_title: str, title
                  alt.Tooltip(field="text", type="nominal", title="probability")])
     labels = base.mark_text(fontSize=22, fontWeight="bold").encode(
         text=alt.Text(field="text", type="nominal"),
-        color=alt.Color(field="ink", type="nominal", scale=None))
+        color=alt.condition(alt.datum.ink == "white", alt.value("white"), alt.value("black")))
     return _style(alt.layer(cells, labels).properties(title=_title(title, subtitle),
                                                       height=height))
 
@@ -310,7 +312,7 @@ def channel_heatmap(matrix: object, row_labels: Sequence[str], col_labels: Seque
             rows.append({"row": str(r), "col": str(c), "p": _num(m[i, j]) if known else None,
                          "text": label, "ink": "white" if known and m[i, j] > 0.55 else "black"})
     tpl = _heatmap_tpl(_t(map(str, row_labels)), _t(map(str, col_labels)), row_title,
-                       col_title, title, subtitle, height or 70 * len(row_labels) + 50)
+                       col_title, title, subtitle, height or 75 * len(row_labels))
     return Figure(tpl, {"cells": rows})
 
 
@@ -334,16 +336,16 @@ def _density_bins(values: np.ndarray, max_atoms: int = 60, bins: int = 40
 
 def _bar_rows(values: np.ndarray) -> list[dict]:
     left, right, dens = _density_bins(values)
-    return [{"left": _num(a), "right": _num(b), "density": _num(d)}
+    return [{"left": _num(a), "right": _num(b), "density": _num(d), "base": 0.0}
             for a, b, d in zip(left, right, dens)]
 
 
 @lru_cache(maxsize=_TEMPLATES)
 def _sampling_tpl(x_title: str, title: str, subtitle: str | None, color: str,
                   height: int) -> str:
-    bars = alt.Chart(_data("bars")).mark_bar(color=color, opacity=0.55, binSpacing=0).encode(
+    bars = alt.Chart(_data("bars")).mark_rect(color=color, opacity=0.55).encode(
         x=alt.X(**_q("left", x_title)), x2=alt.X2(field="right"),
-        y=alt.Y(**_q("density", "density")),
+        y=alt.Y(**_q("density", "density")), y2=alt.Y2(field="base"),
         tooltip=[alt.Tooltip(field="left", type="quantitative", title="from", format=".3f"),
                  alt.Tooltip(field="right", type="quantitative", title="to", format=".3f"),
                  alt.Tooltip(field="density", type="quantitative", format=".3f")])
@@ -374,7 +376,7 @@ def sampling_distribution(values: object, *, truth: float | None = None,
                           mean: float | None = None, sd: float | None = None,
                           x_title: str = "estimate", title: str = "",
                           subtitle: str | None = None, color: str = LOCAL,
-                          curve_label: str = "normal curve", height: int = 300) -> Figure:
+                          curve_label: str = "normal curve", height: int = 260) -> Figure:
     """Density histogram of simulated estimates, with the normal curve N(mean, sd²)
     (when both are given and sd > 0) and a dashed rule at the true value."""
     vals = _finite(values).ravel()
@@ -388,9 +390,9 @@ def sampling_distribution(values: object, *, truth: float | None = None,
 @lru_cache(maxsize=_TEMPLATES)
 def _histogram_tpl(x_title: str, title: str, subtitle: str | None, color: str,
                    names: tuple, palette: tuple, height: int) -> str:
-    bars = alt.Chart(_data("bars")).mark_bar(color=color, opacity=0.6, binSpacing=0).encode(
+    bars = alt.Chart(_data("bars")).mark_rect(color=color, opacity=0.6).encode(
         x=alt.X(**_q("left", x_title)), x2=alt.X2(field="right"),
-        y=alt.Y(**_q("density", "density")))
+        y=alt.Y(**_q("density", "density")), y2=alt.Y2(field="base"))
     layers = [bars]
     if names:
         layers.append(alt.Chart(_data("rules")).mark_rule(strokeWidth=3, strokeDash=[6, 4])
@@ -407,7 +409,7 @@ def _histogram_tpl(x_title: str, title: str, subtitle: str | None, color: str,
 def histogram(values: object, *, rules: Mapping[str, float] | None = None,
               rule_colors: Mapping[str, str] | None = None, x_title: str = "value",
               title: str = "", subtitle: str | None = None, color: str = LOCAL,
-              height: int = 260) -> Figure:
+              height: int = 240) -> Figure:
     """Density histogram of ``values`` with labelled vertical rules (e.g. a theory scale).
 
     Rule names are legend entries; keep them free of changing numbers."""
@@ -470,7 +472,7 @@ def line_chart(x: object, series: Mapping[str, object], *, colors: Mapping[str, 
                subtitle: str | None = None, log_x: bool = False, log_y: bool = False,
                marker: tuple[float, float, str] | None = None,
                y_domain: tuple[float, float] | None = None, x_format: str | None = None,
-               height: int = 320) -> Figure:
+               height: int = 300) -> Figure:
     """Several named curves over a shared x; ``points`` series are drawn as dots
     (e.g. simulation), ``dashed`` ones as dashed lines (e.g. orders of magnitude).
 
@@ -540,7 +542,7 @@ def loglik_curve(mu: object, values: object, *, y_title: str = "log-likelihood �
                  interval_label: str = "95% LR interval", cutoff: float | None = None,
                  cutoff_label: str = "cut-off ℓ(μ̂) − χ²₁(0.95)/2",
                  mu0: float | None = None, title: str = "", subtitle: str | None = None,
-                 color: str = LOCAL, height: int = 320) -> Figure:
+                 color: str = LOCAL, height: int = 280) -> Figure:
     """A (log-)likelihood curve over μ in [0, 1] with the MLE and a hypothesised μ0
     as labelled rules, a shaded interval and a horizontal cut-off line.
 
@@ -576,25 +578,24 @@ def _posterior_tpl(title: str, subtitle: str | None, height: int) -> str:
         y=alt.Y(**_q("lo", "posterior P(truly vanilla | report)"),
                 scale=alt.Scale(domain=[0, 1])),
         y2=alt.Y2(field="hi"))
+    colour = alt.Color(field="series", type="nominal", sort=names, title=None,
+                       scale=alt.Scale(domain=names, range=[LOCAL, CENTRAL, TRUTH]))
+    tips = [alt.Tooltip(field="series", type="nominal", title="curve"),
+            alt.Tooltip(field="prior", type="quantitative", format=".2f"),
+            alt.Tooltip(field="posterior", type="quantitative", format=".3f")]
     curves = alt.Chart(_data("lines")).mark_line(strokeWidth=3).encode(
-        x=alt.X(**_q("prior")), y=alt.Y(**_q("posterior")),
-        color=alt.Color(field="series", type="nominal", sort=names, title=None,
-                        scale=alt.Scale(domain=names, range=[LOCAL, CENTRAL, TRUTH])),
-        strokeDash=alt.StrokeDash(field="series", type="nominal", sort=names, legend=None,
-                                  scale=alt.Scale(domain=names,
-                                                  range=[[1, 0], [1, 0], [4, 4]])),
-        tooltip=[alt.Tooltip(field="series", type="nominal", title="curve"),
-                 alt.Tooltip(field="prior", type="quantitative", format=".2f"),
-                 alt.Tooltip(field="posterior", type="quantitative", format=".3f")])
+        x=alt.X(**_q("prior")), y=alt.Y(**_q("posterior")), color=colour, tooltip=tips)
+    diagonal = alt.Chart(_data("diagonal")).mark_line(strokeWidth=2, strokeDash=[4, 4]).encode(
+        x=alt.X(**_q("prior")), y=alt.Y(**_q("posterior")), color=colour, tooltip=tips)
     current = alt.Chart(_data("current")).mark_rule(color=THEORY, strokeDash=[2, 3],
                                                     strokeWidth=2).encode(x=alt.X(**_q("x")))
-    return _style(alt.layer(band, curves, current).properties(title=_title(title, subtitle),
-                                                              height=height))
+    chart = alt.layer(band, curves, diagonal, current)
+    return _style(chart.properties(title=_title(title, subtitle), height=height))
 
 
 def posterior_chart(prior: object, after_yes: object, after_no: object, band_lo: object,
                     band_hi: object, *, current_prior: float | None = None,
-                    title: str = "", subtitle: str | None = None, height: int = 340) -> Figure:
+                    title: str = "", subtitle: str | None = None, height: int = 320) -> Figure:
     """Posterior P(truly yes | report) against the prior for both reports, inside the
     band that ε-LDP allows (prior odds times e^(±ε)). NaN posteriors (a report
     impossible under that prior) are left out."""
@@ -602,12 +603,14 @@ def posterior_chart(prior: object, after_yes: object, after_no: object, band_lo:
     band = [{"prior": _num(p), "lo": _num(a), "hi": _num(b)}
             for p, a, b in zip(pi, _finite(band_lo), _finite(band_hi))]
     lines = []
-    for name, post in zip(_POSTERIOR_NAMES, (after_yes, after_no, pi)):
+    for name, post in zip(_POSTERIOR_NAMES[:2], (after_yes, after_no)):
         arr = np.asarray(post, dtype=float)
         ok = np.isfinite(arr)
         lines.extend({"prior": _num(p), "posterior": _num(q), "series": name}
                      for p, q in zip(pi[ok], arr[ok]))
+    diagonal = [{"prior": _num(p), "posterior": _num(p), "series": _POSTERIOR_NAMES[2]}
+                for p in (pi.min(), pi.max())] if pi.size else []
     cur = [{"x": float(current_prior)}] \
         if current_prior is not None and math.isfinite(current_prior) else []
     return Figure(_posterior_tpl(title, subtitle, height),
-                  {"band": band, "lines": lines, "current": cur})
+                  {"band": band, "lines": lines, "diagonal": diagonal, "current": cur})

@@ -1,0 +1,526 @@
+"""The five self-study pages under AppTest: defaults, every slider's extremes, and the
+numbers they show checked against ldp_core for fixed seeds.
+
+Each page is run as ``from pages import <page>; <page>.render()``. ``check_page``
+asserts no exception, no "nan"/"inf" in any text a learner can read, and no
+blank chart or chart fed NaN/inf data.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow as pa
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+#: "nan", "inf", "infinity" as words (a number formatted by Python), any case.
+BAD_NUMBER = re.compile(r"(?<![\w])(-?nan|-?inf|-?infinity)(?![\w])", re.IGNORECASE)
+
+TEXT_TYPES = {"markdown", "caption", "title", "header", "subheader", "latex", "text", "code",
+              "info", "warning", "error", "success"}
+
+
+def page_app(module: str, timeout: float = 60) -> AppTest:
+    """An AppTest that imports ``pages.<module>`` and calls its ``render()``."""
+    return AppTest.from_string(f"from pages import {module}\n{module}.render()\n",
+                               default_timeout=timeout)
+
+
+def walk(node) -> Iterator:
+    children = getattr(node, "children", None)
+    if isinstance(children, dict):
+        for child in children.values():
+            yield child
+            yield from walk(child)
+
+
+def nodes(at: AppTest, kind: str) -> list:
+    return [n for n in walk(at._tree) if getattr(n, "type", None) == kind]
+
+
+def texts(at: AppTest) -> list[str]:
+    """Every piece of text a learner can read on the page (labels, values, tables)."""
+    out: list[str] = []
+    for n in walk(at._tree):
+        kind = getattr(n, "type", None)
+        if kind in TEXT_TYPES:
+            out.append(str(n.value))
+        elif kind == "metric":
+            out += [str(n.label), str(n.value), str(n.proto.help)]
+        elif kind == "dataframe":
+            out.append(n.value.to_string())
+        elif kind in {"slider", "select_slider", "radio", "number_input", "toggle", "button"}:
+            out.append(str(getattr(n, "label", "")))
+            out += [str(o) for o in getattr(n, "options", [])]
+    return out
+
+
+def chart_tables(chart) -> dict[str, object]:
+    return {d.name: pa.ipc.open_stream(d.data.data).read_all().to_pandas()
+            for d in chart.proto.datasets}
+
+
+def check_page(at: AppTest) -> None:
+    """No exception, no NaN/inf in any text, and no blank or NaN-fed chart."""
+    assert not at.exception, [e.value for e in at.exception]
+    bad = [t for t in texts(at) if BAD_NUMBER.search(t)]
+    assert not bad, bad
+    for chart in nodes(at, "vega_lite_chart"):
+        spec = json.loads(chart.proto.spec)
+        assert "layer" in spec or "mark" in spec
+        tables = chart_tables(chart)
+        assert any(len(t) for t in tables.values()), f"blank chart: {spec.get('title')}"
+        for name, table in tables.items():
+            numeric = table.select_dtypes("number")
+            # an empty heatmap cell ("p") is deliberately uncoloured
+            numeric = numeric.drop(columns=[c for c in numeric if c == "p"])
+            assert numeric.notna().all().all(), (spec.get("title"), name)
+            assert numeric.abs().lt(float("inf")).all().all(), (spec.get("title"), name)
+
+
+def metric(at: AppTest, label_start: str) -> str:
+    """The value of the first metric whose label starts with ``label_start``."""
+    for m in at.metric:
+        if m.label.startswith(label_start):
+            return m.value
+    raise KeyError(f"no metric starting with {label_start!r}: {[m.label for m in at.metric]}")
+
+
+def widget(at: AppTest, key: str):
+    for group in (at.slider, at.select_slider, at.radio, at.number_input, at.toggle):
+        for w in group:
+            if w.key == key:
+                return w
+    raise KeyError(key)
+
+
+def extremes(w) -> list:
+    """The values at both ends of a widget (every option of a radio)."""
+    if w.type in ("slider", "number_input"):
+        return [w.min, w.max]
+    if w.type == "toggle":
+        return [True, False]
+    return []
+
+
+def sweep(at: AppTest, keys: list[str], values: dict[str, list] | None = None) -> int:
+    """Set each widget to each extreme (or the given values) in turn, check the page,
+    and put the widget back. Returns the number of reruns."""
+    runs = 0
+    for key in keys:
+        w = widget(at, key)
+        original = w.value
+        for v in (values or {}).get(key) or extremes(w):
+            widget(at, key).set_value(v).run()
+            check_page(at)
+            runs += 1
+        try:
+            widget(at, key).set_value(original).run()
+        except KeyError:  # the widget disappeared with the change; the page is still fine
+            at.run()
+        check_page(at)
+        runs += 1
+    return runs
+
+
+# ======================================================================================
+# The tests
+# ======================================================================================
+
+import ast  # noqa: E402
+import math  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from ldp_core import (  # noqa: E402
+    OLH,
+    BinaryCounts,
+    DieRR,
+    GammaRR,
+    UnaryEncoding,
+    central_mean_sd,
+    epsilon_to_gamma,
+    error_summary,
+    gamma_to_epsilon,
+    laplace_mechanism,
+    local_mean_sd,
+    local_n_for_central_accuracy,
+    max_error_scale,
+    posterior_true_yes,
+    recommend_oracle,
+    share_estimates,
+    subsample_counts,
+)
+from ui.fmt import fmt, fmt_count, fmt_fixed, fmt_interval, fmt_pct, fmt_pvalue  # noqa: E402
+
+PAGES = ["study_rr", "study_exercise", "study_likelihood", "study_asymptotics",
+         "study_histogram"]
+
+
+def _class(n: int, v: int) -> np.ndarray:
+    truth = np.zeros(n, dtype=np.uint8)
+    truth[:v] = 1
+    return truth
+
+
+# -- structure ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("module", PAGES)
+def test_module_only_defines_things(module):
+    """Top level: docstring, imports, constants, functions. No Streamlit call runs on import
+    (Streamlit's legacy pages/ mode may execute the file directly)."""
+    tree = ast.parse((ROOT / "pages" / f"{module}.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Expr):
+            assert isinstance(node.value, ast.Constant), ast.dump(node)[:80]  # docstring
+        else:
+            assert isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.Assign,
+                                     ast.AnnAssign)), ast.dump(node)[:80]
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            assert not any(isinstance(c, ast.Call) and "st" in ast.unparse(c.func).split(".")[:1]
+                           for c in ast.walk(node))
+
+
+@pytest.mark.parametrize("module", PAGES)
+def test_executing_the_file_directly_shows_nothing(module):
+    at = AppTest.from_file(str(ROOT / "pages" / f"{module}.py"), default_timeout=60).run()
+    assert not at.exception
+    assert not list(walk(at.main))
+
+
+@pytest.mark.parametrize("module", PAGES)
+def test_defaults_render_cleanly(module):
+    at = page_app(module).run()
+    check_page(at)
+    if module != "study_exercise":  # the exercise draws its charts with the solutions
+        assert nodes(at, "vega_lite_chart"), "every page draws at least one chart"
+
+
+# -- randomized response explorer -------------------------------------------------------------
+
+def test_rr_defaults_match_ldp_core():
+    at = page_app("study_rr").run()
+    check_page(at)
+    design, n, v = GammaRR(0.25), 100, 60
+    reports = design.perturb(_class(n, v), rng=np.random.default_rng([0, 1]))
+    yes = int(reports.sum())
+    est = BinaryCounts.single(design, yes, n).summary()
+    assert metric(at, "a = P(report vanilla") == fmt_fixed(design.a, 4) == "0.7500"
+    assert metric(at, "b = P(report vanilla") == "0.2500"
+    assert metric(at, "Privacy loss") == fmt_fixed(design.epsilon, 2) == "1.10"
+    assert metric(at, "Reported vanilla V") == fmt_count(yes)
+    assert metric(at, "Estimate μ̂") == fmt_fixed(est.mu_hat, 3)
+    many = share_estimates(design, design.simulate_yes_counts(
+        v, n, size=5000, rng=np.random.default_rng([0, 2])), n)
+    sim = error_summary(many, v / n)
+    assert metric(at, "Mean of μ̂") == fmt_fixed(sim.mean, 3)
+    assert metric(at, "SD of μ̂ (simulated)") == fmt(sim.sd, 3)
+    assert metric(at, "SD of μ̂ (theory)") == fmt(
+        BinaryCounts.single(design, 0, n).sd_class_at(v / n), 3) == "0.0866"
+    post = posterior_true_yes(design, 0.5)
+    assert metric(at, "After a 'vanilla' report") == fmt_pct(post.after_yes) == "75.0%"
+    assert metric(at, "After a 'chocolate' report") == "25.0%"
+    # the same seed gives the same class on a rerun; a new simulation changes the seed
+    at.run()
+    assert metric(at, "Reported vanilla V") == fmt_count(yes)
+    at.button[0].click().run()
+    assert at.session_state["rr_seed"] == 1
+    check_page(at)
+
+
+def test_rr_gamma_and_epsilon_sliders_are_linked():
+    at = page_app("study_rr").run()
+    at.slider(key="rr_gamma").set_value(0.1).run()
+    assert at.slider(key="rr_eps").value == pytest.approx(gamma_to_epsilon(0.1))
+    check_page(at)
+    at.slider(key="rr_eps").set_value(2.0).run()
+    assert at.slider(key="rr_gamma").value == pytest.approx(epsilon_to_gamma(2.0))
+    assert metric(at, "Privacy loss") == "2.00"
+    at.slider(key="rr_eps").set_value(7.0).run()  # γ would exceed its slider: clamped, said
+    assert at.slider(key="rr_gamma").value == pytest.approx(0.499)
+    assert metric(at, "Privacy loss") == "7.00"
+    assert any("stops at" in c.value for c in at.caption)
+    check_page(at)
+
+
+def test_rr_gamma_zero_means_no_estimator():
+    at = page_app("study_rr").run()
+    at.slider(key="rr_gamma").set_value(0.0).run()
+    check_page(at)
+    assert at.slider(key="rr_eps").value == 0.0
+    assert any("no estimator" in w.value for w in at.warning)
+    assert metric(at, "After a 'vanilla' report") == "50.0%"  # the posterior is the prior
+
+
+def test_rr_every_slider_extreme():
+    at = page_app("study_rr").run()
+    runs = sweep(at, ["rr_gamma", "rr_eps", "rr_mu", "rr_n", "rr_prior"],
+                 {"rr_n": [1, 100_000]})
+    at.slider(key="rr_gamma").set_value(0.0).run()
+    runs += sweep(at, ["rr_n"], {"rr_n": [1, 100_000]})
+    for design, keys, values in [
+        ("die", ["rr_faces", "rr_truthful", "rr_n"], {"rr_n": [1]}),
+        ("coins", ["rr_mu", "rr_n"], {"rr_n": [1, 100_000]}),
+        ("warner", ["rr_warner_p", "rr_prior"], {"rr_warner_p": [0.0, 0.5, 1.0]}),
+    ]:
+        at.radio(key="rr_design").set_value(design).run()
+        check_page(at)
+        runs += sweep(at, keys, values)
+    assert runs > 20
+
+
+def test_rr_bad_designs_say_why():
+    at = page_app("study_rr").run()
+    at.radio(key="rr_design").set_value("die").run()
+    at.slider(key="rr_faces").set_value(2).run()  # 1 truthful face of 2: no information
+    check_page(at)
+    assert any("carry no information" in w.value for w in at.warning)
+    at.radio(key="rr_design").set_value("warner").run()
+    at.slider(key="rr_warner_p").set_value(0.5).run()
+    check_page(at)
+    assert any("coin flip" in w.value for w in at.warning)
+    at.slider(key="rr_warner_p").set_value(1.0).run()
+    check_page(at)
+    assert metric(at, "Privacy loss") == "∞"
+    assert metric(at, "Largest odds factor") == "×∞"
+
+
+# -- likelihood lab -----------------------------------------------------------------------------
+
+def test_likelihood_simulated_defaults_match_ldp_core():
+    at = page_app("study_likelihood").run()
+    check_page(at)
+    design, n, v = DieRR(4, 3), 60, 18
+    yes = int(design.simulate_yes_counts(v, n, rng=np.random.default_rng([0, 4])))
+    counts = BinaryCounts.single(design, yes, n)
+    assert metric(at, "Reports 'vanilla'") == f"{fmt_count(yes)} / {fmt_count(n)}"
+    assert metric(at, "Unbiased μ̂") == fmt_fixed(counts.unbiased(), 3)
+    assert metric(at, "MLE on [0, 1]") == fmt_fixed(counts.mle(), 3)
+    assert metric(at, "LR test") == f"p = {fmt_pvalue(counts.lr_test(0.5)[1])}"
+
+
+def test_likelihood_entered_counts_match_ldp_core():
+    at = page_app("study_likelihood").run()
+    at.radio(key="lik_source").set_value("enter").run()
+    at.number_input(key="lik_n").set_value(40).run()
+    at.number_input(key="lik_yes").set_value(25).run()
+    at.slider(key="lik_mu0").set_value(0.3).run()
+    check_page(at)
+    counts = BinaryCounts.single(DieRR(4, 3), 25, 40)
+    assert metric(at, "Unbiased μ̂") == fmt_fixed(counts.unbiased(), 3) == "0.750"
+    assert metric(at, "LR test") == f"p = {fmt_pvalue(counts.lr_test(0.3)[1])}"
+    table = at.dataframe[0].value
+    assert table.iloc[1, 1] == fmt_interval(*counts.lr_interval(0.95))
+    assert table.iloc[0, 1] == fmt_interval(*counts.normal_interval(0.95))
+    stat = counts.lr_test(0.3)[0]
+    assert any(fmt(stat, 3) in m.value for m in at.markdown)
+
+
+def test_likelihood_every_input_extreme():
+    at = page_app("study_likelihood").run()
+    runs = 0
+    for design in ["die", "coins", "warner", "eps"]:
+        at.radio(key="lik_design").set_value(design).run()
+        check_page(at)
+        keys = ["lik_mu", "lik_n_sim", "lik_mu0"]
+        values = {"lik_n_sim": [1, 100_000]}
+        if design == "warner":
+            keys.append("lik_warner_p")
+            values["lik_warner_p"] = [0.0, 0.5, 1.0]
+        if design == "eps":
+            keys.append("lik_eps")
+        runs += sweep(at, keys, values)
+    runs += sweep(at, ["lik_level", "lik_zoom"], {"lik_level": [0.90, 0.99]})
+    at.radio(key="lik_source").set_value("enter").run()
+    runs += sweep(at, ["lik_n", "lik_yes", "lik_mu0", "lik_zoom"],
+                  {"lik_n": [0, 1, 1_000_000], "lik_yes": [0, 40]})
+    assert runs > 30
+
+
+def test_likelihood_edge_cases_explain_themselves():
+    at = page_app("study_likelihood").run()
+    at.radio(key="lik_source").set_value("enter").run()
+    at.number_input(key="lik_n").set_value(0).run()
+    check_page(at)
+    assert any("n = 0" in i.value for i in at.info)
+    at.number_input(key="lik_n").set_value(40).run()
+    at.number_input(key="lik_yes").set_value(30).run()
+    at.number_input(key="lik_n").set_value(10).run()  # V > n: clamped with a message
+    check_page(at)
+    assert at.number_input(key="lik_yes").value == 10
+    # Warner p = 1: no privacy, the likelihood is 0 at some mu (log-likelihood -inf)
+    at.radio(key="lik_design").set_value("warner").run()
+    at.slider(key="lik_warner_p").set_value(1.0).run()
+    at.number_input(key="lik_yes").set_value(0).run()
+    check_page(at)
+    assert any("impossible" in c.value for c in at.caption)
+
+
+# -- local vs central ---------------------------------------------------------------------------
+
+def test_asymptotics_defaults_match_ldp_core():
+    from pages import study_asymptotics as page
+
+    at = page_app("study_asymptotics").run()
+    check_page(at)
+    eps, n = 0.5, 1000
+    assert metric(at, "Local RR: SD") == fmt(local_mean_sd(n, eps), 3)
+    assert metric(at, "Central Laplace: SD") == fmt(central_mean_sd(n, eps), 3)
+    need = local_n_for_central_accuracy(n, eps)
+    assert metric(at, "People the local model needs") == fmt_count(need)
+    assert any(fmt_count(need) in m.value for m in at.markdown)
+    # the simulated dots: exact aggregate sampling and Laplace noise, seed 0
+    from ldp_core import EpsilonRR
+
+    design, gen = EpsilonRR(eps), np.random.default_rng([0, 3])
+    table = at.dataframe[0].value
+    for i, m in enumerate(page.N_GRID):
+        v = int(np.floor(0.5 * m + 0.5))
+        yes = design.simulate_yes_counts(v, m, size=1000, rng=gen)
+        local = error_summary(share_estimates(design, yes, m), v / m).rmse
+        central = error_summary(laplace_mechanism(v / m, 1 / m, eps, rng=gen, size=1000),
+                                v / m).rmse
+        assert table["local simulated"][i] == fmt(local, 3)
+        assert table["central simulated"][i] == fmt(central, 3)
+
+
+def test_asymptotics_every_slider_extreme():
+    at = page_app("study_asymptotics").run()
+    runs = sweep(at, ["asy_eps", "asy_mu", "asy_classes", "asy_n"],
+                 {"asy_classes": [100, 3000], "asy_n": [1, 1_000_000]})
+    at.slider(key="asy_eps").set_value(10.0).run()
+    runs += sweep(at, ["asy_n"], {"asy_n": [1, 1_000_000]})
+    assert runs >= 10
+
+
+# -- histogram lab ------------------------------------------------------------------------------
+
+def _population():
+    import csv
+
+    with (ROOT / "assets" / "occupations.csv").open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    return [r["occupation"] for r in rows], np.array([int(r["count"]) for r in rows])
+
+
+def test_population_csv_is_the_course_data():
+    labels, counts = _population()
+    assert len(labels) == 14
+    assert dict(zip(labels, counts.tolist()))["Adm-clerical"] == 3770
+    assert dict(zip(labels, counts.tolist()))["Priv-house-serv"] == 149
+    assert dict(zip(labels, counts.tolist()))["Armed-Forces"] == 9
+    assert counts.sum() == 30_718
+
+
+def test_histogram_defaults_match_ldp_core():
+    at = page_app("study_histogram").run()
+    check_page(at)
+    labels, pop = _population()
+    n, eps, d = 2000, 1.0, 14
+    oracle = UnaryEncoding.symmetric(d, eps)
+    gen = np.random.default_rng([0, 5])
+    sample = subsample_counts(pop, n, rng=gen)
+    raw = oracle.estimate_counts(oracle.sample_support_counts(sample, size=500, rng=gen), n)
+    errs = error_summary(raw, sample, axis=-1)
+    assert metric(at, "Scale √(N ln D)/ε") == fmt_count(max_error_scale(n, d, eps))
+    assert metric(at, "Max |error|, this run") == fmt_count(errs.max_abs[0])
+    assert metric(at, "Mean max |error|") == fmt_count(errs.max_abs.mean())
+    table = at.dataframe[1].value
+    oue = table[table["mechanism"].str.startswith("OUE")].iloc[0]
+    assert oue["N·Var(share)"] == fmt_fixed(UnaryEncoding.optimized(d, eps).count_variance(1),
+                                            2) == "3.68"
+    assert recommend_oracle(d, eps) == "oue" and oue["recommended"] == "★"
+    olh = table[table["mechanism"].str.startswith("OLH")].iloc[0]
+    assert olh["N·Var(share)"] == fmt_fixed(OLH(d, eps).count_variance(1), 2)
+    if (raw[0] < 0).any():
+        assert any("negative" in i.value for i in at.info)
+
+
+def test_histogram_preset_and_postprocessing():
+    at = page_app("study_histogram").run()
+    at.slider(key="hist_eps").set_value(3.0).run()
+    at.slider(key="hist_n").set_value(10).run()
+    at.button[0].click().run()  # the CS208 preset
+    assert at.slider(key="hist_eps").value == 1.0
+    assert at.slider(key="hist_n").value == 2000
+    for post in ["raw", "clip", "norm_sub"]:
+        at.radio(key="hist_post").set_value(post).run()
+        check_page(at)
+        table = at.dataframe[0].value
+        shown = table[table["estimate"].str.endswith("◀ shown")]
+        assert len(shown) == 1
+    totals = at.dataframe[0].value.iloc[:, 3].tolist()
+    assert totals[2] == "2,000"  # Norm-Sub sums to N
+
+
+def test_histogram_every_input_extreme():
+    at = page_app("study_histogram").run()
+    runs = 0
+    for mech in ["sue", "oue", "grr", "olh", "ue"]:
+        at.radio(key="hist_mech").set_value(mech).run()
+        check_page(at)
+        keys = ["hist_n"] + (["hist_p", "hist_q"] if mech == "ue" else ["hist_eps"])
+        runs += sweep(at, keys)
+    runs += sweep(at, ["hist_post"], {"hist_post": ["clip", "norm_sub"]})
+    assert runs >= 15
+
+
+def test_histogram_unary_p_equal_q_is_explained():
+    at = page_app("study_histogram").run()
+    at.radio(key="hist_mech").set_value("ue").run()
+    assert metric(at, "ε = ln(p(1−q)") == fmt_fixed(math.log(9), 3) == "2.197"  # Near & Abuah
+    at.slider(key="hist_p").set_value(0.4).run()
+    at.slider(key="hist_q").set_value(0.4).run()
+    check_page(at)
+    assert any("p = q" in w.value for w in at.warning)
+    assert metric(at, "ε = ln(p(1−q)") == "—"
+
+
+# -- the class exercise -------------------------------------------------------------------------
+
+def _show_solutions(at):
+    for t in at.toggle:
+        t.set_value(True)
+    return at.run()
+
+
+def test_exercise_solutions_match_ldp_core():
+    at = page_app("study_exercise").run()
+    check_page(at)
+    assert not at.latex  # solutions are hidden until asked for
+    _show_solutions(at)
+    check_page(at)
+    assert len(at.latex) == 3
+    design, n, v = DieRR(4, 3), 60, 36
+    yes = int(design.perturb(_class(n, v), rng=np.random.default_rng([0, 6])).sum())
+    counts = BinaryCounts.single(design, yes, n)
+    assert metric(at, "μ̂ for this class") == fmt_fixed(2 * yes / n - 0.5, 3) \
+        == fmt_fixed(counts.unbiased(), 3)
+    assert metric(at, "√(3/(4n))") == fmt(math.sqrt(3 / (4 * n)), 3) \
+        == fmt(counts.sd_worst(), 3)
+    assert metric(at, "ε of the die design") == fmt_fixed(math.log(3), 4) == "1.0986"
+    gen = np.random.default_rng([0, 7])
+    local = share_estimates(design, design.simulate_yes_counts(v, n, size=20_000, rng=gen), n)
+    central = laplace_mechanism(v / n, 1 / n, design.epsilon, rng=gen, size=20_000)
+    assert metric(at, "SD of μ̂ over") == fmt(error_summary(local, v / n).sd, 3)
+    assert metric(at, "Mean of μ̂ over") == fmt_fixed(error_summary(local, v / n).mean, 3)
+    assert metric(at, "Central Laplace: RMS") == fmt(error_summary(central, v / n).rmse, 3)
+    assert metric(at, "People local needs") == fmt_count(
+        local_n_for_central_accuracy(n, design.epsilon))
+
+
+def test_exercise_every_slider_extreme():
+    at = _show_solutions(page_app("study_exercise").run())
+    runs = sweep(at, ["ex_n", "ex_mu"])
+    at.slider(key="ex_n").set_value(1).run()
+    runs += sweep(at, ["ex_mu"])
+    assert runs >= 6
