@@ -69,6 +69,8 @@ def count_array(name: str, values: object, n: object = None) -> np.ndarray:
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
             raise ValueError(f"{name} must be whole numbers")
+        if arr.size and np.abs(arr).max() > 2.0**53:
+            raise ValueError(f"{name} must be whole numbers below 2**53")
         arr = arr.astype(np.int64)
     if np.any(arr < 0):
         raise ValueError(f"{name} must be >= 0, got {arr[arr < 0][0]!r}")
@@ -91,7 +93,8 @@ def category_array(name: str, values: object, d: int) -> np.ndarray:
     """An array of category indices in 0..d-1 as int64."""
     arr = np.asarray(values)
     if arr.dtype.kind not in "iu":
-        if arr.dtype.kind == "f" and np.all(arr == np.round(arr)):
+        if (arr.dtype.kind == "f" and np.all(arr == np.round(arr))
+                and (not arr.size or np.abs(arr).max() < 2.0**53)):
             arr = arr.astype(np.int64)
         else:
             raise ValueError(f"{name} must be category indices 0..{d - 1}")

@@ -106,6 +106,8 @@ BAD_INPUT = [
     (lambda: GRR(3, 1.0).estimate_counts([5, 2, 3], 4), "support_counts"),
     (lambda: GRR(3, 1.0).estimate_counts([1, 2], 4), "support_counts"),
     (lambda: GRR(3, 1.0).estimate_counts([1.5, 2, 3], 4), "support_counts"),
+    (lambda: GRR(3, 1.0).estimate_counts([1e300, 2, 3], 4), "support_counts"),
+    (lambda: GRR(3, 1.0).perturb([1e300]), "values"),
     (lambda: GRR(3, 1.0).estimate_counts([1, 2, 3], -4), "n"),
     (lambda: GRR(3, 1.0).sample_support_counts([1, -2, 3]), "true_counts"),
     (lambda: UnaryEncoding.optimized(3, 1.0).sample_support_counts([1, 2]), "true_counts"),
