@@ -43,8 +43,12 @@ class DeviceCookieMiddleware(BaseHTTPMiddleware):
 
     async def dispatch(self, request: Request, call_next: Any) -> Response:
         response = await call_next(request)
-        if (request.method == "GET" and DEVICE_COOKIE not in request.cookies
-                and response.headers.get("content-type", "").startswith("text/html")):
+        # Page loads ask for HTML. Key on the request, not the response: a
+        # revalidated page comes back as 304 without a content type.
+        navigation = ("text/html" in request.headers.get("accept", "")
+                      or response.headers.get("content-type", "").startswith("text/html"))
+        if (request.method == "GET" and DEVICE_COOKIE not in request.cookies and navigation
+                and not request.url.path.startswith("/_stcore/")):
             response.set_cookie(DEVICE_COOKIE, secrets.token_urlsafe(24), max_age=_YEAR,
                                 httponly=True, samesite="lax", secure=_secure(request))
         return response

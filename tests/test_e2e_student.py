@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import threading
 
 import pytest
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -78,27 +79,48 @@ def test_phone_join_vote_refresh_and_no_second_vote(classroom, chromium):
 
 
 async def _vote_many(base: str, code: str, answer: int, n: int, frames: list[bytes],
-                     concurrency: int = 6) -> None:
+                     workers: int = 4) -> None:
+    """``n`` votes by ``workers`` browsers; each vote is a new device (cookies cleared)."""
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        gate = asyncio.Semaphore(concurrency)
+        todo = list(range(n))
 
-        async def one() -> None:
-            async with gate:
-                ctx = await browser.new_context(viewport=PHONE)  # a fresh cookie each time
-                page = await ctx.new_page()
-                page.on("websocket", lambda ws: ws.on(
-                    "framesent", lambda payload: frames.append(
-                        payload if isinstance(payload, bytes) else payload.encode())))
+        async def worker() -> None:
+            ctx = await browser.new_context(viewport=PHONE, reduced_motion="reduce")
+            page = await ctx.new_page()
+            page.on("websocket", lambda ws: ws.on(
+                "framesent", lambda payload: frames.append(
+                    payload if isinstance(payload, bytes) else payload.encode())))
+            while todo:
+                todo.pop()
+                await ctx.clear_cookies()  # a new device: the server sets a fresh cookie
                 await page.goto(f"{base}/?poll={code}")
                 await page.locator(f"button[data-answer='{answer}']").click(timeout=60_000)
                 await page.get_by_text("Answer received").wait_for(timeout=60_000)
-                await ctx.close()
+            await ctx.close()
 
-        await asyncio.gather(*(one() for _ in range(n)))
+        await asyncio.gather(*(worker() for _ in range(workers)))
         await browser.close()
+
+
+def _in_own_thread(coro) -> None:
+    """Run a coroutine to completion on a fresh thread (the sync Playwright API may
+    already run an event loop on this one)."""
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            asyncio.run(coro)
+        except BaseException as exc:  # noqa: BLE001 - re-raised below
+            errors.append(exc)
+
+    worker = threading.Thread(target=target)
+    worker.start()
+    worker.join()
+    if errors:
+        raise errors[0]
 
 
 def _vote_payloads(frames: list[bytes]) -> list[dict]:
@@ -121,7 +143,7 @@ def test_true_answer_never_leaves_the_phone(classroom, truth, label, expected):
     base, svc = classroom
     poll, q = _exercise(svc, f"privacy {label}")
     frames: list[bytes] = []
-    asyncio.run(_vote_many(base, poll.join_code, truth, VOTES_PER_SIDE, frames))
+    _in_own_thread(_vote_many(base, poll.join_code, truth, VOTES_PER_SIDE, frames))
 
     assert frames, "no websocket frames were recorded"
     for raw in frames:
