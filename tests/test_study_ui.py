@@ -112,10 +112,13 @@ def test_non_finite_inputs_are_dropped_or_refused():
 
 
 def test_templates_are_reused_across_reruns():
-    a = charts.bar_counts(["x", "y"], [1, 2], title="same")
-    b = charts.bar_counts(["x", "y"], [5, 6], title="same")
-    assert a.template is b.template  # built once; only the data changes
+    a = charts.bar_counts(["x", "y"], [1, 2], title="n = 10")
+    b = charts.bar_counts(["x", "y"], [5, 6], title="n = 20", subtitle="new")
+    assert a.template is b.template  # built once; only the data and the title change
     assert a.values("bars") != b.values("bars")
+    assert a.to_dict()["title"] == {"text": "n = 10", "subtitle": ""}
+    assert b.to_dict()["title"] == {"text": "n = 20", "subtitle": "new"}
+    assert "title" not in charts.bar_counts(["x"], [1]).to_dict()
 
 
 def test_local_and_central_colours_are_distinct_and_fixed():

@@ -11,7 +11,8 @@ every time) costs 30–300 ms of server CPU per chart, more than the whole
 budget of an interaction. The structure of a chart (marks, encodings, titles)
 depends only on a few labels, so it is built with Altair once per distinct
 structure, converted to JSON and memoised (a pure, bounded cache); each rerun
-only fills in the data. The tests validate every template against the schema.
+only fills in the data and the title. The tests validate every template
+against the schema.
 
 Colours are defined once here so that "local" and "central" look the same on
 every page (Okabe–Ito palette, readable with colour-blindness).
@@ -69,14 +70,22 @@ _TEMPLATES = 512  # distinct chart structures kept (titles include parameters)
 
 @dataclass(frozen=True)
 class Figure:
-    """A chart template (Vega-Lite JSON, data by name) and its named datasets."""
+    """A chart template (Vega-Lite JSON, data by name), its named datasets and its title.
+
+    Titles often carry parameters ("n = 100"); they are set on the spec when it is
+    drawn, so that moving a slider never builds a new template.
+    """
 
     template: str
     datasets: Mapping[str, list[dict]] = field(default_factory=dict)
+    title: str = ""
+    subtitle: str | None = None
 
     def to_dict(self) -> dict:
         """The complete Vega-Lite spec, data inlined under ``datasets``."""
         spec = json.loads(self.template)
+        if self.title or self.subtitle:
+            spec["title"] = {"text": self.title, "subtitle": self.subtitle or ""}
         spec["datasets"] = {name: list(rows) for name, rows in self.datasets.items()}
         return spec
 
@@ -125,10 +134,6 @@ def _data(name: str) -> alt.NamedData:
     return alt.NamedData(name=name)
 
 
-def _title(text: str, subtitle: str | None) -> alt.TitleParams:
-    return alt.TitleParams(text=text, subtitle=subtitle or "")
-
-
 def _q(name: str, title: str | None = None, **kw) -> dict:
     return {"field": name, "type": "quantitative", **({"title": title} if title is not None
                                                        else {}), **kw}
@@ -152,7 +157,7 @@ def _t(values: object) -> tuple:
 # -- bars ----------------------------------------------------------------------------------
 
 @lru_cache(maxsize=_TEMPLATES)
-def _bar_counts_tpl(labels: tuple, title: str, subtitle: str | None, value_title: str,
+def _bar_counts_tpl(labels: tuple, value_title: str,
                     category_title: str, with_text: bool, height: int) -> str:
     base = alt.Chart(_data("bars")).encode(
         y=alt.Y(field="label", type="nominal", sort=list(labels), title=category_title or None))
@@ -166,8 +171,7 @@ def _bar_counts_tpl(labels: tuple, title: str, subtitle: str | None, value_title
         layers.append(base.mark_text(align="left", dx=4, fontSize=FONT_SIZE - 1).encode(
             x=alt.X(**_q("value")), text=alt.Text(field="text", type="nominal")))
     zero = alt.Chart(_data("zero")).mark_rule(color=THEORY).encode(x=alt.X(**_q("x")))
-    return _style(alt.layer(*layers, zero).properties(title=_title(title, subtitle),
-                                                      height=height))
+    return _style(alt.layer(*layers, zero).properties(height=height))
 
 
 def bar_counts(labels: Sequence[str], counts: object, *, title: str = "",
@@ -188,14 +192,14 @@ def bar_counts(labels: Sequence[str], counts: object, *, title: str = "",
     texts = list(text) if text is not None else [f"{v:,.1f}" for v in vals]
     rows = [{"label": lab, "value": _num(v), "text": tx, "colour": HIGHLIGHT if lab in hi else c}
             for lab, v, tx, c in zip(labs, vals, texts, cols)]
-    tpl = _bar_counts_tpl(_t(labs), title, subtitle, value_title, category_title,
+    tpl = _bar_counts_tpl(_t(labs), value_title, category_title,
                           text is not None, height or 32 * len(labs))
-    return Figure(tpl, {"bars": rows, "zero": [{"x": 0.0}]})
+    return Figure(tpl, {"bars": rows, "zero": [{"x": 0.0}]}, title, subtitle)
 
 
 @lru_cache(maxsize=_TEMPLATES)
-def _compare_bars_tpl(cats: tuple, names: tuple, palette: tuple, title: str,
-                      subtitle: str | None, value_title: str, category_title: str,
+def _compare_bars_tpl(cats: tuple, names: tuple, palette: tuple, value_title: str,
+                      category_title: str,
                       height: int) -> str:
     bars = alt.Chart(_data("bars")).mark_bar().encode(
         y=alt.Y(field="category", type="nominal", sort=list(cats), title=category_title or None),
@@ -208,7 +212,7 @@ def _compare_bars_tpl(cats: tuple, names: tuple, palette: tuple, title: str,
                  alt.Tooltip(field="value", type="quantitative", title=value_title,
                              format=",.1f")])
     zero = alt.Chart(_data("zero")).mark_rule(color=THEORY).encode(x=alt.X(**_q("x")))
-    return _style(alt.layer(bars, zero).properties(title=_title(title, subtitle), height=height))
+    return _style(alt.layer(bars, zero).properties(height=height))
 
 
 def compare_bars(categories: Sequence[str], series: Mapping[str, object], *,
@@ -223,14 +227,14 @@ def compare_bars(categories: Sequence[str], series: Mapping[str, object], *,
     for name in names:
         vals = _finite(series[name])
         rows.extend({"category": c, "series": name, "value": _num(v)} for c, v in zip(cats, vals))
-    tpl = _compare_bars_tpl(_t(cats), _t(names), _t(colors[n] for n in names), title, subtitle,
+    tpl = _compare_bars_tpl(_t(cats), _t(names), _t(colors[n] for n in names),
                             value_title, category_title,
                             height or 13 * len(names) * len(cats) + 10)
-    return Figure(tpl, {"bars": rows, "zero": [{"x": 0.0}]})
+    return Figure(tpl, {"bars": rows, "zero": [{"x": 0.0}]}, title, subtitle)
 
 
 @lru_cache(maxsize=_TEMPLATES)
-def _estimate_ci_tpl(labels: tuple, title: str, subtitle: str | None, value_title: str,
+def _estimate_ci_tpl(labels: tuple, value_title: str,
                      domain: tuple | None, height: int) -> str:
     scale = alt.Scale(domain=list(domain)) if domain is not None else alt.Undefined
     y = alt.Y(field="label", type="nominal", sort=list(labels), title=None)
@@ -250,8 +254,7 @@ def _estimate_ci_tpl(labels: tuple, title: str, subtitle: str | None, value_titl
         x=alt.X(**_q("truth")),
         tooltip=[alt.Tooltip(field="truth", type="quantitative", title="true value",
                              format=".3f")])
-    return _style(alt.layer(ci, pts, truth).properties(title=_title(title, subtitle),
-                                                       height=height))
+    return _style(alt.layer(ci, pts, truth).properties(height=height))
 
 
 def estimate_with_ci(labels: Sequence[str], estimates: object, lows: object, highs: object, *,
@@ -267,17 +270,17 @@ def estimate_with_ci(labels: Sequence[str], estimates: object, lows: object, hig
     rows = [{"label": lab, "estimate": _num(e), "low": _num(a), "high": _num(b), "colour": c}
             for lab, e, a, b, c in zip(labs, est, lo, hi, cols)]
     truth_rows = [{"truth": float(truth)}] if truth is not None and math.isfinite(truth) else []
-    tpl = _estimate_ci_tpl(_t(labs), title, subtitle, value_title,
+    tpl = _estimate_ci_tpl(_t(labs), value_title,
                            tuple(domain) if domain is not None else None,
                            height or 56 * len(labs) + 20)
-    return Figure(tpl, {"rows": rows, "truth": truth_rows})
+    return Figure(tpl, {"rows": rows, "truth": truth_rows}, title, subtitle)
 
 
 # -- the channel -----------------------------------------------------------------------------
 
 @lru_cache(maxsize=_TEMPLATES)
-def _heatmap_tpl(rows: tuple, cols: tuple, row_title: str, col_title: str, title: str,
-                 subtitle: str | None, height: int) -> str:
+def _heatmap_tpl(rows: tuple, cols: tuple, row_title: str, col_title: str,
+                 height: int) -> str:
     base = alt.Chart(_data("cells")).encode(
         y=alt.Y(field="row", type="nominal", sort=list(rows), title=row_title),
         x=alt.X(field="col", type="nominal", sort=list(cols), title=col_title,
@@ -291,8 +294,7 @@ def _heatmap_tpl(rows: tuple, cols: tuple, row_title: str, col_title: str, title
     labels = base.mark_text(fontSize=22, fontWeight="bold").encode(
         text=alt.Text(field="text", type="nominal"),
         color=alt.condition(alt.datum.ink == "white", alt.value("white"), alt.value("black")))
-    return _style(alt.layer(cells, labels).properties(title=_title(title, subtitle),
-                                                      height=height))
+    return _style(alt.layer(cells, labels).properties(height=height))
 
 
 def channel_heatmap(matrix: object, row_labels: Sequence[str], col_labels: Sequence[str], *,
@@ -312,8 +314,8 @@ def channel_heatmap(matrix: object, row_labels: Sequence[str], col_labels: Seque
             rows.append({"row": str(r), "col": str(c), "p": _num(m[i, j]) if known else None,
                          "text": label, "ink": "white" if known and m[i, j] > 0.55 else "black"})
     tpl = _heatmap_tpl(_t(map(str, row_labels)), _t(map(str, col_labels)), row_title,
-                       col_title, title, subtitle, height or 75 * len(row_labels))
-    return Figure(tpl, {"cells": rows})
+                       col_title, height or 75 * len(row_labels))
+    return Figure(tpl, {"cells": rows}, title, subtitle)
 
 
 # -- distributions -----------------------------------------------------------------------------
@@ -341,7 +343,7 @@ def _bar_rows(values: np.ndarray) -> list[dict]:
 
 
 @lru_cache(maxsize=_TEMPLATES)
-def _sampling_tpl(x_title: str, title: str, subtitle: str | None, color: str,
+def _sampling_tpl(x_title: str, color: str,
                   height: int) -> str:
     bars = alt.Chart(_data("bars")).mark_rect(color=color, opacity=0.55).encode(
         x=alt.X(**_q("left", x_title)), x2=alt.X2(field="right"),
@@ -357,8 +359,7 @@ def _sampling_tpl(x_title: str, title: str, subtitle: str | None, color: str,
         x=alt.X(**_q("truth")),
         tooltip=[alt.Tooltip(field="truth", type="quantitative", title="true value",
                              format=".3f")])
-    return _style(alt.layer(bars, curve, truth).properties(title=_title(title, subtitle),
-                                                           height=height))
+    return _style(alt.layer(bars, curve, truth).properties(height=height))
 
 
 def _normal_rows(mean: float | None, sd: float | None, lo: float, hi: float,
@@ -383,12 +384,12 @@ def sampling_distribution(values: object, *, truth: float | None = None,
     bars = _bar_rows(vals)
     curve = _normal_rows(mean, sd, bars[0]["left"], bars[-1]["right"], curve_label)
     truth_rows = [{"truth": float(truth)}] if truth is not None and math.isfinite(truth) else []
-    tpl = _sampling_tpl(x_title, title, subtitle, color, height)
-    return Figure(tpl, {"bars": bars, "curve": curve, "truth": truth_rows})
+    tpl = _sampling_tpl(x_title, color, height)
+    return Figure(tpl, {"bars": bars, "curve": curve, "truth": truth_rows}, title, subtitle)
 
 
 @lru_cache(maxsize=_TEMPLATES)
-def _histogram_tpl(x_title: str, title: str, subtitle: str | None, color: str,
+def _histogram_tpl(x_title: str, color: str,
                    names: tuple, palette: tuple, height: int) -> str:
     bars = alt.Chart(_data("bars")).mark_rect(color=color, opacity=0.6).encode(
         x=alt.X(**_q("left", x_title)), x2=alt.X2(field="right"),
@@ -403,7 +404,7 @@ def _histogram_tpl(x_title: str, title: str, subtitle: str | None, color: str,
                               tooltip=[alt.Tooltip(field="what", type="nominal"),
                                        alt.Tooltip(field="x", type="quantitative",
                                                    format=",.1f")]))
-    return _style(alt.layer(*layers).properties(title=_title(title, subtitle), height=height))
+    return _style(alt.layer(*layers).properties(height=height))
 
 
 def histogram(values: object, *, rules: Mapping[str, float] | None = None,
@@ -417,16 +418,17 @@ def histogram(values: object, *, rules: Mapping[str, float] | None = None,
     rules = {k: v for k, v in (rules or {}).items() if v is not None and math.isfinite(v)}
     names = tuple(rules)
     palette = tuple((rule_colors or {}).get(k, THEORY) for k in names)
-    tpl = _histogram_tpl(x_title, title, subtitle, color, names, palette, height)
+    tpl = _histogram_tpl(x_title, color, names, palette, height)
     return Figure(tpl, {"bars": _bar_rows(vals),
-                        "rules": [{"what": k, "x": float(v)} for k, v in rules.items()]})
+                        "rules": [{"what": k, "x": float(v)} for k, v in rules.items()]},
+                  title, subtitle)
 
 
 # -- curves ---------------------------------------------------------------------------------
 
 @lru_cache(maxsize=_TEMPLATES)
 def _line_tpl(names: tuple, palette: tuple, dashed: tuple, points: tuple, x_title: str,
-              y_title: str, title: str, subtitle: str | None, log_x: bool, log_y: bool,
+              y_title: str, log_x: bool, log_y: bool,
               y_domain: tuple | None, x_format: str | None, height: int) -> str:
     xscale = alt.Scale(type="log") if log_x else alt.Undefined
     if log_y:
@@ -463,7 +465,7 @@ def _line_tpl(names: tuple, palette: tuple, dashed: tuple, points: tuple, x_titl
     layers.append(marker.mark_text(align="left", dx=12, dy=-12, fontSize=FONT_SIZE,
                                    fontWeight="bold").encode(
         x=alt.X(**_q("x")), y=alt.Y(**_q("y")), text=alt.Text(field="label", type="nominal")))
-    return _style(alt.layer(*layers).properties(title=_title(title, subtitle), height=height))
+    return _style(alt.layer(*layers).properties(height=height))
 
 
 def line_chart(x: object, series: Mapping[str, object], *, colors: Mapping[str, str],
@@ -499,14 +501,14 @@ def line_chart(x: object, series: Mapping[str, object], *, colors: Mapping[str, 
                 and (not log_x or mx > 0) and (not log_y or my > 0):
             marks = [{"x": float(mx), "y": float(my), "label": str(label)}]
     tpl = _line_tpl(names, _t(colors[n] for n in names), _t(d for d in dashed if d in names),
-                    _t(p for p in points if p in names), x_title, y_title, title, subtitle,
+                    _t(p for p in points if p in names), x_title, y_title,
                     log_x, log_y, tuple(y_domain) if y_domain is not None else None, x_format,
                     height)
-    return Figure(tpl, {**groups, "marker": marks})
+    return Figure(tpl, {**groups, "marker": marks}, title, subtitle)
 
 
 @lru_cache(maxsize=_TEMPLATES)
-def _loglik_tpl(y_title: str, x_title: str, title: str, subtitle: str | None, color: str,
+def _loglik_tpl(y_title: str, x_title: str, color: str,
                 height: int) -> str:
     band = alt.Chart(_data("band")).mark_rect(color=HIGHLIGHT, opacity=0.22).encode(
         x=alt.X(**_q("lo")), x2=alt.X2(field="hi"),
@@ -533,7 +535,7 @@ def _loglik_tpl(y_title: str, x_title: str, title: str, subtitle: str | None, co
         tooltip=[alt.Tooltip(field="what", type="nominal"),
                  alt.Tooltip(field="y", type="quantitative", format=",.4~g")])
     return _style(alt.layer(band, line, rule, rule_text, cutoff)
-                  .properties(title=_title(title, subtitle), height=height))
+                  .properties(height=height))
 
 
 def loglik_curve(mu: object, values: object, *, y_title: str = "log-likelihood ℓ(μ)",
@@ -562,8 +564,9 @@ def loglik_curve(mu: object, values: object, *, y_title: str = "log-likelihood �
         rules.append({"x": float(mu0), "what": f"μ₀ = {mu0:.3f}", "colour": CENTRAL})
     cut = [{"y": float(cutoff), "what": cutoff_label}] \
         if cutoff is not None and math.isfinite(cutoff) else []
-    tpl = _loglik_tpl(y_title, x_title, title, subtitle, color, height)
-    return Figure(tpl, {"band": band, "curve": curve, "rules": rules, "cutoff": cut})
+    tpl = _loglik_tpl(y_title, x_title, color, height)
+    return Figure(tpl, {"band": band, "curve": curve, "rules": rules, "cutoff": cut},
+                  title, subtitle)
 
 
 _POSTERIOR_NAMES = ("after a 'vanilla' report", "after a 'chocolate' report",
@@ -571,7 +574,7 @@ _POSTERIOR_NAMES = ("after a 'vanilla' report", "after a 'chocolate' report",
 
 
 @lru_cache(maxsize=_TEMPLATES)
-def _posterior_tpl(title: str, subtitle: str | None, height: int) -> str:
+def _posterior_tpl(height: int) -> str:
     names = list(_POSTERIOR_NAMES)
     band = alt.Chart(_data("band")).mark_area(color=HIGHLIGHT, opacity=0.22).encode(
         x=alt.X(**_q("prior", "prior P(truly vanilla)"), scale=alt.Scale(domain=[0, 1])),
@@ -590,7 +593,7 @@ def _posterior_tpl(title: str, subtitle: str | None, height: int) -> str:
     current = alt.Chart(_data("current")).mark_rule(color=THEORY, strokeDash=[2, 3],
                                                     strokeWidth=2).encode(x=alt.X(**_q("x")))
     chart = alt.layer(band, curves, diagonal, current)
-    return _style(chart.properties(title=_title(title, subtitle), height=height))
+    return _style(chart.properties(height=height))
 
 
 def posterior_chart(prior: object, after_yes: object, after_no: object, band_lo: object,
@@ -612,5 +615,6 @@ def posterior_chart(prior: object, after_yes: object, after_no: object, band_lo:
                 for p in (pi.min(), pi.max())] if pi.size else []
     cur = [{"x": float(current_prior)}] \
         if current_prior is not None and math.isfinite(current_prior) else []
-    return Figure(_posterior_tpl(title, subtitle, height),
-                  {"band": band, "lines": lines, "diagonal": diagonal, "current": cur})
+    return Figure(_posterior_tpl(height),
+                  {"band": band, "lines": lines, "diagonal": diagonal, "current": cur},
+                  title, subtitle)
