@@ -629,8 +629,11 @@ def test_simulated_reports_are_validated_counted_and_cleared(service, store, ope
     service.close_question(q.id)
     with pytest.raises(QuestionClosed):
         service.add_simulated_reports(q.id, 5, 0.5)
-    with pytest.raises(BadInput):
-        service.open_question(q.id) and service.add_simulated_reports(q.id, 5, 1.5)
+    service.open_question(q.id)
+    with pytest.raises(BadInput, match="true_share must be a number in"):
+        service.add_simulated_reports(q.id, 5, 1.5)
+    with pytest.raises(BadInput, match="simulated students must be"):
+        service.add_simulated_reports(q.id, 0, 0.5)
 
 
 def test_simulated_categorical_reports(service, open_question):
