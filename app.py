@@ -18,10 +18,12 @@ if __name__ == "__main__":
     from ui import nav, session
 
     st.set_page_config(page_title="LDP classroom", page_icon=":material/casino:", layout="wide")
+    sections = nav.sections(session.is_instructor())
+    page = st.navigation(sections, position="hidden")
     # Students (arriving with ?poll=CODE) and the projector see no navigation.
-    hidden = "poll" in st.query_params or "projector" in st.query_params
-    st.navigation(nav.sections(session.is_instructor()),
-                  position="hidden" if hidden else "sidebar").run()
+    if "poll" not in st.query_params and "projector" not in st.query_params:
+        nav.sidebar(sections)
+    page.run()
 else:
     from pathlib import Path
 

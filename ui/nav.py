@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-__all__ = ["dashboard_page", "home_page", "sections", "study_pages", "teach_page"]
+__all__ = ["dashboard_page", "home_page", "sections", "sidebar", "study_pages", "teach_page"]
 
 
 def home_page() -> st.Page:
@@ -56,3 +56,13 @@ def sections(instructor: bool) -> dict[str, list[st.Page]]:
     """Navigation for one visitor: the dashboard exists only for the instructor."""
     teach = [teach_page()] + ([dashboard_page()] if instructor else [])
     return {"": [home_page()], "Learn on your own": study_pages(), "Teach": teach}
+
+
+def sidebar(sections: dict[str, list[st.Page]]) -> None:
+    """The navigation menu, drawn with page links (plain, accessible markup)."""
+    with st.sidebar:
+        for title, pages in sections.items():
+            if title:
+                st.caption(title)
+            for page in pages:
+                st.page_link(page)
