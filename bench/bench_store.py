@@ -251,7 +251,8 @@ def targets(results: dict[str, dict[str, tuple[float, float]]], n: int) -> list[
 def update_doc(section: list[str]) -> None:
     """Replace only this script's section of docs/benchmarks.md (under a file lock)."""
     BENCH_DOC.parent.mkdir(parents=True, exist_ok=True)
-    with open(BENCH_DOC.with_suffix(".md.lock"), "w") as lock:
+    lock_path = Path(tempfile.gettempdir()) / "ldp-classroom-benchmarks-md.lock"
+    with open(lock_path, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         text = BENCH_DOC.read_text() if BENCH_DOC.exists() else "# Benchmarks\n"
         block = "\n".join([START, *section, END])
