@@ -189,8 +189,10 @@ def make_engine(url: str, *, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S) -> E
         event.listen(engine, "connect", _sqlite_pragmas(busy_timeout_s))
         event.listen(engine, "begin", _sqlite_on_begin)
         return engine
+    # At most 20 connections per process: several app processes must fit under
+    # PostgreSQL's default max_connections = 100. A submit holds one for ~1 ms.
     return sa.create_engine(
-        url, pool_pre_ping=True, pool_size=10, max_overflow=30, pool_timeout=30,
+        url, pool_pre_ping=True, pool_size=5, max_overflow=15, pool_timeout=30,
         connect_args={"connect_timeout": PG_CONNECT_TIMEOUT_S})
 
 
