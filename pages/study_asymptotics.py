@@ -36,12 +36,12 @@ N_GRID = (1, 3, 10, 30, 100, 300, 1_000, 3_000, 10_000, 30_000, 100_000, 300_000
 N_CHOICES = (1, 10, 30, 100, 300, 1_000, 3_000, 10_000, 100_000, 1_000_000)
 T_CHOICES = (100, 300, 1_000, 3_000)
 
-SIM_LOCAL = "local RR, simulated"
-SIM_CENTRAL = "central Laplace, simulated"
-SD_LOCAL = "local, exact SD e^(ε/2)/((e^ε−1)√n)"
-SD_CENTRAL = "central, exact SD √2/(εn)"
-RATE_LOCAL = "rate 1/(ε√n)"
-RATE_CENTRAL = "rate 1/(εn)"
+SIM_LOCAL = "● local RR, simulated"
+SIM_CENTRAL = "● central Laplace, simulated"
+SD_LOCAL = "── local, exact SD e^(ε/2)/((e^ε−1)√n)"
+SD_CENTRAL = "── central, exact SD √2/(εn)"
+RATE_LOCAL = "- - local rate 1/(ε√n)"
+RATE_CENTRAL = "- - central rate 1/(εn)"
 COLOURS = {SIM_LOCAL: charts.LOCAL, SIM_CENTRAL: charts.CENTRAL, SD_LOCAL: charts.LOCAL,
            SD_CENTRAL: charts.CENTRAL, RATE_LOCAL: charts.LOCAL, RATE_CENTRAL: charts.CENTRAL}
 

@@ -2,7 +2,7 @@
 
 N people drawn from the 14-occupation population of Near & Abuah's
 "Programming Differential Privacy" (US Census 'adult' data) each report their
-occupation through a frequency oracle: one-hot + RR_{ε/2} per bit (CS208),
+occupation through a frequency oracle: one-hot + RR(ε/2) per bit (CS208),
 unary encoding with any (p, q), OUE, GRR or OLH (Wang et al. 2017). The page
 shows the true against the estimated histogram, the max error against the
 √(N ln D)/ε scale, the theoretical variances with the recommended mechanism,
@@ -49,7 +49,7 @@ K_POST = "hist_post"
 K_SEED = "hist_seed"
 
 MECHANISMS = {
-    "sue": "One-hot + RR_{ε/2} per bit",
+    "sue": "One-hot + RR(ε/2) per bit",
     "ue": "Unary encoding (p, q)",
     "oue": "OUE",
     "grr": "GRR",
