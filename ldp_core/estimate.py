@@ -36,6 +36,7 @@ import numpy as np
 
 from . import _checks
 from .binary import BinaryDesign, EpsilonRR
+from .formulas import unbiased_coefficients, worst_variance_unit
 
 __all__ = [
     "BinaryCounts",
@@ -185,8 +186,11 @@ class BinaryCounts:
         """
         if not self.n:
             return None
-        a, b, n, y = self._arrays()
-        return float(np.sum((y - n * b) / (a - b)) / n.sum())
+        total = 0.0
+        for design, n, yes in self.groups:
+            slope, offset = unbiased_coefficients(design)
+            total += float(slope) * yes - float(offset) * n
+        return total / self.n
 
     def log_likelihood(self, mu: float | np.ndarray) -> float | np.ndarray:
         """``l(mu) = sum_g y_g ln(lambda_g) + (n_g - y_g) ln(1 - lambda_g)``.
@@ -250,9 +254,8 @@ class BinaryCounts:
         """
         if not self.n:
             return None
-        a, b, n, _ = self._arrays()
-        worst = np.maximum(a * (1 - a), b * (1 - b))
-        return float(math.sqrt(np.sum(n * worst / (a - b) ** 2)) / n.sum())
+        units = sum(n * float(worst_variance_unit(design)) for design, n, _ in self.groups)
+        return math.sqrt(units) / self.n
 
     def sd_at(self, mu: float) -> float | None:
         """Exact SD of ``mu_hat`` at true share ``mu``, respondents drawn from a population.

@@ -33,6 +33,7 @@ import numpy as np
 from . import _checks
 from .binary import BinaryDesign
 from .estimate import BinaryCounts, chi2_1_quantile
+from .formulas import unbiased_coefficients
 
 __all__ = [
     "ErrorSummary",
@@ -59,13 +60,10 @@ def share_estimates(design: BinaryDesign, yes_counts: object, n: int) -> np.ndar
     >>> share_estimates(DieRR(4, 3), [30, 10, 20], 40).tolist()
     [1.0, 0.0, 0.5]
     """
-    if not isinstance(design, BinaryDesign):
-        raise ValueError(f"design must be a BinaryDesign, got {design!r}")
-    if not design.informative:
-        raise ValueError(f"{design!r} carries no information (a == b): no estimator exists")
+    slope, offset = unbiased_coefficients(design)  # refuses a == b
     n = _checks.integer("n", n, 1)
     v = _checks.count_array("yes_counts", yes_counts, n)
-    return (v / n - design.b) / (design.a - design.b)
+    return float(slope) * (v / n) - float(offset)
 
 
 class Posterior(NamedTuple):

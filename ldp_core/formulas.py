@@ -14,7 +14,8 @@ truly 0)``, and V "yes" reports out of n:
   likelihood ratio of a report, ``max(a/b, b/a, (1-a)/(1-b), (1-b)/(1-a))``;
   for the exercise ``ratio = (3/4) / (1/4) = 3``, so ``epsilon = ln 3``.
 
-These are the same quantities :class:`ldp_core.BinaryCounts` computes
+These coefficients are the one source of the estimator and its worst-case variance:
+:class:`ldp_core.BinaryCounts` and ``explore.share_estimates`` are built on them
 (``unbiased`` and ``sd_worst``) and :attr:`BinaryDesign.epsilon`, written as
 coefficients. Designs whose branch
 probabilities are exact fractions (the die, the coins) give exact
