@@ -30,6 +30,7 @@ import os
 import platform
 import statistics
 import sys
+import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -260,7 +261,9 @@ def main() -> int:
 def update_doc(section: list[str]) -> None:
     """Replace only this script's section of docs/benchmarks.md (under a file lock)."""
     BENCH_DOC.parent.mkdir(parents=True, exist_ok=True)
-    with open(BENCH_DOC.with_suffix(".md.lock"), "w") as lock:
+    # the same lock file as bench_store.py, so scripts never interleave their rewrites
+    lock_path = Path(tempfile.gettempdir()) / "ldp-classroom-benchmarks-md.lock"
+    with open(lock_path, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         text = BENCH_DOC.read_text() if BENCH_DOC.exists() else (
             "# Benchmarks\n\nEach benchmark script under `bench/` rewrites its own section "
