@@ -14,12 +14,12 @@ truly 0)``, and V "yes" reports out of n:
   likelihood ratio of a report, ``max(a/b, b/a, (1-a)/(1-b), (1-b)/(1-a))``;
   for the exercise ``ratio = (3/4) / (1/4) = 3``, so ``epsilon = ln 3``.
 
-These coefficients are the one source of the estimator and its worst-case variance:
-:class:`ldp_core.BinaryCounts` and ``explore.share_estimates`` are built on them
-(``unbiased`` and ``sd_worst``) and :attr:`BinaryDesign.epsilon`, written as
-coefficients. Designs whose branch
-probabilities are exact fractions (the die, the coins) give exact
-:class:`fractions.Fraction` coefficients; the others give floats.
+These coefficients are the one definition of the estimator and its worst-case
+variance: ``BinaryCounts.unbiased`` and ``BinaryCounts.sd_worst`` (and
+``explore.share_estimates``) are built on them; ``privacy_ratio`` is
+``exp(BinaryDesign.epsilon)`` kept exact. Designs whose branch probabilities are
+exact fractions (the die, the coins) give exact :class:`fractions.Fraction`
+coefficients; the others give floats.
 """
 
 from __future__ import annotations
