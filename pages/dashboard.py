@@ -91,9 +91,13 @@ def _flash(kind: str, text: str) -> None:
     st.session_state.setdefault(_FLASH, []).append((kind, text))
 
 
-def _show_flash() -> None:
+def _show_flash(projector: bool = False) -> None:
+    """Messages from the last action; on the projector a success is a passing toast."""
     for kind, text in st.session_state.pop(_FLASH, []):
-        getattr(st, kind)(text)
+        if projector and kind == "success":
+            st.toast(text)
+        else:
+            getattr(st, kind)(text)
 
 
 def _do(action: Callable[[], object], ok: str | None = None) -> object | None:
@@ -445,7 +449,7 @@ def _controls(svc, poll, question) -> None:
 
 
 def _render_projector(svc, polls) -> None:
-    _show_flash()
+    _show_flash(projector=True)
     try:
         poll, _questions, question = _resolve(svc, polls)
     except ClassroomError as exc:
@@ -699,6 +703,8 @@ def _live_panel(question_id: int, projector: bool) -> None:
         st.warning(f"{exc}")
         return
     st.markdown(_status_line(q, est))
+    if q.kind == "binary" and est.binary is not None:
+        _trace(q.id, est.round_number, est.n, est.binary)  # also while results are hidden
     if not q.revealed:
         st.markdown(":orange[:material/visibility_off: **Results hidden**]")
         st.metric("Reports received", fmt_count(est.n))

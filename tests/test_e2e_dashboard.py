@@ -1,0 +1,174 @@
+"""The class exercise end to end: a real server, the projected dashboard, 20 phones.
+
+The instructor logs in with the login URL, starts the class exercise with one
+click and switches to projection mode. Twenty browser contexts (twenty
+devices) open the join link shown on the dashboard and tap their true answer;
+the randomizer runs in each page. Then:
+
+* the projector shows n = 20, and only the count while results are hidden;
+* after "Reveal results" it shows the μ̂ the service computes from the
+  reports in the database, and a student's phone starts showing the class
+  result;
+* after "Close voting" a phone that still shows the vote buttons gets
+  "Voting closed" when it taps, and nothing is stored.
+
+Screenshots of the projected dashboard are saved under ``test-artifacts/``
+(git-ignored) for a human to check that the layout reads from the back of a
+lecture hall.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from tests.support.browser import PHONE, chromium, require_browser  # noqa: F401 (fixture)
+from tests.support.server import APP_ROOT, running_server
+
+pytestmark = [pytest.mark.browser, pytest.mark.server]
+
+KEY = "e2e-dashboard-key"
+TRUTHS = [1] * 14 + [0] * 6  # 14 prefer vanilla, 6 chocolate
+ARTIFACTS = APP_ROOT / "test-artifacts"
+PROJECTOR = {"width": 1920, "height": 1080}
+
+
+def _settle(page, timeout: float = 30_000) -> None:
+    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']"
+                           "[data-test-script-state='notRunning']", state="attached",
+                           timeout=timeout)
+
+
+def _metric(page, label: str) -> str:
+    box = page.locator("[data-testid='stMetric']").filter(
+        has=page.locator("[data-testid='stMetricLabel']", has_text=label))
+    return box.first.locator("[data-testid='stMetricValue']").inner_text().strip()
+
+
+def _wait_metric(page, label: str, want: str, timeout: float = 30.0) -> None:
+    """The live panel refreshes every 2 s: wait until ``label`` shows ``want``."""
+    deadline = time.monotonic() + timeout
+    seen = None
+    while time.monotonic() < deadline:
+        try:
+            seen = _metric(page, label)
+        except Exception:  # noqa: BLE001 - the fragment is being redrawn
+            seen = None
+        if seen == want:
+            return
+        page.wait_for_timeout(250)
+    raise AssertionError(f"{label!r} shows {seen!r}, expected {want!r}")
+
+
+def _fmt3(x: float) -> str:
+    return f"{x:.3f}".replace("-", "−")
+
+
+@pytest.fixture
+def classroom(tmp_path):
+    require_browser()
+    from classroom.service import PollService
+    from classroom.store import Store
+
+    url = f"sqlite:///{tmp_path / 'classroom.db'}"
+    env = {"LDP_CLASSROOM_DATA_DIR": str(tmp_path), "LDP_CLASSROOM_DATABASE_URL": url,
+           "LDP_CLASSROOM_INSTRUCTOR_KEY": KEY}
+    with running_server(env) as base:
+        yield base, PollService(Store(url))
+
+
+def test_class_exercise_projected_with_twenty_phones(classroom, chromium):
+    base, svc = classroom
+    instructor = chromium.new_context(viewport=PROJECTOR)
+    proj = instructor.new_page()
+    # A freshly started server runs Streamlit's legacy pages/ mode until some session
+    # has run app.py's navigation; open the home page first (see the access tests).
+    proj.goto(f"{base}/")
+    _settle(proj)
+    proj.goto(f"{base}/auth/login?key={KEY}")
+    proj.get_by_role("button", name="Start the class exercise").click(timeout=30_000)
+    code = proj.locator(".ldp-join-code").inner_text(timeout=30_000).strip()
+    assert re.fullmatch(r"[2-9A-HJKMNP-Z]{6}", code)
+    poll = svc.poll_by_code(code)
+    q = svc.current_question(poll.id)
+    assert q.is_open and q.design_params == {"design": "die", "faces": 4, "truthful": 3}
+    # The join link as the dashboard shows it (its copy button copies exactly this).
+    link = proj.locator("[data-testid='stCode']").first.inner_text().strip()
+    assert link == f"{base}/?poll={code}"
+
+    proj.get_by_role("button", name="Projection mode").click()
+    proj.wait_for_url(re.compile(r"projector=1"))
+    _settle(proj)
+    assert proj.locator("[data-testid='stSidebar']").count() == 0 or \
+        not proj.locator("[data-testid='stSidebar']").is_visible()
+    _wait_metric(proj, "Reports received", "0")
+
+    # Twenty phones join by the link and vote.
+    phones = []
+    for i, truth in enumerate(TRUTHS):
+        ctx = chromium.new_context(viewport=PHONE, reduced_motion="reduce")
+        page = ctx.new_page()
+        page.goto(link)
+        page.locator(f"button[data-answer='{truth}']").click(timeout=60_000)
+        page.get_by_text("Answer received").wait_for(timeout=60_000)
+        phones.append((ctx, page))
+    est = svc.estimate(q.id)
+    assert est.n == 20
+
+    # Hidden: the projector shows only the count.
+    _wait_metric(proj, "Reports received", "20")
+    assert proj.locator("[data-testid='stMetric']").count() == 1
+    assert proj.get_by_text("Results hidden").first.is_visible()
+    proj.screenshot(path=str(ARTIFACTS / "dashboard-projector-hidden.png"))
+    phone = phones[0][1]
+    assert phone.get_by_text("Class results").count() == 0
+
+    # Reveal: the projector shows the service's estimate of the stored reports.
+    proj.get_by_role("button", name="Reveal results").click()
+    mu = est.binary.mu_hat
+    _wait_metric(proj, "Estimate μ̂ (share Vanilla)", _fmt3(mu))
+    assert _metric(proj, "SD of μ̂") == _fmt3(est.binary.sd_worst)
+    assert _metric(proj, "SD of μ̂") == _fmt3((3 / (4 * 20)) ** 0.5)
+    assert _metric(proj, "Reported “Vanilla”") == f"{est.counts[1]} of 20"
+    assert _metric(proj, "Privacy loss ε") == "1.10"
+    assert proj.locator("[data-testid='stException']").count() == 0
+    proj.wait_for_timeout(1500)  # charts drawn
+    proj.screenshot(path=str(ARTIFACTS / "dashboard-projector.png"))
+    proj.set_viewport_size({"width": PROJECTOR["width"], "height": 2000})  # the whole page
+    proj.wait_for_timeout(1500)
+    proj.screenshot(path=str(ARTIFACTS / "dashboard-projector-full.png"))
+    proj.set_viewport_size(PROJECTOR)
+    proj.set_viewport_size({"width": 1280, "height": 720})  # a common projector resolution
+    proj.wait_for_timeout(1500)
+    proj.screenshot(path=str(ARTIFACTS / "dashboard-projector-1280.png"))
+    proj.set_viewport_size(PROJECTOR)
+
+    # ...and a student's phone now shows the class result (its page checks every 5 s).
+    phone.get_by_text("Class results").wait_for(timeout=30_000)
+    assert phone.get_by_text(f"{mu:.0%}").first.is_visible()
+    phone.screenshot(path=str(ARTIFACTS / "student-after-reveal.png"))
+
+    # A 21st phone opens the question while it is open...
+    late_ctx = chromium.new_context(viewport=PHONE, reduced_motion="reduce")
+    late = late_ctx.new_page()
+    late.goto(link)
+    late.locator("button[data-answer='1']").wait_for(timeout=60_000)
+    # ...the instructor closes voting...
+    proj.get_by_role("button", name="Close voting").click()
+    deadline = time.monotonic() + 30
+    while svc.question(q.id).state != "closed" and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert svc.question(q.id).state == "closed"
+    proj.get_by_text("Voting closed").first.wait_for(timeout=30_000)
+    # ...and the late tap is refused and stores nothing.
+    late.locator("button[data-answer='1']").click()
+    late.get_by_text("Voting closed").first.wait_for(timeout=30_000)
+    assert svc.estimate(q.id).n == 20
+    _wait_metric(proj, "Reports received", "20")
+
+    for ctx, _ in phones:
+        ctx.close()
+    late_ctx.close()
+    instructor.close()
