@@ -635,11 +635,15 @@ class Store:
         if not wanted:
             return []
         tokens = sorted({t for _, t in wanted})
+        round_ids = sorted({r for r, _ in wanted})
         with self.transaction(write=False) as conn:
+            # Both IN lists: the (round_id, dedup_token) unique index serves the lookup;
+            # dedup_token alone has no index and would scan every report.
             rows = conn.execute(sa.select(reports.c.round_id, reports.c.answer,
                                           reports.c.design_params, reports.c.created_at,
                                           reports.c.simulated, reports.c.dedup_token)
-                                .where(reports.c.dedup_token.in_(tokens))).all()
+                                .where(reports.c.round_id.in_(round_ids),
+                                       reports.c.dedup_token.in_(tokens))).all()
         return [ReportRow(r.round_id, r.answer, r.design_params, as_utc(r.created_at),
                           bool(r.simulated))
                 for r in rows if (r.round_id, r.dedup_token) in wanted]
