@@ -119,4 +119,24 @@ async def lifespan(app: Any):
     except Exception as exc:  # noqa: BLE001 - report any start-up problem in plain words
         print(f"\n  LDP classroom cannot start: {exc}\n", file=sys.stderr, flush=True)
         raise SystemExit(2) from exc
+    _leave_legacy_pages_mode()
     yield None
+
+
+def _leave_legacy_pages_mode() -> None:
+    """Start in st.navigation mode, not Streamlit's legacy ``pages/`` folder mode.
+
+    With a ``pages/`` folder beside the entrypoint, a fresh server serves
+    ``/<page>`` from ``pages/<page>.py`` until some session calls
+    ``st.navigation``; the first visitor of a deep link then sees "Page not
+    found". The flag below is what Streamlit checks (class attribute, set only
+    while still None). Access control does not rely on it: page modules only
+    define functions and instructor pages check access themselves.
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+
+        if PagesManager.uses_pages_directory is None:
+            PagesManager.uses_pages_directory = False
+    except (ImportError, AttributeError):  # a future Streamlit may drop the flag
+        pass
