@@ -206,13 +206,34 @@ class BinaryCounts:
         ll = (yes_term + no_term).sum(axis=0)
         return float(ll[0]) if m.ndim == 0 else ll.reshape(m.shape)
 
+    def _groups_abny(self) -> tuple[tuple[float, float, int, int], ...]:
+        return tuple((d.a, d.b, n, y) for d, n, y in self.groups)
+
+    def _loglik_scalar(self, mu: float) -> float:
+        """:meth:`log_likelihood` at one point in plain float math: the bisections
+        below call it a hundred times, where numpy's per-call cost would dominate."""
+        total = 0.0
+        for a, b, n, y in self._groups_abny():
+            lam = b + (a - b) * mu
+            if y:
+                if lam <= 0.0:
+                    return -math.inf
+                total += y * math.log(lam)
+            if n - y:
+                if lam >= 1.0:
+                    return -math.inf
+                total += (n - y) * math.log1p(-lam)
+        return total
+
     def _score(self, mu: float) -> float:
-        a, b, n, y = self._arrays()
-        lam = b + (a - b) * mu
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t_yes = np.where(y > 0, y / lam, 0.0)
-            t_no = np.where(n - y > 0, (n - y) / (1 - lam), 0.0)
-        return float(np.sum((a - b) * (t_yes - t_no)))
+        """Derivative of the log-likelihood: ``sum_g (a-b) (y/lambda - (n-y)/(1-lambda))``."""
+        total = 0.0
+        for a, b, n, y in self._groups_abny():
+            lam = b + (a - b) * mu
+            t_yes = (y / lam if lam > 0 else math.inf) if y else 0.0
+            t_no = ((n - y) / (1 - lam) if lam < 1 else math.inf) if n - y else 0.0
+            total += (a - b) * (t_yes - t_no)
+        return total
 
     def mle(self) -> float | None:
         """Maximum-likelihood estimate of mu constrained to [0, 1]; None when n = 0.
@@ -326,10 +347,10 @@ class BinaryCounts:
         mle = self.mle()
         if mle is None:
             return None
-        ll0 = self.log_likelihood(m0)
+        ll0 = self._loglik_scalar(m0)
         if ll0 == -math.inf:
             return math.inf
-        return max(0.0, 2 * (self.log_likelihood(mle) - ll0))
+        return max(0.0, 2 * (self._loglik_scalar(mle) - ll0))
 
     def lr_test(self, mu0: float) -> tuple[float, float] | None:
         """The likelihood-ratio test of ``mu = mu0``: ``(statistic, p-value)``.
@@ -363,10 +384,10 @@ class BinaryCounts:
         if mle is None:
             return None
         crit = chi2_1_quantile(level)
-        top = self.log_likelihood(mle)
+        top = self._loglik_scalar(mle)
 
         def inside(m: float) -> bool:
-            return 2 * (top - self.log_likelihood(m)) <= crit
+            return 2 * (top - self._loglik_scalar(m)) <= crit
 
         def edge(outer: float) -> float:
             if inside(outer):
