@@ -67,19 +67,12 @@ def data_dir(*, environ: Mapping[str, str] | None = None, root: Path | None = No
 
 
 def _secrets_url(root: Path) -> str | None:
-    path = root / ".streamlit" / "secrets.toml"
-    if not path.is_file():
-        return None
-    try:
-        with path.open("rb") as fh:
-            secrets = tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path} cannot be read as TOML: {exc}") from exc
-    value = secrets.get(SECRETS_KEY)
+    value = secret(SECRETS_KEY, root=root)
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"{SECRETS_KEY} in {path} must be a non-empty string")
+        raise ConfigError(f"{SECRETS_KEY} in {root / '.streamlit' / 'secrets.toml'} must be a "
+                          "non-empty string")
     return value.strip()
 
 
