@@ -358,9 +358,16 @@ class PollService:
                 return existing
             raise
         now = utcnow()
-        if self._store.insert_report(round_id=rnd.round_id, answer=stored,
-                                     design_json=design_json, created_at=now,
-                                     submission_id=sid, token=token, simulated=bool(simulated)):
+        try:
+            inserted = self._store.insert_report(
+                round_id=rnd.round_id, answer=stored, design_json=design_json, created_at=now,
+                submission_id=sid, token=token, simulated=bool(simulated))
+        except QuestionClosed:  # closed (or a new round began) since we looked
+            existing = self._existing(question, rnd, token, sid)
+            if existing is not None:
+                return existing
+            raise
+        if inserted:
             return Receipt(
                 question_id=question.id, question_text=question.text,
                 round_number=rnd.number, answer=stored,

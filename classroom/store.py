@@ -36,6 +36,7 @@ from . import config
 from .domain import (
     ClassroomError,
     Poll,
+    QuestionClosed,
     Question,
     Round,
     StoreUnavailable,
@@ -301,6 +302,15 @@ class Store:
         self._stmt_insert_report = (self._insert(reports)
                                     .on_conflict_do_nothing()
                                     .returning(reports.c.id))
+        # Locks the question row for the insert's transaction (FOR SHARE on PostgreSQL;
+        # SQLite's BEGIN IMMEDIATE already serialises writers): a close or a new round
+        # either committed before, and the report is refused, or waits for it.
+        self._stmt_round_open = (sa.select(questions.c.state)
+                                 .select_from(rounds.join(questions,
+                                                          rounds.c.question_id == questions.c.id))
+                                 .where(rounds.c.id == sa.bindparam("round_id"),
+                                        rounds.c.number == questions.c.round_count)
+                                 .with_for_update(read=True, of=questions))
         self._stmt_question = sa.select(*_QUESTION_COLS).where(
             questions.c.id == sa.bindparam("question_id"))
         self._stmt_rounds = (sa.select(rounds.c.id, rounds.c.question_id, rounds.c.number,
@@ -611,11 +621,18 @@ class Store:
     def insert_report(self, *, round_id: int, answer: str, design_json: str,
                       created_at: datetime, submission_id: str, token: str,
                       simulated: bool) -> bool:
-        """Insert one report; False (nothing written) when the token or id already exists."""
+        """Insert one report; False (nothing written) when the token or id already exists.
+
+        Refuses with ``QuestionClosed`` unless, inside the same transaction, the
+        round is still its question's current round and the question is open.
+        """
         values = {"round_id": round_id, "answer": answer, "design_params": design_json,
                   "created_at": created_at, "submission_id": submission_id,
                   "dedup_token": token, "simulated": simulated}
         with self.transaction(write=True) as conn:
+            state = conn.execute(self._stmt_round_open, {"round_id": round_id}).scalar()
+            if state != "open":  # closed, or a new round began, since the caller looked
+                raise QuestionClosed("voting is closed for this question")
             # RETURNING, not rowcount: rowcount of ON CONFLICT DO NOTHING is not
             # reliable on every driver.
             return conn.execute(self._stmt_insert_report, values).first() is not None
