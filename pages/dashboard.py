@@ -38,6 +38,7 @@ from classroom.domain import ClassroomError
 from ldp_core.formulas import privacy_ratio, unbiased_coefficients, worst_variance_unit
 from ui import live_charts, session
 from ui.fmt import fmt_count, fmt_fixed, fmt_interval
+from ui.text import plain
 
 __all__ = ["render"]
 
@@ -742,16 +743,19 @@ def _binary_panel(q, est, rounds, projector: bool) -> None:
 
     top = st.columns(3)
     _stat(top[0], "Reports received", fmt_count(n), "$n$")
-    _stat(top[1], f"Reported “{yes_label}”", f"{fmt_count(v)} of {fmt_count(n)}",
+    _stat(top[1], f"Reported “{plain(yes_label)}”", f"{fmt_count(v)} of {fmt_count(n)}",
           rf"$V = {v}$, reported share $V/n = {v}/{n} = {fmt_fixed(b.reported_share, 3)}$")
     _stat(top[2], "Privacy loss ε", fmt_fixed(est.epsilon, 2),
           _eps_formula(design, est.epsilon) if one_design else
           "largest ε of the designs used in this round")
 
+    st.markdown(f"**The share whose true answer is “{plain(yes_label)}”**, "
+                "estimated from the randomized reports:")
     row = st.columns([1, 1, 1.45])
-    mu_help = ("Unbiased: on average over the randomization it equals the true share. "
+    mu_help = (f"The estimated share of the class whose true answer is “{plain(yes_label)}”. "
+               "Unbiased: on average over the randomization it equals the true share. "
                "It corrects the reported share for the known lies.")
-    _stat(row[0], f"Estimate μ̂ (share {yes_label})", fmt_fixed(b.mu_hat, 3),
+    _stat(row[0], "Estimate μ̂", fmt_fixed(b.mu_hat, 3),
           _mu_formula(design, n, v, b.mu_hat) if one_design else
           r"$\hat\mu = \frac{1}{n}\sum_i \frac{y_i - b_i}{a_i - b_i}$ (each report with its "
           "own design)", help=mu_help)
@@ -1071,7 +1075,8 @@ def _rehearsal_panel(question) -> None:
                    "be open.")
         st.number_input("How many", 1, 5000, 30, key="dash_sim_n")
         if question.kind == "binary":
-            share = st.slider(f"True share answering “{question.options[1]}”", 0.0, 1.0, 0.6,
+            share = st.slider(f"True share answering “{plain(question.options[1])}”", 0.0, 1.0,
+                              0.6,
                               step=0.05, key="dash_sim_share")
             shares: object = share
         else:
