@@ -20,6 +20,7 @@ from classroom.domain import (
     NotFound,
     QuestionClosed,
     StoreUnavailable,
+    normalize_join_code,
 )
 from ui import session
 from ui.text import plain
@@ -28,6 +29,14 @@ from ui.vote import vote_component
 #: A vote payload is a few hundred bytes; anything far larger is not ours.
 _MAX_PAYLOAD_CHARS = 4000
 _PENDING = "_ldp_pending_vote"
+#: (join code, Question) of the vote this session shows, to keep taking a tap while the
+#: database cannot be read.
+_ON_SCREEN = "_ldp_vote_on_screen"
+#: One key for every "Send it again" button, so the click is seen by whichever path draws
+#: it on the next run.
+_SEND_AGAIN = "send_again"
+_NOT_SAVED = ("**Not saved yet.** The class server cannot reach its database right now. "
+              "Wait a moment, then send your answer again.")
 
 
 # -- joining -------------------------------------------------------------------------------------
@@ -44,8 +53,11 @@ def join_form() -> None:
                 st.rerun()
 
 
-def _find_poll(code: str):
-    """Resolve a typed or linked code; show a friendly message and return None if it fails."""
+def _find_poll(code: str, *, raise_unavailable: bool = False):
+    """Resolve a typed or linked code; show a friendly message and return None if it fails.
+
+    ``raise_unavailable``: let ``StoreUnavailable`` through instead of showing it.
+    """
     wait = session.wait_before_try("join_code")
     if wait > 0:
         st.error(f"Too many codes that did not match. Wait {wait:.0f} s, then check the code "
@@ -58,6 +70,8 @@ def _find_poll(code: str):
         st.error(f"{exc} Check the code on the projector (or scan the QR code) and try again.")
         return None
     except StoreUnavailable as exc:
+        if raise_unavailable:
+            raise
         st.error(f"{exc}")
         return None
     session.record_try("join_code", True)
@@ -67,7 +81,11 @@ def _find_poll(code: str):
 # -- the poll ------------------------------------------------------------------------------------
 def render_poll(code: str) -> None:
     _phone_css()
-    poll = _find_poll(code)
+    try:
+        poll = _find_poll(code, raise_unavailable=True)
+    except StoreUnavailable as exc:
+        _database_away(code, exc)
+        return
     if poll is None:
         st.divider()
         join_form()
@@ -86,11 +104,15 @@ def render_poll(code: str) -> None:
 
 def _render_question(poll, device: str) -> None:
     svc = session.service()
-    question = svc.current_question(poll.id)
+    try:
+        question = svc.current_question(poll.id)
+        receipt = None if question is None else svc.receipt_for(question.id, device)
+    except StoreUnavailable as exc:
+        _database_away(poll.join_code, exc)
+        return
     if question is None:
         _wait_for_question(poll.id, None)
         return
-    receipt = svc.receipt_for(question.id, device)
     if receipt is not None:
         _show_receipt(poll, question, receipt, device, fresh=False)
         return
@@ -101,9 +123,10 @@ def _render_question(poll, device: str) -> None:
         _wait_for_question(poll.id, question)
         return
     st.caption(f"Poll {poll.join_code}" + (f" · {plain(poll.title)}" if poll.title else ""))
-    payload = _collect_vote(question)
+    st.session_state[_ON_SCREEN] = (poll.join_code, question)
+    payload, notice = _collect_vote(question)
     if payload is not None:
-        _submit(poll, question, payload, device)
+        _submit(poll, question, payload, device, notice)
 
 
 def _wait_for_question(poll_id: int, shown) -> None:
@@ -125,8 +148,12 @@ def _wait_for_question(poll_id: int, shown) -> None:
     poll_for_change()
 
 
-def _collect_vote(question) -> dict | None:
-    """Either the device randomizer or, in physical mode, the reported answer's buttons."""
+def _collect_vote(question):
+    """Either the device randomizer or, in physical mode, the reported answer's buttons.
+
+    Returns ``(payload or None, notice)``: ``notice`` is the placeholder holding the
+    "not saved yet" note and its "Send it again" button when they are drawn, else None.
+    """
     options = list(enumerate(question.options))
     if question.mode == "physical":
         st.markdown(f"### {plain(question.text)}")
@@ -136,8 +163,9 @@ def _collect_vote(question) -> dict | None:
         for value, label in reversed(options):
             if st.button(f"I report: {label}", key=f"phys_{question.id}_{value}",
                          type="primary", use_container_width=True):
-                return {"answer": value, "params": question.design_params, "submission_id": sid}
-        return None
+                return ({"answer": value, "params": question.design_params,
+                         "submission_id": sid}, None)
+        return None, None
     hint = ("Tap your TRUE answer. Your phone randomizes it before sending: only the "
             "randomized answer leaves this page.")
     payload = vote_component(key=f"vote_{question.id}_{question.round_number}",
@@ -145,11 +173,52 @@ def _collect_vote(question) -> dict | None:
                              design_params=question.design_params, hint=hint)
     pending = st.session_state.get(_PENDING)
     if payload is None and pending and pending.get("question_id") == question.id:
-        st.warning("Your last answer was **not saved yet**. Your phone already randomized it; "
-                   "sending it again cannot count twice.")
-        if st.button("Send it again", type="primary", use_container_width=True):
-            return pending["payload"]
-    return payload
+        notice = st.empty()
+        with notice.container():
+            st.warning("Your last answer was **not saved yet**. Your phone already randomized "
+                       "it; sending it again cannot count twice.")
+            if _send_again_button():
+                return pending["payload"], notice
+        return None, notice
+    return payload, None
+
+
+def _send_again_button() -> bool:
+    return st.button("Send it again", type="primary", use_container_width=True,
+                     key=_SEND_AGAIN)
+
+
+def _not_saved(notice) -> None:
+    """The database is away: say so; the "Send it again" button is drawn once per run."""
+    st.error(_NOT_SAVED)
+    if notice is None:
+        _send_again_button()
+
+
+def _database_away(code: str, exc: StoreUnavailable) -> None:
+    """The database cannot be read. The vote this page showed stays usable: a tap becomes
+    the pending vote, sent again (the same randomized answer) once the database is back."""
+    try:
+        wanted = normalize_join_code(code)
+    except BadInput:
+        wanted = None
+    shown = st.session_state.get(_ON_SCREEN)
+    if not shown or shown[0] != wanted:
+        st.error(f"{exc}")
+        st.button("Try again", type="primary")
+        return
+    question = shown[1]
+    payload, notice = _collect_vote(question)
+    if payload is None:
+        st.error(f"{exc}")
+        return
+    vote = _valid_payload(payload)
+    if vote is None:
+        st.error("That vote could not be read, so nothing was saved. Reload the page and "
+                 "tap your answer again.")
+        return
+    st.session_state[_PENDING] = {"question_id": question.id, "payload": vote}
+    _not_saved(notice)
 
 
 def _physical_instructions(question) -> str:
@@ -184,7 +253,8 @@ def _valid_payload(payload: object) -> dict | None:
     return payload
 
 
-def _submit(poll, question, payload: object, device: str) -> None:
+def _submit(poll, question, payload: object, device: str, notice=None) -> None:
+    """Store the vote; ``notice`` is the "not saved yet" placeholder when this is a resend."""
     vote = _valid_payload(payload)
     if vote is None:
         st.error("That vote could not be read, so nothing was saved. Reload the page and "
@@ -201,11 +271,7 @@ def _submit(poll, question, payload: object, device: str) -> None:
                  "arrived, so nothing was saved.")
         return
     except StoreUnavailable:
-        st.error("**Not saved yet.** The class server cannot reach its database right now. "
-                 "Wait a moment, then send your answer again.")
-        if st.button("Send it again", type="primary", use_container_width=True,
-                     key="retry_after_error"):
-            st.rerun()
+        _not_saved(notice)
         return
     except BadReport as exc:
         st.session_state.pop(_PENDING, None)
@@ -216,6 +282,8 @@ def _submit(poll, question, payload: object, device: str) -> None:
         st.error(f"{exc}")
         return
     st.session_state.pop(_PENDING, None)
+    if notice is not None:  # sent again: the "not saved yet" note is out of date
+        notice.empty()
     _show_receipt(poll, question, receipt, device, fresh=True)
 
 
