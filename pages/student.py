@@ -135,9 +135,19 @@ def _wait_for_question(poll_id: int, shown) -> None:
         st.info("No question is open yet. This page updates by itself when the "
                 "instructor opens one.")
 
+    # The body runs once within this full run, right after the page read the question:
+    # nothing can have changed yet, so only the timed fragment reruns read it again.
+    in_full_run = [True]
+
     @st.fragment(run_every=5)
     def poll_for_change() -> None:
-        current = session.service().current_question(poll_id)
+        if in_full_run[0]:
+            in_full_run[0] = False
+            return
+        try:
+            current = session.service().current_question(poll_id)
+        except StoreUnavailable:
+            return  # the database is away for now; look again at the next tick
         was = None if shown is None else (shown.id, shown.round_number, shown.state,
                                           shown.revealed)
         now = None if current is None else (current.id, current.round_number, current.state,
