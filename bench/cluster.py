@@ -75,9 +75,10 @@ def healthy(base_url: str, timeout: float = 2.0) -> bool:
         return False
 
 
-def proc_cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds the process has used (all its threads)."""
-    with open(f"/proc/{pid}/stat", "rb") as fh:
+def proc_cpu_seconds(pid: int, tid: int | None = None) -> float:
+    """User + system CPU seconds the process has used (all its threads, or thread ``tid``)."""
+    path = f"/proc/{pid}/stat" if tid is None else f"/proc/{pid}/task/{tid}/stat"
+    with open(path, "rb") as fh:
         fields = fh.read().rsplit(b")", 1)[1].split()
     # After "pid (comm)": state is field 3; utime and stime are fields 14 and 15.
     return (int(fields[11]) + int(fields[12])) / _TICK
@@ -123,6 +124,10 @@ class Server:
     def peak_rss_bytes(self) -> int:
         return proc_peak_rss_bytes(self.pid)
 
+    def main_thread_cpu_seconds(self) -> float:
+        """CPU of the main thread alone: the event loop (HTTP, websocket frames)."""
+        return proc_cpu_seconds(self.pid, tid=self.pid)
+
     def alive(self) -> bool:
         try:
             os.kill(self.pid, 0)
@@ -141,16 +146,23 @@ class Server:
         return self.log_path.read_text(encoding="utf-8", errors="replace")
 
 
-def _streamlit_cmd(port: int, extra_args: Sequence[str]) -> list[str]:
-    return [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+def _streamlit_cmd(port: int, extra_args: Sequence[str],
+                   launcher: Sequence[str] | None = None) -> list[str]:
+    start = list(launcher) if launcher else [sys.executable, "-m", "streamlit", "run", "app.py"]
+    return [*start, "--server.headless", "true",
             "--server.address", "127.0.0.1", "--server.port", str(port),
             "--browser.gatherUsageStats", "false", *extra_args]
 
 
 @contextlib.contextmanager
 def running_server(env: Mapping[str, str] | None = None, *, extra_args: Sequence[str] = (),
-                   log_path: Path | None = None, timeout: float = 60.0) -> Iterator[Server]:
-    """One ``streamlit run app.py`` with ``env`` added to the environment."""
+                   log_path: Path | None = None, timeout: float = 60.0,
+                   launcher: Sequence[str] | None = None) -> Iterator[Server]:
+    """One ``streamlit run app.py`` with ``env`` added to the environment.
+
+    ``launcher`` replaces ``python -m streamlit run app.py`` (the options follow it),
+    e.g. ``[python, "bench/profile_server.py", out_dir]``.
+    """
     port = free_port()
     if log_path is None:
         fd, name = tempfile.mkstemp(prefix="ldp-server-", suffix=".log")
@@ -158,7 +170,7 @@ def running_server(env: Mapping[str, str] | None = None, *, extra_args: Sequence
         log_path = Path(name)
     child_env = {**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"}
     with log_path.open("wb") as log:
-        proc = subprocess.Popen(_streamlit_cmd(port, extra_args), cwd=APP_ROOT, env=child_env,
+        proc = subprocess.Popen(_streamlit_cmd(port, extra_args, launcher), cwd=APP_ROOT, env=child_env,
                                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 start_new_session=True)
     server = Server(f"http://127.0.0.1:{port}", proc.pid, log_path)

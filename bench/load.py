@@ -159,6 +159,7 @@ class LoadReport:
     peak_rss_mb: float | None
     harness_cpu_s: float
     nginx_cpu_s: float | None = None
+    server_main_thread_cpu_s: float | None = None
     stored: int = 0
     students_with_report: int = 0
     lost: int = 0
@@ -221,6 +222,8 @@ class LoadReport:
             "peak_rss_mb": None if self.peak_rss_mb is None else round(self.peak_rss_mb, 1),
             "harness_cpu_s": round(self.harness_cpu_s, 2),
             "nginx_cpu_s": None if self.nginx_cpu_s is None else round(self.nginx_cpu_s, 2),
+            "server_main_thread_cpu_s": None if self.server_main_thread_cpu_s is None
+            else round(self.server_main_thread_cpu_s, 2),
             "errors": self.errors, "error_kinds": dict(self.error_kinds()),
             "stored": self.stored, "students_with_report": self.students_with_report,
             "lost": self.lost, "duplicated": self.duplicated, "wrong_answer": self.wrong_answer,
@@ -358,6 +361,15 @@ class Target:
                 total += s.cpu_seconds()
         return total
 
+    def main_thread_cpu_seconds(self) -> float | None:
+        if not self.servers:
+            return None
+        total = 0.0
+        for s in self.servers:
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                total += s.main_thread_cpu_seconds()
+        return total
+
     def peak_rss_mb(self) -> float | None:
         values = []
         for s in self.servers:
@@ -473,14 +485,14 @@ def run_load(tgt: Target, cfg: LoadConfig, *, label: str | None = None,
         asyncio.run(_warm_up(tgt.url, service.poll(warm_q.poll_id).join_code))
         poll, question = _exercise(service, f"load {cfg.students} {cfg.arrival}")
         load_start = os.getloadavg()[0]
-        cpu0 = tgt.cpu_seconds()
+        cpu0, main0 = tgt.cpu_seconds(), tgt.main_thread_cpu_seconds()
         nginx0 = tgt.nginx_cpu_seconds()
         me0 = resource.getrusage(resource.RUSAGE_SELF)
         if on_started:
             on_started()
         outcomes, wall = asyncio.run(simulate(tgt.url, poll.join_code, cfg))
         me1 = resource.getrusage(resource.RUSAGE_SELF)
-        cpu1 = tgt.cpu_seconds()
+        cpu1, main1 = tgt.cpu_seconds(), tgt.main_thread_cpu_seconds()
         nginx1 = tgt.nginx_cpu_seconds()
         report = LoadReport(
             config=cfg, label=label or tgt.label, outcomes=outcomes, wall_s=wall,
@@ -488,6 +500,7 @@ def run_load(tgt: Target, cfg: LoadConfig, *, label: str | None = None,
             peak_rss_mb=tgt.peak_rss_mb(),
             harness_cpu_s=(me1.ru_utime + me1.ru_stime) - (me0.ru_utime + me0.ru_stime),
             nginx_cpu_s=None if nginx0 is None or nginx1 is None else nginx1 - nginx0,
+            server_main_thread_cpu_s=None if main0 is None or main1 is None else main1 - main0,
             load_avg=(load_start, os.getloadavg()[0]))
         check_database(service, question.id, report)
         return report
@@ -560,7 +573,10 @@ def print_report(report: LoadReport) -> dict:
     print(TABLE_HEAD)
     print(TABLE_RULE)
     print(table_row(s))
+    main_cpu = s["server_main_thread_cpu_s"]
     print(f"wall {s['wall_s']:.1f} s; harness CPU {s['harness_cpu_s']:.1f} s"
+          + ("" if main_cpu is None else f"; server event-loop thread {main_cpu:.1f} s of "
+             f"{s['server_cpu_s']:.1f} s")
           + ("" if s["nginx_cpu_s"] is None else f"; nginx CPU {s['nginx_cpu_s']:.1f} s")
           + f"; fragment reruns {s['fragment_runs']} ({s['fragment_errors']} failed)")
     print(f"database: {s['stored']} reports for {report.config.students} students; "
@@ -675,80 +691,158 @@ def suite_scaleout(args) -> dict:
     return {"students": n, "processes": out, "ratio_1_over_2": ratio}
 
 
-def suite_profile(args) -> dict:
-    """py-spy samples the server (all threads) during a 300-student burst."""
-    py_spy = shutil.which("py-spy")
-    if not py_spy:
-        return {"error": "py-spy is not installed (pip install -r requirements-dev.txt)"}
-    out_file = Path(tempfile.mkdtemp(prefix="ldp-profile-")) / "profile.txt"
-    proc_box: list[subprocess.Popen] = []
-    with target() as tgt:
-        pid = tgt.servers[0].pid
+async def step_costs(server: Server, code: str, n: int) -> dict[str, dict[str, float]]:
+    """Server CPU per step, students one after another: ms per student (all threads, and
+    the main thread, which runs the event loop: HTTP, websocket frames)."""
+    def now() -> tuple[float, float]:
+        return server.cpu_seconds(), server.main_thread_cpu_seconds()
 
-        def start() -> None:
-            proc_box.append(subprocess.Popen(
-                [py_spy, "record", "--pid", str(pid), "--format", "raw", "--rate", "200",
-                 "--output", str(out_file), "--nonblocking", "--threads"],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-            time.sleep(1.0)
+    students = [Student(server.url, code) for _ in range(n)]
+    steps: dict[str, dict[str, float]] = {}
 
-        report = run_load(tgt, LoadConfig(students=args.profile_students, arrival="burst",
-                                          seed=400), on_started=start)
-        if proc_box:
-            proc_box[0].send_signal(signal.SIGINT)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc_box[0].wait(timeout=30)
-    summary = print_report(report)
-    if not out_file.exists():
-        return {"error": "py-spy wrote no profile (ptrace not permitted?)", "run": summary}
-    return {"run": summary, **summarize_profile(out_file.read_text())}
+    async def step(name: str, action) -> None:
+        before = now()
+        for s in students:
+            await action(s)
+        after = now()
+        steps[name] = {"all_ms": round(1000 * (after[0] - before[0]) / n, 1),
+                       "event_loop_ms": round(1000 * (after[1] - before[1]) / n, 1)}
+
+    async def first_run(s: Student) -> None:
+        s.remember(await s.run())
+
+    async def fragment(s: Student) -> None:
+        fid = next(iter(s.auto_reruns))
+        await s.run(fragment_id=fid, auto=True)
+
+    async def rerun(s: Student) -> None:
+        await s.run()
+
+    await step("page load (GET /?poll=CODE)", lambda s: s.load_page())
+    await step("websocket handshake", lambda s: s.connect())
+    await step("first script run (vote page)", first_run)
+    await step("tap → receipt (submit + receipt page)", lambda s: s.tap(1))
+    await step("waiting fragment (every 5 s)", fragment)
+    await step("full rerun of the receipt page", rerun)
+    await step("close", lambda s: s.close())
+    return steps
 
 
-#: Buckets for the profile: the first matching frame (searched from the leaf up) wins.
+#: Buckets for the script-thread profile: a sample goes to the innermost matching frame.
 PROFILE_BUCKETS = (
-    ("Python garbage collection (gc.collect)", ("collect (gc", "gc_collect")),
-    ("database: SQLAlchemy + sqlite3/psycopg", ("sqlalchemy", "sqlite3", "psycopg")),
-    ("protobuf: build and serialize ForwardMsgs", ("_pb2", "protobuf", "SerializeToString",
-                                                  "populate_hash", "forward_msg")),
-    ("websocket send/receive (uvicorn, websockets)", ("websockets/", "uvicorn/",
-                                                      "starlette_websocket")),
-    ("v2 component registration and data", ("components/v2", "bidi_component")),
-    ("page code (pages/, ui/, classroom/, ldp_core/)", ("pages/", "/ui/", "classroom/",
-                                                       "ldp_core/")),
-    ("Streamlit script runner, session state, elements", ("streamlit/",)),
+    ("database (SQLAlchemy, sqlite3, psycopg)", ("sqlalchemy/", "sqlite3/", "psycopg/",
+                                                  "psycopg_binary/")),
+    ("Streamlit v2 component (bidi_component)", ("streamlit/components/v2/",)),
+    ("Streamlit elements, session state, runner", ("streamlit/",)),
+    ("classroom + ldp_core (service, domain, estimates)", ("/classroom/", "/ldp_core/")),
+    ("student page (pages/, ui/)", ("/pages/", "/ui/")),
 )
+PAGE_FUNCTIONS = ("render_poll", "_find_poll", "poll_by_code", "_render_question",
+                  "current_question", "receipt_for", "_collect_vote", "vote_component",
+                  "device_scheme", "_submit", "submit_report", "_show_receipt", "spent_epsilon",
+                  "_privacy_note", "_show_results", "_wait_for_question", "poll_for_change",
+                  "_phone_css", "_local_time")
 
 
-def summarize_profile(raw: str) -> dict:
-    """Collapsed py-spy stacks -> share of the server's busy samples per bucket (leaf-first)."""
+def summarize_pyinstrument(path: Path) -> dict:
+    """Script-thread time by bucket and the page functions' inclusive time (ms per run)."""
+    from pyinstrument.session import Session
+
+    session = Session.load(str(path))
+    root = session.root_frame()
     buckets: Counter = Counter()
-    script: Counter = Counter()
-    total = 0
-    for line in raw.splitlines():
-        stack, _, count = line.rpartition(" ")
-        if not stack or not count.isdigit():
-            continue
-        n = int(count)
-        frames = stack.split(";")
-        if any(("idle" in f.lower()) for f in frames[-1:]):
-            continue
-        total += n
-        name = "other (interpreter, asyncio, threading)"
-        for f in reversed(frames):
-            hit = next((b for b, pats in PROFILE_BUCKETS if any(p in f for p in pats)), None)
-            if hit:
-                name = hit
+    functions: Counter = Counter()
+    if root is None:
+        return {"script_s": 0.0, "buckets_pct": {}, "functions_s": {}}
+
+    def walk(frame, owner: str, active: frozenset) -> None:
+        file_path = frame.file_path or ""
+        for name, patterns in PROFILE_BUCKETS:
+            if any(p in file_path for p in patterns):
+                owner = name
                 break
-        buckets[name] += n
-        # Inclusive time of the student page's functions.
-        for fn in ("render_poll", "_render_question", "_find_poll", "vote_component",
-                   "_submit", "_show_receipt", "spent_epsilon", "receipt_for",
-                   "current_question", "device_scheme", "submit_report", "poll_for_change"):
-            if any(f.startswith(fn + " ") for f in frames):
-                script[fn] += n
-    share = {k: round(100 * v / total, 1) for k, v in buckets.most_common()} if total else {}
-    page = {k: round(100 * v / total, 1) for k, v in script.most_common()} if total else {}
-    return {"samples": total, "buckets_pct": share, "page_functions_pct": page}
+        fn = frame.function or ""
+        if fn in PAGE_FUNCTIONS and fn not in active:
+            functions[fn] += frame.time
+            active = active | {fn}
+        own = frame.time - sum(c.time for c in frame.children)
+        buckets[owner] += max(0.0, own)
+        for child in frame.children:
+            walk(child, owner, active)
+
+    import sys as _sys
+
+    limit = _sys.getrecursionlimit()
+    _sys.setrecursionlimit(max(limit, 10_000))
+    try:
+        walk(root, "other (Python standard library, threading)", frozenset())
+    finally:
+        _sys.setrecursionlimit(limit)
+    total = sum(buckets.values()) or 1.0
+    return {"script_s": round(root.time, 3),
+            "buckets_pct": {k: round(100 * v / total, 1) for k, v in buckets.most_common()},
+            "functions_s": {k: round(v, 4) for k, v in functions.most_common()}}
+
+
+def suite_profile(args) -> dict:
+    """Server CPU per step, and where a script run's time goes (pyinstrument)."""
+    n = args.profile_students
+    out: dict = {"students": n}
+    with target() as tgt:
+        from classroom.service import PollService
+        from classroom.store import Store
+
+        store = Store(tgt.database_url)
+        try:
+            svc = PollService(store)
+            _, warm = _exercise(svc, "warm-up")
+            asyncio.run(_warm_up(tgt.url, svc.poll(warm.poll_id).join_code))
+            poll, _ = _exercise(svc, "steps")
+            out["steps"] = asyncio.run(step_costs(tgt.servers[0], poll.join_code, n))
+        finally:
+            store.close()
+    for name, v in out["steps"].items():
+        print(f"{name:42s} {v['all_ms']:6.1f} ms  (event loop {v['event_loop_ms']:5.1f} ms)")
+    prof_dir = Path(tempfile.mkdtemp(prefix="ldp-profile-"))
+    with contextlib.ExitStack() as stack:
+        data = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="ldp-load-")))
+        db = f"sqlite:///{data / 'classroom.db'}"
+        server = stack.enter_context(running_server(
+            {"LDP_CLASSROOM_DATA_DIR": str(data), "LDP_CLASSROOM_DATABASE_URL": db,
+             "LDP_CLASSROOM_INSTRUCTOR_KEY": "load-test-key"},
+            launcher=[sys.executable, str(ROOT / "bench" / "profile_server.py"), str(prof_dir)],
+            log_path=data / "server.log"))
+        from classroom.service import PollService
+        from classroom.store import Store
+
+        store = stack.enter_context(contextlib.closing(Store(db)))
+        svc = PollService(store)
+        _, warm = _exercise(svc, "warm-up")
+        asyncio.run(_warm_up(server.url, svc.poll(warm.poll_id).join_code))
+        os.kill(server.pid, signal.SIGUSR1)  # drop the warm-up's runs
+        deadline = time.monotonic() + 60
+        while not (prof_dir / "done").exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        (prof_dir / "done").unlink(missing_ok=True)
+        poll, _ = _exercise(svc, "profile")
+        asyncio.run(step_costs(server, poll.join_code, n))
+        os.kill(server.pid, signal.SIGUSR1)
+        deadline = time.monotonic() + 300
+        while not (prof_dir / "done").exists() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        runs = int((prof_dir / "done").read_text()) if (prof_dir / "done").exists() else 0
+    if not runs:
+        out["error"] = "the profiled server wrote no profile"
+        return out
+    out.update(summarize_pyinstrument(prof_dir / "script_runs.json"))
+    out["runs"] = runs
+    out["profile_dir"] = str(prof_dir)
+    print(f"profiled {runs} script runs: {prof_dir / 'script_runs.txt'}")
+    for k, v in out["buckets_pct"].items():
+        print(f"  {v:5.1f} %  {k}")
+    for k, v in out["functions_s"].items():
+        print(f"  {1000 * v / n:6.2f} ms per student  {k}")
+    return out
 
 
 def render_doc(results: dict, cmd_prefix: str = "python bench/load.py") -> list[str]:

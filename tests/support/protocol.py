@@ -106,13 +106,31 @@ async def http_get(base_url: str, path_and_query: str, *, cookies: dict[str, str
 
 @dataclass
 class RunResult:
-    """What one script run sent: its elements (references resolved) and how it ended."""
+    """What one script run sent: its elements (references resolved) and how it ended.
+
+    Deltas are placed by their ``delta_path`` as the frontend does: a delta at a
+    path replaces what was there, with everything inside it (``st.empty()``
+    cleared after drawing a container removes the container's widgets).
+    """
 
     status: int = 0
-    elements: list[Any] = field(default_factory=list)  # streamlit.proto Element
+    tree: dict[tuple[int, ...], Any] = field(default_factory=dict)  # path -> Element | None
     auto_reruns: dict[str, float] = field(default_factory=dict)  # fragment id -> interval
     messages: int = 0
     seconds: float = 0.0
+
+    def place(self, path: Sequence[int], element: Any) -> None:
+        """Put ``element`` (None for a block) at ``path``, replacing that subtree."""
+        key = tuple(path)
+        n = len(key)
+        for old in [k for k in self.tree if k[:n] == key]:
+            del self.tree[old]
+        self.tree[key] = element
+
+    @property
+    def elements(self) -> list[Any]:
+        """The run's elements in page order (streamlit.proto Element)."""
+        return [self.tree[k] for k in sorted(self.tree) if self.tree[k] is not None]
 
     def texts(self) -> list[str]:
         """Every markdown, caption, alert, heading and exception text of the run."""
@@ -293,14 +311,18 @@ class Tab:
             elif msg.metadata.cacheable and msg.hash:
                 self._cache[msg.hash] = msg
             if kind == "new_session":
-                result.elements.clear()
+                result.tree.clear()
                 if msg.new_session.page_script_hash:
                     self.page_script_hash = msg.new_session.page_script_hash
                 self.session_id = msg.new_session.initialize.session_id or self.session_id
             elif kind == "navigation" and msg.navigation.page_script_hash:
                 self.page_script_hash = msg.navigation.page_script_hash
-            elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
-                result.elements.append(msg.delta.new_element)
+            elif kind == "delta":
+                delta_kind = msg.delta.WhichOneof("type")
+                if delta_kind == "new_element":
+                    result.place(msg.metadata.delta_path, msg.delta.new_element)
+                elif delta_kind == "add_block":
+                    result.place(msg.metadata.delta_path, None)
             elif kind == "auto_rerun":
                 result.auto_reruns[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
                 self.auto_reruns[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
