@@ -106,6 +106,15 @@ def banner(address: str | None, port: int, public_url: str | None, key: str) -> 
     return "\n".join(lines)
 
 
+def _check_database(config: Any) -> None:
+    """Open the configured database once, so a wrong URL, an unreachable server or an
+    unwritable SQLite directory stops the start with a message naming the setting (password
+    masked) and the path, instead of surfacing on the first student's phone."""
+    from .store import Store
+
+    Store(config.database_url()).close()
+
+
 @asynccontextmanager
 async def lifespan(app: Any):
     from streamlit import config as st_config
@@ -114,6 +123,7 @@ async def lifespan(app: Any):
 
     try:
         key = auth.instructor_key()
+        _check_database(config)
         print(banner(st_config.get_option("server.address"), st_config.get_option("server.port"),
                      config.public_base_url(), key), file=sys.stderr, flush=True)
     except Exception as exc:  # noqa: BLE001 - report any start-up problem in plain words
