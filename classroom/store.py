@@ -19,6 +19,7 @@ domain errors. The schema is created on first start; ``schema_version`` and
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -64,6 +65,8 @@ MIGRATIONS: Mapping[int, Callable[[Connection], None]] = MappingProxyType({})
 SQLITE_BUSY_TIMEOUT_S = 10
 PG_CONNECT_TIMEOUT_S = 5
 _PG_SCHEMA_LOCK_KEY = 0x1D9C1A55  # advisory lock serialising schema set-up
+
+_LOG = logging.getLogger(__name__)
 
 UNAVAILABLE_WRITE = "database unavailable, not saved — try again"
 UNAVAILABLE_READ = "database unavailable — try again"
@@ -363,6 +366,10 @@ class Store:
             raise Conflict("the data changed while saving (was the poll or question "
                            "deleted?) — not saved; reload and try again") from exc
         except (SQLAlchemyError, DBAPIError) as exc:
+            # The page tells the student "not saved, try again"; the operator's log says
+            # which database failed and why (disk full, read-only, refused), password masked.
+            _LOG.warning("classroom database %s: %s failed: %s", self.masked_url,
+                         "write" if write else "read", _reason(exc, self.url))
             raise StoreUnavailable(UNAVAILABLE_WRITE if write else UNAVAILABLE_READ) from exc
 
     def _ensure_schema(self, migrations: Mapping[int, Callable[[Connection], None]],
