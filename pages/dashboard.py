@@ -813,44 +813,74 @@ def _binary_panel(q, est, rounds, projector: bool) -> None:
             f"{fmt_interval(b.lr_low, b.lr_high, 3)}: every μ whose log-likelihood is within "
             f"{fmt_fixed(crit / 2, 2)} of the maximum (the horizontal line).")
     with right:
-        _rounds_table(q, est, rounds, projector)
+        if not _rounds_chart(q, est, rounds, projector):
+            st.markdown("**Reading the numbers**")
+            st.markdown(
+                "- **μ̂** corrects the reported share for the lies the design adds; it is "
+                "unbiased, so it may leave [0, 1] when n is small.\n"
+                "- **SD** is the design's worst case at this n; the **plug-in SD** is "
+                "estimated from these reports.\n"
+                "- **95% CI**: μ̂ ± 1.96 SD. The **likelihood-ratio interval** (left) "
+                "stays inside [0, 1].\n"
+                "- **ε** bounds how much one report can reveal: the odds between the two "
+                "true answers change by at most e^ε.")
+    _rounds_table(q, est, rounds, projector)
+
+
+def _rounds(q, est, rounds) -> tuple[list[dict], list[dict]]:
+    """(table rows, chart rows) of every round's estimate, round 1 first."""
+    designs = {r.number: r for r in rounds}
+    rows: list[dict] = []
+    chart_rows: list[dict] = []
+    for number, e in est.history:
+        r = designs.get(number)
+        row = {"Round": str(number), "Design": _design_text(r.design) if r else "—",
+               "ε": fmt_fixed(r.epsilon, 2) if r else "—", "n": fmt_count(e.n)}
+        if q.kind == "binary":
+            row.update({"μ̂": fmt_fixed(e.mu_hat, 3), "SD": fmt_fixed(e.sd_worst, 3),
+                        f"{e.level:.0%} CI": fmt_interval(e.ci_low, e.ci_high, 3)})
+            chart_rows.append({"round": number, "n": e.n, "mu": e.mu_hat, "lo": e.ci_low,
+                               "hi": e.ci_high})
+        else:
+            shares = e.shares("norm_sub")
+            for i, opt in enumerate(q.options):
+                row[f"{opt} (Norm-Sub)"] = fmt_fixed(shares[i], 3) if shares else "—"
+        rows.append(row)
+    return rows, chart_rows
 
 
 def _rounds_table(q, est, rounds, projector: bool) -> None:
-    designs = {r.number: r for r in rounds}
-    if q.kind == "binary":
-        rows = []
-        chart_rows = []
-        for number, b in est.history:
-            r = designs.get(number)
-            rows.append({
-                "Round": str(number),
-                "Design": _design_text(r.design) if r else "—",
-                "ε": fmt_fixed(r.epsilon, 2) if r else "—",
-                "n": fmt_count(b.n),
-                "μ̂": fmt_fixed(b.mu_hat, 3),
-                "SD": fmt_fixed(b.sd_worst, 3),
-                f"{b.level:.0%} CI": fmt_interval(b.ci_low, b.ci_high, 3),
-            })
-            chart_rows.append({"round": number, "n": b.n, "mu": b.mu_hat, "lo": b.ci_low,
-                               "hi": b.ci_high})
-        st.markdown("**Rounds** (each round's estimate)")
-        fig = live_charts.estimate_by_round(chart_rows) if len(rows) > 1 else None
-        if fig is not None:
-            live_charts.show(fig, big=projector)
+    """Every round's estimate, listed (once there is more than one round)."""
+    rows, _ = _rounds(q, est, rounds)
+    if len(rows) > 1:
+        st.markdown("**Rounds**: each round's estimate (earlier rounds are kept)")
         st.table(rows)
-    else:
-        rows = []
-        for number, c in est.history:
-            r = designs.get(number)
-            row = {"Round": str(number), "Design": _design_text(r.design) if r else "—",
-                   "n": fmt_count(c.n)}
-            shares = c.shares("norm_sub")
-            for i, opt in enumerate(q.options):
-                row[opt] = fmt_fixed(shares[i], 3) if shares else "—"
-            rows.append(row)
-        st.markdown("**Rounds** (Norm-Sub share of each option)")
-        st.table(rows)
+
+
+def _rounds_chart(q, est, rounds, projector: bool) -> bool:
+    """μ̂ and its CI per round, when there are several rounds; False if nothing was drawn."""
+    _, chart_rows = _rounds(q, est, rounds)
+    fig = live_charts.estimate_by_round(chart_rows) if len(chart_rows) > 1 else None
+    if fig is None:
+        return False
+    st.markdown("**Each round's estimate** and its 95% CI")
+    live_charts.show(fig, big=projector)
+    return True
+
+
+def _oracle_name(design) -> str:
+    """GRR, SUE, OUE or unary encoding: the short name of a frequency oracle."""
+    params = design.params()
+    if params.get("design") == "grr":
+        return "GRR"
+    if params.get("design") == "ue":
+        p, q = params["p"], params["q"]
+        if math.isclose(p, 0.5):
+            return "OUE"
+        if math.isclose(p + q, 1.0):
+            return "SUE"
+        return "Unary"
+    return str(params.get("design", "?")).upper()
 
 
 def _categorical_panel(q, est, rounds, projector: bool) -> None:
@@ -861,7 +891,7 @@ def _categorical_panel(q, est, rounds, projector: bool) -> None:
     top = st.columns(3)
     _stat(top[0], "Reports received", fmt_count(n), "$n$")
     _stat(top[1], "Privacy loss ε", fmt_fixed(est.epsilon, 2), None)
-    _stat(top[2], "Design", q.design.label, _design_text(q.design))
+    _stat(top[2], "Design", _oracle_name(q.design), _design_text(q.design))
     names = ldp_core.POSTPROCESSING
     st.markdown("**Estimated share of each option**: raw unbiased (with "
                 f"{level:.0%} error bars, ± {z:.2f} SD), then post-processed")
@@ -894,7 +924,14 @@ def _categorical_panel(q, est, rounds, projector: bool) -> None:
         live_charts.show(live_charts.reported_counts(
             q.options, c.support_counts, value_title="supporting reports"), big=projector)
     with right:
-        _rounds_table(q, est, rounds, projector)
+        st.markdown("**Reading the histogram**")
+        st.markdown(
+            f"- **{names['raw']}**: unbiased for each option; its bars can dip below 0.\n"
+            f"- **{names['clip']}**: negatives set to 0.\n"
+            f"- **{names['norm_sub']}**: one constant subtracted from every count, then "
+            "clipped, so the shares sum to 1.\n"
+            "- Post-processing costs no privacy, but adds a little bias.")
+    _rounds_table(q, est, rounds, projector)
 
 
 # -- what-if and next round -----------------------------------------------------------------
@@ -932,6 +969,11 @@ def _what_if_panel(svc, question) -> None:
         st.warning(str(exc))
         return
     n = est.n if est.n >= 1 else 100
+    if st.session_state.get("_dash_wi_qid") != (question.id, question.round_number):
+        # Another question or round: start the sliders from its design again.
+        for key in ("dash_wi_gamma", "dash_wi_eps", "dash_wi_src"):
+            st.session_state.pop(key, None)
+        st.session_state["_dash_wi_qid"] = (question.id, question.round_number)
     with st.expander(f"What if: the SD at n = {n} under another design (the data stay as "
                      "they are)"):
         if est.n < 1:
@@ -1107,9 +1149,11 @@ def _manage_panel(poll, question) -> None:
 
 _DESK_CSS = """
 <style>
+.ldp-join { container-type: inline-size; }
 .ldp-join-label { font-size: 1.05rem; }
-.ldp-join-code { font: 800 clamp(2.6rem, 5vw, 4.6rem)/1.1 ui-monospace, SFMono-Regular, Menlo,
-  Consolas, monospace; letter-spacing: .08em; color: #111827; margin: .2rem 0 .6rem; }
+.ldp-join-code { font: 800 min(21cqi, 5rem)/1.1 ui-monospace, SFMono-Regular, Menlo,
+  Consolas, monospace; letter-spacing: .06em; color: #111827; margin: .2rem 0 .6rem;
+  white-space: nowrap; }
 </style>
 """
 
@@ -1138,9 +1182,11 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 [data-testid="stAlert"] p { font-size: 1.5rem; }
 .ldp-question { font-size: clamp(2rem, 3.2vw, 3.4rem); font-weight: 800; line-height: 1.15;
   margin: 0 0 .6rem; color: #000000; }
+.ldp-join { container-type: inline-size; }
 .ldp-join-label { font-size: 1.6rem; }
-.ldp-join-code { font: 900 clamp(3.5rem, 6.5vw, 8.5rem)/1 ui-monospace, SFMono-Regular, Menlo,
-  Consolas, monospace; letter-spacing: .06em; color: #000000; margin: .2rem 0 .8rem; }
+.ldp-join-code { font: 900 min(21cqi, 9rem)/1 ui-monospace, SFMono-Regular, Menlo,
+  Consolas, monospace; letter-spacing: .06em; color: #000000; margin: .2rem 0 .8rem;
+  white-space: nowrap; }
 [data-testid="stCode"] code { font-size: 1.2rem !important; }
 .stButton button p, [data-testid="stCheckbox"] p { font-size: 1.2rem; }
 </style>

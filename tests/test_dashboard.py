@@ -503,3 +503,15 @@ def test_user_text_is_shown_literally(app_env):
     assert "Reported “\\*Yes\\*”" in metrics(at)
     projector = dashboard(query={"projector": "1"})
     assert any("**Bold?** [link](http://x)" in m.value for m in projector.markdown)
+
+
+def test_what_if_sliders_start_from_each_questions_design(app_env):
+    poll, q1 = seed(app_env, DIE, 30, 40, text="First?")
+    q2 = app_env.add_question(poll.id, "Second?", options=("No", "Yes"),
+                              design_params={"design": "epsilon", "epsilon": 2.5})
+    at = dashboard()
+    assert at.slider(key="dash_wi_eps").value == pytest.approx(1.10)
+    at.slider(key="dash_wi_eps").set_value(0.5).run()
+    at.selectbox(key="dash_question_select").set_value(q2.id).run()
+    assert at.slider(key="dash_wi_eps").value == pytest.approx(2.5)
+    assert_clean(at)
