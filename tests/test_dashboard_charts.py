@@ -1,0 +1,72 @@
+"""ui.live_charts: valid Vega-Lite, no NaN in the data, cheap redraws, projector sizes."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+
+import numpy as np
+import pytest
+
+import ldp_core
+from ui import live_charts as lc
+
+COUNTS = ldp_core.BinaryCounts.single(ldp_core.DieRR(4, 3), yes=30, n=40)
+GRID = np.linspace(0, 1, 201)
+
+
+def figures():
+    b = COUNTS.summary()
+    return {
+        "reported": lc.reported_counts(["Chocolate", "Vanilla"], [10, 30]),
+        "trace": lc.estimate_trace([{"n": 1, "mu": 1.5, "lo": -0.2, "hi": 3.2},
+                                    {"n": 2, "mu": None, "lo": None, "hi": None},
+                                    {"n": 40, "mu": b.mu_hat, "lo": b.ci_low, "hi": b.ci_high}]),
+        "loglik": lc.log_likelihood(GRID, COUNTS.log_likelihood(GRID),
+                                    top=COUNTS.log_likelihood(b.mle), mle=b.mle,
+                                    lr_low=b.lr_low, lr_high=b.lr_high,
+                                    critical=ldp_core.chi2_1_quantile(0.95)),
+        "rounds": lc.estimate_by_round([{"round": 1, "n": 40, "mu": 1.0, "lo": 0.73, "hi": 1.27},
+                                        {"round": 2, "n": 0, "mu": None, "lo": None,
+                                         "hi": None},
+                                        {"round": 3, "n": 9, "mu": 0.2, "lo": -0.4, "hi": 0.8}]),
+        "histogram": lc.histogram(["A", "B", "C"], {"raw": [0.6, -0.1, 0.5],
+                                                    "clipped": [0.6, 0.0, 0.5],
+                                                    "norm-sub": [0.55, 0.0, 0.45]},
+                                  [0.3, -0.4, 0.2], [0.9, 0.2, float("nan")]),
+        "sd": lc.sd_vs_epsilon([(e, 1 / e) for e in np.linspace(0.1, 5, 50)],
+                               [("current design", math.log(3), 0.137),
+                                ("what-if design", float("inf"), 0.1)]),
+    }
+
+
+@pytest.mark.parametrize("name", list(figures()))
+def test_every_chart_is_valid_vega_lite_without_nan(name):
+    fig = figures()[name]
+    fig.validate()
+    text = json.dumps(fig.to_dict(), allow_nan=False)  # raises on NaN / infinity
+    assert "NaN" not in text
+    big = lc._enlarge(fig.to_dict())
+    assert big["config"]["axis"]["labelFontSize"] >= 20
+
+
+def test_non_finite_values_are_left_out():
+    figs = figures()
+    assert [r["n"] for r in figs["trace"].values("trace")] == [1, 40]
+    assert len(figs["histogram"].values("err")) == 2
+    assert [m["label"] for m in figs["sd"].values("marks")] == ["current design"]
+    rows = figs["loglik"].values("curve")
+    assert rows and all(-8 <= r["value"] <= 1e-9 for r in rows)
+    assert lc.estimate_by_round([{"round": 1, "n": 0, "mu": None, "lo": None,
+                                  "hi": None}]) is None
+
+
+def test_redraw_is_cheap_once_the_templates_exist():
+    figures()
+    start = time.perf_counter()
+    for _ in range(20):
+        for fig in figures().values():
+            fig.to_dict()
+    per_redraw = (time.perf_counter() - start) / 20
+    assert per_redraw < 0.1, f"{per_redraw * 1000:.0f} ms per redraw of the live charts"
