@@ -263,10 +263,15 @@ class Tab:
             rs.is_auto_rerun = auto
         return msg
 
-    async def send_raw(self, data: bytes) -> None:
+    async def send_raw(self, data: bytes | str) -> None:
+        """Send one frame as it is (``str`` makes a text frame)."""
         if self._ws is None:
             raise ProtocolError("not connected")
-        await self._ws.send(data)
+        try:
+            await self._ws.send(data)
+        except Exception as exc:  # websockets.ConnectionClosed and friends
+            self._ws = None
+            raise ProtocolError(f"stream closed: {type(exc).__name__}: {exc}") from exc
 
     async def run(self, widgets: Iterable[WidgetState] = (), *, fragment_id: str = "",
                   auto: bool = False) -> RunResult:
