@@ -227,6 +227,12 @@ class Tab:
         await self.load_page()
         await self.connect()
 
+    async def reconnect(self) -> None:
+        """A new websocket with the same cookies, as the frontend does after a drop
+        (the server that answers may be another process: a new session)."""
+        await self.close()
+        await self.connect()
+
     async def close(self) -> None:
         if self._ws is not None:
             ws, self._ws = self._ws, None
