@@ -895,21 +895,21 @@ def _categorical_panel(q, est, rounds, projector: bool) -> None:
     names = ldp_core.POSTPROCESSING
     st.markdown("**Estimated share of each option**: raw unbiased (with "
                 f"{level:.0%} error bars, ± {z:.2f} SD), then post-processed")
-    raw = [x / n for x in c.raw]
-    half = [z * s / n for s in c.sd]
     live_charts.show(live_charts.histogram(
-        q.options, {names["raw"]: raw, names["clip"]: [x / n for x in c.clipped],
-                    names["norm_sub"]: [x / n for x in c.norm_sub]},
-        [r - h for r, h in zip(raw, half)], [r + h for r, h in zip(raw, half)]), big=projector)
+        q.options, {names["raw"]: c.shares("raw"), names["clip"]: c.shares("clipped"),
+                    names["norm_sub"]: c.shares("norm_sub")},
+        *live_charts.share_interval(c.raw, c.sd, n, z)), big=projector)
+    raw, clipped, normsub = c.shares("raw"), c.shares("clipped"), c.shares("norm_sub")
+    lows, highs = live_charts.share_interval(c.raw, c.sd, n, z)
     table = []
     for i, opt in enumerate(q.options):
         table.append({
             "Option": opt,
             "Reports supporting it": fmt_count(c.support_counts[i]),
-            names["raw"]: fmt_fixed(c.raw[i] / n, 3),
-            "± SD": fmt_fixed(c.sd[i] / n, 3),
-            names["clip"]: fmt_fixed(c.clipped[i] / n, 3),
-            names["norm_sub"]: fmt_fixed(c.norm_sub[i] / n, 3),
+            names["raw"]: fmt_fixed(raw[i], 3),
+            f"{level:.0%} interval": fmt_interval(lows[i], highs[i], 3),
+            names["clip"]: fmt_fixed(clipped[i], 3),
+            names["norm_sub"]: fmt_fixed(normsub[i], 3),
         })
     st.table(table)
     if any(x < 0 for x in c.raw):
@@ -957,7 +957,8 @@ def _linked_sliders(prefix: str, eps0: float) -> object:
         design = ldp_core.EpsilonRR(st.session_state[e_key])
     st.caption(rf"Keep w.p. {fmt_fixed(design.a, 3)}; "
                rf"$\varepsilon = \ln\frac{{1+2\gamma}}{{1-2\gamma}} = {design.epsilon:.3f}$, "
-               rf"$\gamma = \tfrac12\tanh(\varepsilon/2) = {(design.a - 0.5):.3f}$ "
+               rf"$\gamma = \tfrac12\tanh(\varepsilon/2) = "
+               rf"{ldp_core.epsilon_to_gamma(design.epsilon):.3f}$ "
                f"(set by the {'γ' if st.session_state.get(s_key) == 'gamma' else 'ε'} slider).")
     return design
 
@@ -982,11 +983,10 @@ def _what_if_panel(svc, question) -> None:
         current = question.design
         sd_now = ldp_core.BinaryCounts.single(current, 0, n).sd_worst()
         sd_new = ldp_core.BinaryCounts.single(whatif, 0, n).sd_worst()
-        a, b, c = st.columns(3)
+        a, b = st.columns(2)
         a.metric(f"SD now (ε = {fmt_fixed(current.epsilon, 2)})", fmt_fixed(sd_now, 3))
         b.metric(f"SD with this design (ε = {fmt_fixed(whatif.epsilon, 2)})",
                  fmt_fixed(sd_new, 3))
-        c.metric("95% CI half-width", f"± {fmt_fixed(ldp_core.z_quantile(0.95) * sd_new, 3)}")
         grid = np.linspace(0.1, 5.0, 60)
         curve = [(float(e), ldp_core.BinaryCounts.single(ldp_core.EpsilonRR(float(e)), 0, n)
                   .sd_worst()) for e in grid]
@@ -1054,7 +1054,7 @@ def _categorical_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
                       format_func=lambda o: names[o] + (" — recommended" if o == rec else ""),
                       index=list(names).index(rec), key="dash_q_cat_oracle", horizontal=True)
     st.caption(f"ldp_core recommends {rec.upper()} for k = {k}, ε = {eps:.1f}: GRR has the "
-               f"smaller variance when k < 3e^ε + 2 = {3 * math.exp(eps) + 2:.1f}.")
+               "smaller variance when k < 3e^ε + 2 (Wang et al. 2017).")
     try:
         if oracle == "grr":
             design = ldp_core.GRR(k, eps)

@@ -60,7 +60,7 @@ def metrics(at: AppTest) -> dict[str, str]:
 def live_metrics(at: AppTest) -> dict[str, str]:
     """The live panel's metrics (without the what-if panel's)."""
     return {k: v for k, v in metrics(at).items()
-            if not k.startswith(("SD now", "SD with", "95% CI half"))}
+            if not k.startswith(("SD now", "SD with"))}
 
 
 def texts(at: AppTest) -> str:

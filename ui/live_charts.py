@@ -49,6 +49,7 @@ __all__ = [
     "log_likelihood",
     "reported_counts",
     "sd_vs_epsilon",
+    "share_interval",
     "show",
 ]
 
@@ -230,6 +231,19 @@ def histogram(options: Sequence[str], shares: Mapping[str, Sequence[float]],
            for o, lo, hi in zip(opts, raw_low, raw_high) if _ok(lo) and _ok(hi)]
     return Figure(_histogram_tpl(opts, names, 260),
                   {"bars": bars, "err": err, "zero": [{"y": 0.0}]})
+
+
+def share_interval(counts: Sequence[float], sds: Sequence[float], n: int, z: float
+                   ) -> tuple[list[float | None], list[float | None]]:
+    """``(counts ± z·SD) / n`` for each option: the error bar of an estimated share in the
+    chart's units (None where a value is missing, or while n = 0)."""
+    lows: list[float | None] = []
+    highs: list[float | None] = []
+    for c, s in zip(counts, sds):
+        ok = n > 0 and _ok(c) and _ok(s)
+        lows.append((float(c) - z * float(s)) / n if ok else None)
+        highs.append((float(c) + z * float(s)) / n if ok else None)
+    return lows, highs
 
 
 @lru_cache(maxsize=_TEMPLATES)

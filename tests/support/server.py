@@ -1,8 +1,9 @@
 """Start the app with ``streamlit run`` in a subprocess, for tests that need a real server.
 
->>> with running_server({"LDP_CLASSROOM_DATA_DIR": str(tmp)}) as base_url:  # doctest: +SKIP
-...     urllib.request.urlopen(base_url + "/_stcore/health").read()
-b'ok'
+Usage::
+
+    with running_server({"LDP_CLASSROOM_DATA_DIR": str(tmp)}) as base_url:
+        urllib.request.urlopen(base_url + "/_stcore/health").read()  # b"ok"
 
 The child inherits ``os.environ`` updated with ``env``. Its stdout and stderr
 go to a log file (``server.log`` in the data directory when
