@@ -245,7 +245,8 @@ def fresh_servers(classroom_env):
 
 
 def settled(page, url: str) -> str:
-    """Load ``url``, wait until the app's script has finished; return the page's text.
+    """Load ``url``, wait until the app's script has finished and every element is drawn;
+    return the page's text.
 
     A URL whose page never mounts the app (``/pages/dashboard``: the HTML
     shell's relative asset paths do not resolve there) yields its bare text.
@@ -260,6 +261,10 @@ def settled(page, url: str) -> str:
     page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']"
                            "[data-test-script-state='notRunning']", state="attached",
                            timeout=30_000)
+    # The script has finished, but elements whose code is still loading show skeletons.
+    page.wait_for_function(
+        "() => !document.querySelector(\"[data-testid^='stSkeleton'], "
+        "[data-testid='stAppSkeleton']\")", timeout=30_000)
     return page.inner_text("body")
 
 
