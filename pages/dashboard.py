@@ -1166,7 +1166,8 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 [data-testid="stMainBlockContainer"], .block-container { max-width: 100% !important;
   padding: 1rem 2.5rem 2rem !important; }
 .stApp, .stApp p, .stApp li, .stApp span { color: #000000; }
-[data-testid="stMarkdownContainer"] p { font-size: 1.55rem; line-height: 1.35; }
+[data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li {
+  font-size: 1.55rem; line-height: 1.35; }
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {
   font-size: 1.3rem !important; }
 [data-testid="stCaptionContainer"] { opacity: 1 !important; }
