@@ -224,16 +224,44 @@ def _cb_projector(on: bool) -> None:
         del st.query_params["projector"]
 
 
+#: Simulated students arrive over this many live-panel refreshes (2 s each).
+_ARRIVAL_TICKS = 5
+_REHEARSAL = "dash_rehearsal_plan"
+
+
 def _cb_simulate(qid: int, shares: object) -> None:
-    n = int(st.session_state.get("dash_sim_n", 30))
-    _do(lambda: session.service().add_simulated_reports(qid, n, shares),
-        f"{n} simulated students answered.")
+    """Plan a rehearsal class; the live panel lets it arrive batch by batch."""
+    if not session.is_instructor():
+        _flash("error", "Only the instructor can do that. Log in on the I'm teaching page.")
+        return
+    n = int(st.session_state.get("dash_sim_n", 40))
+    st.session_state[_REHEARSAL] = {"qid": qid, "left": n, "shares": shares,
+                                    "batch": max(1, -(-n // _ARRIVAL_TICKS))}
+    _flash("info", f"{n} simulated students are arriving over the next few seconds.")
+
+
+def _rehearsal_tick(question_id: int) -> None:
+    """Let the next batch of a planned rehearsal class answer (same path as real reports)."""
+    plan = st.session_state.get(_REHEARSAL)
+    if not plan or plan["qid"] != question_id:
+        return
+    batch = min(plan["batch"], plan["left"])
+    try:
+        session.service().add_simulated_reports(question_id, batch, plan["shares"])
+    except ClassroomError as exc:
+        st.session_state.pop(_REHEARSAL, None)
+        st.warning(f"Rehearsal stopped: {exc}")
+        return
+    plan["left"] -= batch
+    if plan["left"] <= 0:
+        st.session_state.pop(_REHEARSAL, None)
 
 
 def _cb_clear_simulated(qid: int) -> None:
+    st.session_state.pop(_REHEARSAL, None)
     removed = _do(lambda: session.service().clear_simulated(qid))
     if removed is not None:
-        _flash("success", f"{removed} simulated reports removed.")
+        _flash("success", f"{removed} simulated reports removed; real reports are untouched.")
 
 
 def _cb_link(source: str, prefix: str) -> None:
@@ -340,8 +368,7 @@ def _render_desk(svc, polls) -> None:
         _live_panel(question.id, False)
     if question.kind == "binary":
         _what_if_panel(svc, question)
-    if poll.rehearsal:
-        _rehearsal_panel(question)
+    _rehearsal_panel(question)
     _add_question_panel(poll, expanded=False)
     _manage_panel(poll, question)
 
@@ -433,7 +460,8 @@ def _controls(svc, poll, question) -> None:
                   "not yet open. Earlier rounds stay in the history.")
     with export:
         try:
-            data = svc.export_csv(question.id, include_simulated=poll.rehearsal)
+            data = svc.export_csv(
+                question.id, include_simulated=bool(st.session_state.get("dash_export_sim")))
         except ClassroomError as exc:
             st.caption(f"Export unavailable: {exc}")
         else:
@@ -695,6 +723,7 @@ def _live_panel(question_id: int, projector: bool) -> None:
     """Reports, estimate, SD, CI and ε of the chosen question, refreshed every 2 s."""
     if not session.is_instructor():
         return
+    _rehearsal_tick(question_id)
     try:
         svc = session.service()
         q = svc.question(question_id)
@@ -1111,25 +1140,25 @@ def _add_question_panel(poll, *, expanded: bool) -> None:
 
 
 def _rehearsal_panel(question) -> None:
-    with st.expander("Rehearsal: simulated students", icon=":material/theater_comedy:"):
-        st.caption("Fake students answer through the same design, randomized on the server. "
-                   "Their reports are marked simulated and can be removed. The question must "
-                   "be open.")
-        st.number_input("How many", 1, 5000, 30, key="dash_sim_n")
+    with st.expander("Rehearse with simulated students", icon=":material/theater_comedy:"):
+        st.caption("Simulated students answer through the same design and the same checks as "
+                   "real ones, arriving over a few seconds. Their reports are flagged as "
+                   "simulated, left out of exports unless you ask, and removed by "
+                   "Clear rehearsal. Voting must be open.")
+        st.number_input("Simulated students", 1, 5000, 40, key="dash_sim_n")
         if question.kind == "binary":
-            share = st.slider(f"True share answering “{plain(question.options[1])}”", 0.0, 1.0,
-                              0.6,
-                              step=0.05, key="dash_sim_share")
-            shares: object = share
+            shares: object = st.slider(f"True share of {plain(question.options[1])}", 0.0, 1.0,
+                                       0.6, step=0.05, key="dash_sim_share")
         else:
             k = len(question.options)
             shares = tuple(1.0 / k for _ in range(k))
             st.caption("Options are drawn with equal shares.")
         left, right = st.columns(2)
-        left.button("Add simulated reports", key="dash_sim_add", on_click=_cb_simulate,
+        left.button("Add simulated students", key="dash_sim_add", on_click=_cb_simulate,
                     args=(question.id, shares), disabled=not question.is_open)
-        right.button("Remove simulated reports", key="dash_sim_clear",
+        right.button("Clear rehearsal", key="dash_sim_clear",
                      on_click=_cb_clear_simulated, args=(question.id,))
+        st.checkbox("Include simulated reports in Export CSV", key="dash_export_sim")
 
 
 def _manage_panel(poll, question) -> None:

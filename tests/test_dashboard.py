@@ -410,19 +410,29 @@ def test_export_csv_button(app_env):
     assert csv.count("\n") == 41 and "device" not in csv
 
 
-def test_rehearsal_poll_adds_and_removes_simulated_students(app_env):
-    poll = app_env.create_poll("dry run", rehearsal=True)
+def test_rehearsal_class_arrives_over_refreshes_and_clears(app_env):
+    poll = app_env.create_poll("dry run")
     q = app_env.add_question(poll.id, "Vanilla?", options=("Chocolate", "Vanilla"),
                              design_params=DIE)
     app_env.open_question(q.id)
+    real = app_env.submit_report(poll.join_code, q.id, answer=1, design_params=DIE,
+                                 submission_id="real-student-0001", device_id="phone")
     at = dashboard()
     at.number_input(key="dash_sim_n").set_value(50).run()
     at.button(key="dash_sim_add").click().run()
     assert_clean(at)
-    est = app_env.estimate(q.id)
-    assert est.n == 50 and est.n_simulated == 50
+    arrived = [app_env.estimate(q.id).n_simulated]
+    for _ in range(6):  # each run is one refresh of the live panel
+        at.run()
+        arrived.append(app_env.estimate(q.id).n_simulated)
+    assert arrived[0] == 10 and arrived[-1] == 50  # five batches of ten, then no more
+    assert arrived == sorted(arrived)
+    assert len(app_env.export_csv(q.id).splitlines()) == 2  # header + the real report only
+    assert len(app_env.export_csv(q.id, include_simulated=True).splitlines()) == 52
     at.button(key="dash_sim_clear").click().run()
-    assert app_env.estimate(q.id).n == 0
+    est = app_env.estimate(q.id)
+    assert est.n == 1 and est.n_simulated == 0  # the real report stays
+    assert app_env.receipt_for(q.id, "phone").answer == real.answer
 
 
 # -- projection mode, join link, errors -------------------------------------------------------
