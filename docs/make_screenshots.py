@@ -10,6 +10,8 @@ downloaded browser) through it and writes small palette PNGs:
   phone (360×640), before and after tapping the true answer;
 * ``dashboard-projector.png``: the dashboard in projection mode with a
   rehearsal class of 40 simulated students whose true share of Vanilla is 60%;
+* ``dashboard-rehearsal.png``: the desk view's "Rehearse with simulated
+  students" controls;
 * ``study-local-vs-central.png``: the self-study page "Local vs central".
 
 The simulated students are added with ``PollService.add_simulated_reports`` on
@@ -178,6 +180,27 @@ def dashboard(browser, base: str, key: str, svc, poll, question) -> None:
     settle(page)
     page.mouse.move(0, 0)
     save_png(page.screenshot(scale="device"), "dashboard-projector.png")
+
+    # The rehearsal controls on the desk view.
+    page.set_viewport_size(DESK)
+    page.get_by_role("button", name="Leave projection mode").click()
+    settle(page)
+    expander = page.locator("[data-testid='stExpander']").filter(
+        has_text="Rehearse with simulated students")
+    try:
+        expander.first.wait_for(timeout=WAIT_MS)
+    except Exception:  # noqa: BLE001 - an app without the rehearsal panel
+        print("  (no \"Rehearse with simulated students\" panel: dashboard-rehearsal.png "
+              "not written)")
+        ctx.close()
+        return
+    expander.first.get_by_text("Rehearse with simulated students").click()
+    page.get_by_role("button", name="Add simulated students").wait_for(timeout=WAIT_MS)
+    settle(page)
+    page.mouse.move(0, 0)
+    page.wait_for_timeout(500)
+    check_clean(page, "dashboard desk view")
+    save_png(expander.first.screenshot(scale="device"), "dashboard-rehearsal.png")
     ctx.close()
 
 
