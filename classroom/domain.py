@@ -53,6 +53,7 @@ __all__ = [
     "Receipt",
     "Round",
     "StoreUnavailable",
+    "TrajectoryPoint",
     "UnknownPoll",
     "UnknownQuestion",
     "answer_label",
@@ -367,6 +368,16 @@ class Round:
     @property
     def epsilon(self) -> float:
         return design_epsilon(self.design)
+
+
+@dataclass(frozen=True)
+class TrajectoryPoint:
+    """The estimate after the first ``n`` reports of a round, in arrival order."""
+
+    n: int
+    mu_hat: float
+    ci_low: float
+    ci_high: float
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ from .domain import (
     Receipt,
     Round,
     StoreUnavailable,
+    TrajectoryPoint,
     UnknownPoll,
     UnknownQuestion,
     answer_label,
@@ -482,6 +483,39 @@ class PollService:
             round_designs={r.number: r.design_json for r in rounds},
             round_number=q.round_number if round_number is None else round_number,
             level=level)
+
+    def estimate_trajectory(self, question_id: int, round_number: int | None = None, *,
+                            points: int = 60, include_simulated: bool = True,
+                            level: float = 0.95) -> tuple[TrajectoryPoint, ...]:
+        """μ̂ and its normal interval after the first k reports, for up to ``points`` values
+        of k spread over the round (always including the last report): the estimate
+        converging as the class votes. Binary questions only; empty when n = 0.
+        """
+        qid = _id("question id", question_id)
+        q = self.question(qid)
+        if q.kind != "binary":
+            raise BadInput("the arrival trajectory is drawn for yes/no questions only")
+        number = q.round_number if round_number is None else _id("round", round_number)
+        answers = self._store.answers_in_order(qid, number, include_simulated=include_simulated)
+        total = len(answers)
+        if total == 0:
+            return ()
+        steps = max(1, _id("points", points))
+        marks = sorted({max(1, round(total * i / steps)) for i in range(1, steps + 1)})
+        designs: dict[str, Design] = {}
+        counts: dict[str, list[int]] = {}
+        out = []
+        for k, (design_json, answer) in enumerate(answers, start=1):
+            if design_json not in designs:
+                designs[design_json] = _any_design(design_json)
+                counts[design_json] = [0, 0]
+            counts[design_json][0] += 1
+            counts[design_json][1] += answer == "1"
+            if k == marks[len(out)]:
+                bc = BinaryCounts(tuple((designs[j], n, y) for j, (n, y) in counts.items()))
+                lo, hi = bc.normal_interval(level)
+                out.append(TrajectoryPoint(k, bc.unbiased(), lo, hi))
+        return tuple(out)
 
     # -- export and replay ----------------------------------------------------------------
     def export_csv(self, question_id: int, *, include_simulated: bool = False) -> str:

@@ -686,6 +686,18 @@ class Store:
         found = self.estimate_inputs(question_id, include_simulated=include_simulated)
         return [] if found is None else found[2]
 
+    def answers_in_order(self, question_id: int, round_number: int, *,
+                         include_simulated: bool = True) -> list[tuple[str, str]]:
+        """``(design JSON, answer)`` of one round's reports, in arrival order."""
+        stmt = (sa.select(reports.c.design_params, reports.c.answer)
+                .select_from(reports.join(rounds, reports.c.round_id == rounds.c.id))
+                .where(rounds.c.question_id == question_id, rounds.c.number == round_number)
+                .order_by(reports.c.id))
+        if not include_simulated:
+            stmt = stmt.where(reports.c.simulated.is_(False))
+        with self.transaction(write=False) as conn:
+            return [(r.design_params, r.answer) for r in conn.execute(stmt)]
+
     def estimate_inputs(self, question_id: int, *, include_simulated: bool = True
                         ) -> tuple[Question, list[Round], list[tuple[int, str, str, bool, int]]
                                    ] | None:

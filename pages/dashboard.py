@@ -49,11 +49,9 @@ EXERCISE_OPTIONS = ("Chocolate", "Vanilla")
 _PID = "_dash_pid"
 _QID = "_dash_qid"
 _FLASH = "_dash_flash"
-_TRACE = "_dash_trace"
 
 _EPS_RANGE = (0.01, 5.0)
 _GAMMA_RANGE = (0.001, 0.495)
-_TRACE_LIMIT = 400
 
 
 def _exercise_design() -> dict:
@@ -705,19 +703,6 @@ def _status_line(q, est) -> str:
     return " · ".join(parts)
 
 
-def _trace(qid: int, rnd: int, n: int, b) -> list[dict]:
-    """μ̂ and its CI at each n this dashboard has seen (kept in this session only)."""
-    traces = st.session_state.setdefault(_TRACE, {})
-    key = f"{qid}:{rnd}"
-    rows = traces.setdefault(key, [])
-    if rows and n < rows[-1]["n"]:
-        rows.clear()  # reports were removed (simulated ones cleared)
-    if n > 0 and (not rows or rows[-1]["n"] != n):
-        rows.append({"n": n, "mu": b.mu_hat, "lo": b.ci_low, "hi": b.ci_high})
-        del rows[:-_TRACE_LIMIT]
-    return rows
-
-
 @st.fragment(run_every=2)
 def _live_panel(question_id: int, projector: bool) -> None:
     """Reports, estimate, SD, CI and ε of the chosen question, refreshed every 2 s."""
@@ -733,8 +718,6 @@ def _live_panel(question_id: int, projector: bool) -> None:
         st.warning(f"{exc}")
         return
     st.markdown(_status_line(q, est))
-    if q.kind == "binary" and est.binary is not None:
-        _trace(q.id, est.round_number, est.n, est.binary)  # also while results are hidden
     if not q.revealed:
         st.markdown(":orange[:material/visibility_off: **Results hidden**]")
         st.metric("Reports received", fmt_count(est.n))
@@ -824,9 +807,14 @@ def _binary_panel(q, est, rounds, projector: bool) -> None:
         live_charts.show(live_charts.reported_counts(q.options, est.counts), big=projector)
     with right:
         st.markdown(f"**μ̂ and its {level:.0%} CI as reports arrive**")
-        rows = _trace(q.id, est.round_number, n, b)
+        try:
+            points = session.service().estimate_trajectory(q.id, level=level)
+        except ClassroomError as exc:
+            points = ()
+            st.caption(f"{exc}")
+        rows = [{"n": p.n, "mu": p.mu_hat, "lo": p.ci_low, "hi": p.ci_high} for p in points]
         live_charts.show(live_charts.estimate_trace(rows, level=level), big=projector)
-        st.caption("Recorded by this dashboard every 2 s since it was opened.")
+        st.caption("After the first n reports of this round, in the order they arrived.")
 
     left, right = st.columns(2, gap="large")
     with left:

@@ -1,0 +1,75 @@
+"""The estimate as reports arrive: PollService.estimate_trajectory."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from classroom.domain import BadInput
+from classroom.service import PollService
+from classroom.store import Store
+from ldp_core import BinaryCounts, DieRR, WarnerRR
+
+DIE = {"design": "die", "faces": 4, "truthful": 3}
+WARNER = {"design": "warner", "p": 0.8}
+
+
+@pytest.fixture
+def svc(tmp_path):
+    return PollService(Store(f"sqlite:///{tmp_path / 'c.db'}"))
+
+
+def _question(svc):
+    poll = svc.create_poll("t")
+    q = svc.add_question(poll.id, "V?", options=("Chocolate", "Vanilla"), design_params=DIE)
+    svc.open_question(q.id)
+    return poll, q
+
+
+def _vote(svc, poll, q, i, answer, params=DIE):
+    svc.submit_report(poll.join_code, q.id, answer=answer, design_params=params,
+                      submission_id=f"sub-traj-{i:05d}", device_id=f"dev-{i}")
+
+
+def test_empty_round_has_no_points(svc):
+    _, q = _question(svc)
+    assert svc.estimate_trajectory(q.id) == ()
+
+
+def test_points_follow_arrival_order_and_end_at_the_estimate(svc):
+    poll, q = _question(svc)
+    answers = [1, 1, 0, 1, 0, 0, 1, 1, 1, 0] * 3  # 30 reports
+    for i, a in enumerate(answers):
+        _vote(svc, poll, q, i, a)
+    traj = svc.estimate_trajectory(q.id, points=10)
+    assert [p.n for p in traj] == [3, 6, 9, 12, 15, 18, 21, 24, 27, 30]
+    for p in traj:  # each point is the estimate of exactly the first n reports
+        first = BinaryCounts.single(DieRR(4, 3), sum(answers[:p.n]), p.n)
+        assert p.mu_hat == pytest.approx(first.unbiased())
+        lo, hi = first.normal_interval()
+        assert (p.ci_low, p.ci_high) == (pytest.approx(lo), pytest.approx(hi))
+    final = svc.estimate(q.id).binary
+    assert traj[-1].mu_hat == pytest.approx(final.mu_hat)
+    assert traj[-1].ci_high - traj[-1].ci_low < traj[0].ci_high - traj[0].ci_low
+
+
+def test_design_change_mid_round_uses_each_reports_own_design(svc):
+    poll, q = _question(svc)
+    for i in range(4):
+        _vote(svc, poll, q, i, 1)
+    svc.set_design(q.id, WARNER)
+    for i in range(4, 10):
+        _vote(svc, poll, q, i, i % 2, WARNER)
+    last = svc.estimate_trajectory(q.id, points=100)[-1]
+    mixed = BinaryCounts(((DieRR(4, 3), 4, 4), (WarnerRR(0.8), 6, 3)))
+    assert last.n == 10 and last.mu_hat == pytest.approx(mixed.unbiased())
+    assert math.isfinite(last.ci_low) and math.isfinite(last.ci_high)
+
+
+def test_categorical_questions_are_refused_clearly(svc):
+    poll = svc.create_poll("t")
+    q = svc.add_question(poll.id, "Which?", options=("a", "b", "c"), kind="categorical",
+                         design_params={"design": "grr", "d": 3, "epsilon": 1.0})
+    with pytest.raises(BadInput, match="yes/no"):
+        svc.estimate_trajectory(q.id)
