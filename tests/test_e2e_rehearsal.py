@@ -1,0 +1,129 @@
+"""Rehearsal mode end to end: a real server, the dashboard in Chromium, no students.
+
+The instructor logs in with the login URL, starts the class exercise with the
+dashboard's one-click button, reveals the results and, in "Rehearse with
+simulated students", adds 40 simulated students whose true share of Vanilla is
+60%. They arrive through the live panel's 2 s refresh; the test waits until
+the dashboard shows n = 40 and checks that the μ̂ on screen is the estimate
+``PollService.estimate`` recomputes from the same SQLite file, formatted as the
+page formats it. "Clear rehearsal" then brings n back to 0, in the database
+and on screen.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from tests.support.browser import chromium, require_browser  # noqa: F401 (fixture)
+from tests.support.server import running_server
+
+pytestmark = [pytest.mark.browser, pytest.mark.server]
+
+KEY = "e2e-rehearsal-key"
+DESK = {"width": 1440, "height": 1000}
+N = 40
+SHARE = "0.60"
+WAIT_MS = 60_000  # generous: other heavy tests may share the machine
+
+
+def _settle(page, timeout: float = WAIT_MS) -> None:
+    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']"
+                           "[data-test-script-state='notRunning']", state="attached",
+                           timeout=timeout)
+
+
+def _metric(page, label: str) -> str | None:
+    box = page.locator("[data-testid='stMetric']").filter(
+        has=page.locator("[data-testid='stMetricLabel']", has_text=label))
+    try:
+        return box.first.locator("[data-testid='stMetricValue']").inner_text(
+            timeout=1000).strip()
+    except Exception:  # noqa: BLE001 - the live fragment is being redrawn
+        return None
+
+
+def _wait_metric(page, label: str, want, timeout: float = 60.0) -> str:
+    """Wait until the metric ``label`` shows ``want`` (a string, or a predicate)."""
+    ok = want if callable(want) else (lambda seen: seen == want)
+    deadline = time.monotonic() + timeout
+    seen = None
+    while time.monotonic() < deadline:
+        seen = _metric(page, label)
+        if seen is not None and ok(seen):
+            return seen
+        page.wait_for_timeout(250)
+    raise AssertionError(f"{label!r} shows {seen!r}, expected {want!r}")
+
+
+@pytest.fixture
+def classroom(tmp_path):
+    """A server on a fresh SQLite classroom, and a PollService on the same file."""
+    require_browser()
+    from classroom.service import PollService
+    from classroom.store import Store
+
+    url = f"sqlite:///{tmp_path / 'classroom.db'}"
+    env = {"LDP_CLASSROOM_DATA_DIR": str(tmp_path), "LDP_CLASSROOM_DATABASE_URL": url,
+           "LDP_CLASSROOM_INSTRUCTOR_KEY": KEY}
+    store = Store(url)
+    with running_server(env, timeout=90) as base:
+        yield base, PollService(store)
+    store.close()
+
+
+def test_rehearse_forty_students_then_clear(classroom, chromium):
+    from ui.fmt import fmt_fixed
+
+    base, svc = classroom
+    ctx = chromium.new_context(viewport=DESK, reduced_motion="reduce")
+    page = ctx.new_page()
+    page.goto(f"{base}/auth/login?key={KEY}")
+    page.get_by_role("button", name="Start the class exercise").click(timeout=WAIT_MS)
+    code = page.locator(".ldp-join-code").inner_text(timeout=WAIT_MS).strip()
+    assert re.fullmatch(r"[2-9A-HJKMNP-Z]{6}", code)
+    poll = svc.poll_by_code(code)
+    q = svc.current_question(poll.id)
+    assert q.options == ("Chocolate", "Vanilla")
+    assert q.design_params == {"design": "die", "faces": 4, "truthful": 3}
+    _settle(page)
+    if not svc.question(q.id).is_open:  # the one-click exercise opens voting itself
+        page.get_by_role("button", name="Open voting").click()
+    page.get_by_role("button", name="Reveal results").click(timeout=WAIT_MS)
+    _settle(page)
+    q = svc.question(q.id)
+    assert q.is_open and q.revealed
+    _wait_metric(page, "Reports received", "0")
+
+    # The rehearsal controls: 40 simulated students, true share of Vanilla 0.60.
+    page.get_by_text("Rehearse with simulated students").click(timeout=WAIT_MS)
+    how_many = page.get_by_label("Simulated students")
+    how_many.wait_for(timeout=WAIT_MS)
+    how_many.fill(str(N))
+    how_many.press("Tab")
+    _settle(page)
+    slider = page.locator("[data-testid='stSlider']").filter(
+        has=page.get_by_text(re.compile(r"True share of .*Vanilla")))
+    assert slider.count() == 1, "no slider labelled with the question's options[1]"
+    assert slider.locator("[data-testid='stSliderThumbValue']").inner_text().strip() == SHARE
+    page.get_by_role("button", name="Add simulated students").click()
+
+    # They arrive over a few seconds; the live panel refreshes every 2 s.
+    _wait_metric(page, "Reports received", str(N))
+    est = svc.estimate(q.id)
+    assert est.n == N and est.n_simulated == N
+    shown = _wait_metric(page, "Estimate μ̂", fmt_fixed(est.binary.mu_hat, 3))
+    assert shown == fmt_fixed(svc.estimate(q.id).binary.mu_hat, 3)
+    assert _metric(page, "SD of μ̂") == fmt_fixed((3 / (4 * N)) ** 0.5, 3) == "0.137"
+    assert page.locator("[data-testid='stException']").count() == 0
+    # Exports leave simulated students out unless asked for.
+    assert svc.export_csv(q.id).strip().count("\n") == 0
+    assert svc.export_csv(q.id, include_simulated=True).strip().count("\n") == N
+
+    page.get_by_role("button", name="Clear rehearsal").click()
+    _wait_metric(page, "Reports received", "0")
+    assert svc.estimate(q.id).n == 0
+    assert page.locator("[data-testid='stException']").count() == 0
+    ctx.close()
