@@ -312,12 +312,16 @@ def _local_time(moment) -> str:
 
 
 def _show_receipt(poll, question, receipt, device: str, *, fresh: bool) -> None:
+    """The receipt: after a tap (``fresh``), or whenever this phone opens the page again."""
     stamp = _local_time(receipt.created_at)
-    if fresh and not receipt.already_answered:
-        st.success(f"✅ **Answer received** at {stamp}")
+    done = ":material/check_circle:"
+    if not fresh:
+        st.success(f"**Your answer was received** at {stamp}.", icon=done)
+    elif receipt.already_answered:  # a double tap or a second tab
+        st.success(f"**You already answered** this question (received at {stamp}). "
+                   "Nothing new was stored.", icon=done)
     else:
-        st.success(f"✅ **You already answered** this question (received at {stamp}). "
-                   "Nothing new was stored.")
+        st.success(f"**Answer received** at {stamp}", icon=done)
     st.markdown(f"**Question:** {plain(question.text)}  \n"
                 f"**You reported:** {plain(receipt.answer_label)}")
     st.markdown(_privacy_note(question))

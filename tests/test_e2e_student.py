@@ -68,12 +68,12 @@ def test_phone_join_vote_refresh_and_no_second_vote(classroom, chromium):
     assert width <= PHONE["width"]
 
     page.reload()
-    page.get_by_text("You already answered").wait_for(timeout=30_000)
+    page.get_by_text("Your answer was received").wait_for(timeout=30_000)
     assert page.locator("button[data-answer='1']").count() == 0
 
     second = ctx.new_page()  # another tab in the same browser: same device cookie
     second.goto(f"{base}/?poll={poll.join_code}")
-    second.get_by_text("You already answered").wait_for(timeout=30_000)
+    second.get_by_text("Your answer was received").wait_for(timeout=30_000)
     assert svc.estimate(q.id).n == 1
     ctx.close()
 

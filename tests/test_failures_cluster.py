@@ -28,7 +28,7 @@ pytestmark = [pytest.mark.server, pytest.mark.postgres]
 
 DIE = {"design": "die", "faces": 4, "truthful": 3}
 RECEIPT = "Answer received"
-ALREADY = "You already answered"
+ALREADY = "Your answer was received"
 STUDENTS = 40
 
 

@@ -57,7 +57,7 @@ def test_vote_gives_receipt_and_refresh_shows_same_receipt(app_env):
     assert _rows(app_env, q.id) == 1
     # A refresh (a new session, same cookie) shows the receipt and stores nothing.
     again = student_app(poll.join_code, "device-1")
-    assert "You already answered" in _texts(again)
+    assert "Your answer was received" in _texts(again)
     assert not again.get("bidi_component")
     assert _rows(app_env, q.id) == 1
 
@@ -68,7 +68,7 @@ def test_double_tap_and_second_tab_store_one_report(app_env):
     second = student_app(poll.join_code, "device-1")  # a second tab, same cookie
     tap_vote(first, answer=0, params=EXERCISE, submission_id="sub-0001-aaaa")
     tap_vote(second, answer=1, params=EXERCISE, submission_id="sub-0002-bbbb")
-    assert "already answered" in _texts(second)
+    assert "Your answer was received" in _texts(second)  # the receipt, not a second vote
     assert _rows(app_env, q.id) == 1
     assert app_env.estimate(q.id).counts == (1, 0)  # the first report stands
 
