@@ -36,6 +36,7 @@ import numpy as np
 
 from ui import charts
 from ui.charts import Figure
+from ui.fmt import is_number
 
 __all__ = [
     "CLIPPED",
@@ -61,15 +62,6 @@ NORM_SUB = "#009E73"
 _THEORY = charts.THEORY
 _TEMPLATES = 128
 _BIG_FONT = 20
-
-
-def _ok(x: object) -> bool:
-    if x is None or isinstance(x, bool):
-        return False
-    try:
-        return math.isfinite(float(x))  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return False
 
 
 def _freeze(chart: alt.TopLevelMixin) -> str:
@@ -134,9 +126,9 @@ def log_likelihood(mu: Sequence[float], values: Sequence[float], *, top: float,
     rel = np.asarray(values, dtype=float) - float(top)
     with np.errstate(invalid="ignore"):
         rel = np.where(np.isfinite(rel) & (rel >= floor), rel, np.nan)
-    interval = (float(lr_low), float(lr_high)) if _ok(lr_low) and _ok(lr_high) else None
+    interval = (float(lr_low), float(lr_high)) if is_number(lr_low) and is_number(lr_high) else None
     return charts.loglik_curve(
-        mu, rel, y_title="ℓ(μ) − ℓ(MLE)", mle=float(mle) if _ok(mle) else None,
+        mu, rel, y_title="ℓ(μ) − ℓ(MLE)", mle=float(mle) if is_number(mle) else None,
         interval=interval, interval_label=f"{level:.0%} likelihood-ratio interval",
         cutoff=-critical / 2, cutoff_label=f"cut-off −χ²₁({level:g})/2 = {-critical / 2:.2f}",
         height=240)
@@ -147,7 +139,7 @@ def estimate_by_round(rows: Sequence[Mapping[str, object]], *, level: float = 0.
     """Each round's μ̂ with its normal CI (``rows``: round, n, mu, lo, hi); None if no round
     has an estimate yet. The axis always shows [0, 1] and stretches to any interval end
     outside it."""
-    ok = [r for r in rows if _ok(r.get("mu")) and _ok(r.get("lo")) and _ok(r.get("hi"))]
+    ok = [r for r in rows if is_number(r.get("mu")) and is_number(r.get("lo")) and is_number(r.get("hi"))]
     if not ok:
         return None
     lows = [float(r["lo"]) for r in ok]  # type: ignore[arg-type]
@@ -194,7 +186,7 @@ def estimate_trace(rows: Sequence[Mapping[str, object]], *, level: float = 0.95)
     """
     data = [{"n": int(r["n"]), "mu": float(r["mu"]), "lo": float(r["lo"]),  # type: ignore[arg-type]
              "hi": float(r["hi"])}  # type: ignore[arg-type]
-            for r in rows if _ok(r.get("mu")) and _ok(r.get("lo")) and _ok(r.get("hi"))]
+            for r in rows if is_number(r.get("mu")) and is_number(r.get("lo")) and is_number(r.get("hi"))]
     return Figure(_trace_tpl(f"μ̂ and {level:.0%} CI", 240),
                   {"trace": data, "edges": [{"y": 0.0}, {"y": 1.0}]})
 
@@ -226,9 +218,9 @@ def histogram(options: Sequence[str], shares: Mapping[str, Sequence[float]],
     names = tuple(shares)
     opts = tuple(str(o) for o in options)
     bars = [{"option": o, "series": name, "share": float(v)}
-            for name in names for o, v in zip(opts, shares[name]) if _ok(v)]
+            for name in names for o, v in zip(opts, shares[name]) if is_number(v)]
     err = [{"option": o, "series": names[0], "lo": float(lo), "hi": float(hi)}
-           for o, lo, hi in zip(opts, raw_low, raw_high) if _ok(lo) and _ok(hi)]
+           for o, lo, hi in zip(opts, raw_low, raw_high) if is_number(lo) and is_number(hi)]
     return Figure(_histogram_tpl(opts, names, 260),
                   {"bars": bars, "err": err, "zero": [{"y": 0.0}]})
 
@@ -240,7 +232,7 @@ def share_interval(counts: Sequence[float], sds: Sequence[float], n: int, z: flo
     lows: list[float | None] = []
     highs: list[float | None] = []
     for c, s in zip(counts, sds):
-        ok = n > 0 and _ok(c) and _ok(s)
+        ok = n > 0 and is_number(c) and is_number(s)
         lows.append((float(c) - z * float(s)) / n if ok else None)
         highs.append((float(c) + z * float(s)) / n if ok else None)
     return lows, highs
@@ -267,8 +259,8 @@ def sd_vs_epsilon(curve: Sequence[tuple[float, float]],
                   marks: Sequence[tuple[str, float, float]]) -> Figure:
     """The worst-case SD at a fixed n against ε (``curve``: (ε, SD) pairs), with
     labelled points ``marks``: (label, ε, SD), e.g. the current and the what-if design."""
-    pts = [(str(lb), float(e), float(s)) for lb, e, s in marks if _ok(e) and _ok(s) and s > 0]
+    pts = [(str(lb), float(e), float(s)) for lb, e, s in marks if is_number(e) and is_number(s) and s > 0]
     return Figure(_sd_tpl(tuple(p[0] for p in pts), "worst-case SD of μ̂", 240), {
         "curve": [{"eps": float(e), "sd": float(s)} for e, s in curve
-                  if _ok(e) and _ok(s) and s > 0],
+                  if is_number(e) and is_number(s) and s > 0],
         "marks": [{"label": lb, "eps": e, "sd": s} for lb, e, s in pts]})
