@@ -341,7 +341,7 @@ def _privacy_note(question) -> str:
         return (f"**Your privacy:** whatever you truly prefer, this report was at least "
                 f"{floor:.0%} likely, and the odds between your two possible true answers "
                 f"change by at most {ratio}: ε = {eps:.2f}. Nobody, including the "
-                "instructor, can tell from it what you really think.")
+                "instructor, can be sure from it what you really think.")
     return (f"**Your privacy:** the report your phone sent is almost as likely whatever your "
             f"true answer is: the odds change by at most {ratio} (ε = {eps:.2f}).")
 
