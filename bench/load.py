@@ -240,7 +240,8 @@ class LoadReport:
 
 
 TABLE_HEAD = ("| run | students | join p50 / p95 / max | tap→receipt p50 / p95 / max | errors "
-              "| stored (lost, dup.) | server CPU (per student) | peak RSS | load avg |")
+              "| stored (lost, dup.) | server CPU in wall time (per student) | peak RSS "
+              "| load avg |")
 TABLE_RULE = "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 
 
@@ -250,7 +251,7 @@ def _s(v: float | None) -> str:
 
 def table_row(s: dict) -> str:
     cpu = "—" if s["server_cpu_s"] is None else \
-        f"{s['server_cpu_s']:.1f} s ({s['cpu_ms_per_student']:.0f} ms)"
+        f"{s['server_cpu_s']:.1f} s in {s['wall_s']:.0f} s ({s['cpu_ms_per_student']:.0f} ms)"
     rss = "—" if s["peak_rss_mb"] is None else f"{s['peak_rss_mb']:.0f} MB"
     return (f"| {s['label']} | {s['students']} | {_s(s['join_p50_s'])} / {_s(s['join_p95_s'])} / "
             f"{_s(s['join_max_s'])} s | {_s(s['tap_p50_s'])} / {_s(s['tap_p95_s'])} / "
@@ -599,7 +600,7 @@ def print_report(report: LoadReport) -> dict:
 
 
 # -- the suite behind docs/benchmarks.md -----------------------------------------------------
-SUITE_PARTS = ("target", "sweep", "config", "scaleout", "profile")
+SUITE_PARTS = ("target", "sweep", "config", "scaleout", "profile", "fragments")
 
 
 def _load_results() -> dict:
@@ -612,7 +613,7 @@ def _load_results() -> dict:
 def _save_results(results: dict) -> None:
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     tmp = RESULTS.with_suffix(".tmp")
-    tmp.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+    tmp.write_text(json.dumps(results, indent=1) + "\n")
     tmp.replace(RESULTS)
 
 
@@ -680,6 +681,17 @@ def suite_config(args) -> dict:
     return {"students": n, "variants": out}
 
 
+def suite_fragments(args) -> dict:
+    """The same burst with and without the receipt page's 5-second fragment checks."""
+    n = args.fragments_students
+    out = {}
+    for label, reruns in (("with", True), ("without", False)):
+        runs = [_run(LoadConfig(students=n, arrival="burst", fragment_reruns=reruns,
+                                seed=500 + i)) for i in range(args.repeats)]
+        out[label] = {"runs": runs, "median": _median_run(runs)}
+    return {"students": n, "variants": out}
+
+
 def suite_scaleout(args) -> dict:
     n = args.scaleout_students
     out = {}
@@ -731,6 +743,10 @@ async def step_costs(server: Server, code: str, n: int) -> dict[str, dict[str, f
     await step("close", lambda s: s.close())
     return steps
 
+
+STEP_ORDER = ("page load (GET /?poll=CODE)", "websocket handshake",
+              "first script run (vote page)", "tap → receipt (submit + receipt page)",
+              "waiting fragment (every 5 s)", "full rerun of the receipt page", "close")
 
 #: Buckets for the script-thread profile: a sample goes to the innermost matching frame.
 PROFILE_BUCKETS = (
@@ -865,7 +881,8 @@ def render_doc(results: dict, cmd_prefix: str = "python bench/load.py") -> list[
         "Columns: times in seconds (nearest-rank percentiles); *stored (lost, dup.)*: reports "
         "in the database for the run's question, acknowledged reports missing, rows beyond "
         "one per student; *server CPU*: user + system time of the server process(es) from "
-        "the first arrival to the last receipt (`/proc/<pid>/stat`), per student in brackets; "
+        "the first arrival to the last receipt (`/proc/<pid>/stat`), in the run's wall time "
+        "(one process can use at most one core of it), per student in brackets; "
         "*peak RSS*: `VmHWM`; *load avg*: 1-minute load average at start → end.",
         "",
     ]
@@ -892,17 +909,49 @@ def render_doc(results: dict, cmd_prefix: str = "python bench/load.py") -> list[
                   f"**{sw['largest'] or 'none of the sizes'}** students.", ""]
         if sw.get("note"):
             lines += [sw["note"], ""]
+    fr = results.get("fragments")
+    if fr:
+        lines += [f"### The waiting page's 5-second check ({fr['stamp']})", "",
+                  f"Command: `{cmd_prefix} --suite fragments --fragments-students "
+                  f"{fr['students']}` (burst; the same seeds with the phones' fragment reruns "
+                  "on, as in every other run, and off).", "", TABLE_HEAD, TABLE_RULE]
+        for label, v in fr["variants"].items():
+            for i, r in enumerate(v["runs"]):
+                lines.append(table_row({**r, "label": f"{label} fragment checks, run {i + 1}"}))
+        lines.append("")
+        if fr.get("note"):
+            lines += [fr["note"], ""]
     pr = results.get("profile")
+    if pr and pr.get("steps"):
+        lines += [f"### Server CPU per step of one student ({pr['stamp']})", "",
+                  f"Command: `{cmd_prefix} --suite profile --profile-students "
+                  f"{pr['students']}` ({pr['students']} students one after another, so each "
+                  "step is measured without queueing; CPU of the whole process from "
+                  "`/proc/<pid>/stat`, and of its main thread, which runs the event loop: "
+                  "HTTP, websocket frames).", "",
+                  "| step | server CPU per student | of which event loop |",
+                  "| --- | ---: | ---: |"]
+        for name in sorted(pr["steps"], key=lambda k: STEP_ORDER.index(k)
+                           if k in STEP_ORDER else len(STEP_ORDER)):
+            v = pr["steps"][name]
+            lines.append(f"| {name} | {v['all_ms']:.1f} ms | {v['event_loop_ms']:.1f} ms |")
+        lines.append("")
     if pr and "buckets_pct" in pr:
-        lines += [f"### Where one process spends its time ({pr['stamp']})", "",
-                  f"Command: `{cmd_prefix} --suite profile` (py-spy samples every thread of "
-                  f"the server at 200 Hz during a {pr['run']['students']}-student burst; "
-                  f"{pr['samples']} busy samples; each sample is charged to the innermost "
-                  "matching frame).", "", "| where | share of busy samples |", "| --- | ---: |"]
-        for k, v in pr["buckets_pct"].items():
+        lines += [f"### Where a script run's time goes ({pr['stamp']})", "",
+                  "Same command: the same steps again on a server started by "
+                  "`bench/profile_server.py`, which profiles every script run with "
+                  f"pyinstrument ({pr['runs']} runs). Wall-clock samples of the script "
+                  "threads, charged to the innermost matching frame; waits for the GIL are "
+                  "included, so read shares, not milliseconds.", "",
+                  "| where | share of script-thread time |", "| --- | ---: |"]
+        for k, v in sorted(pr["buckets_pct"].items(), key=lambda kv: -kv[1]):
             lines.append(f"| {k} | {v:.1f} % |")
-        lines += ["", "Inclusive share of the student page's functions: "
-                  + ", ".join(f"`{k}` {v:.1f} %" for k, v in pr["page_functions_pct"].items())
+        total = pr["functions_s"].get("render_poll") or 1.0
+        lines += ["", "The student page's functions, inclusive, as a share of `render_poll`: "
+                  + ", ".join(f"`{k}` {100 * v / total:.0f} %"
+                              for k, v in sorted(pr["functions_s"].items(),
+                                                 key=lambda kv: -kv[1])
+                              if k != "render_poll" and v / total >= 0.005)
                   + ".", ""]
         if pr.get("note"):
             lines += [pr["note"], ""]
@@ -915,7 +964,8 @@ def render_doc(results: dict, cmd_prefix: str = "python bench/load.py") -> list[
                   f"{len(next(iter(cf['variants'].values()))['runs'])} runs).", "",
                   "| settings | server CPU per student (join + vote) | p95 tap→receipt | "
                   "p95 join |", "| --- | ---: | ---: | ---: |"]
-        for name, v in cf["variants"].items():
+        for name, v in sorted(cf["variants"].items(),
+                              key=lambda kv: kv[1]["cpu_ms_per_student"]):
             med = _median_run(v["runs"])
             lines.append(f"| {name} | {v['cpu_ms_per_student']:.1f} ms | "
                          f"{_s(med['tap_p95_s'])} s | {_s(med['join_p95_s'])} s |")
@@ -940,15 +990,23 @@ def render_doc(results: dict, cmd_prefix: str = "python bench/load.py") -> list[
     notes = results.get("notes")
     if notes:
         lines += [*notes, ""]
-    tlines = []
-    if tg:
-        tlines += targets_for(tg["median"])
-    if sw and sw.get("largest"):
-        tlines.append(target_line("largest_class_one_process_p95_1s", sw["largest"],
-                                  "students", 300, sw["largest"] >= 300, "{:.0f}"))
+    tlines = suite_targets(results)
     if tlines:
         lines += ["```", *tlines, "```"]
     return lines
+
+
+def suite_targets(results: dict) -> list[str]:
+    """The TARGET lines of the documented runs (the 300-student target on the median run)."""
+    tlines = []
+    tg, sw = results.get("target"), results.get("sweep")
+    if tg:
+        tlines += targets_for(tg["median"])
+    if sw:
+        largest = sw.get("largest") or 0
+        tlines.append(target_line("largest_class_one_process_p95_1s", largest, "students",
+                                  300, largest >= 300, "{:.0f}"))
+    return tlines
 
 
 def update_doc(section: list[str]) -> None:
@@ -969,6 +1027,12 @@ def update_doc(section: list[str]) -> None:
 
 
 def run_suite(args) -> int:
+    if args.suite == "render":  # only rewrite the section from bench/results/load.json
+        results = _load_results()
+        update_doc(render_doc(results))
+        print("\n".join(render_doc(results)))
+        print("\n".join(suite_targets(results)))
+        return 0
     parts = SUITE_PARTS if args.suite == "all" else tuple(args.suite.split(","))
     unknown = set(parts) - set(SUITE_PARTS)
     if unknown:
@@ -976,17 +1040,18 @@ def run_suite(args) -> int:
                          f"choose from {', '.join(SUITE_PARTS)} or all")
     results = _load_results()
     results.setdefault("meta", {})["machine"] = machine()
-    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     runners = {"target": suite_target, "sweep": suite_sweep, "config": suite_config,
-               "scaleout": suite_scaleout, "profile": suite_profile}
+               "scaleout": suite_scaleout, "profile": suite_profile,
+               "fragments": suite_fragments}
     for part in parts:
         print(f"\n=== {part} ===", flush=True)
         res = runners[part](args)
+        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         res["stamp"] = f"{stamp}, load average {os.getloadavg()[0]:.1f} at the end"
         if part == "sweep":
             res["repeats"] = args.sweep_repeats
         old = results.get(part, {})
-        for keep in ("note",):
+        for keep in ("note", "notes"):
             if keep in old and keep not in res:
                 res[keep] = old[keep]
         results[part] = res
@@ -994,6 +1059,8 @@ def run_suite(args) -> int:
     section = render_doc(results)
     update_doc(section)
     print("\n".join(section))
+    print(f"\nmachine: {results['meta']['machine']}")
+    print("\n".join(suite_targets(results)))
     return 0
 
 
@@ -1025,13 +1092,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--max-run", type=float, default=600.0, help="hard limit of a run (s)")
     ap.add_argument("--suite", nargs="?", const="all", default=None,
                     help="run the documented measurements (all, or a comma list of "
-                         f"{', '.join(SUITE_PARTS)}) and rewrite docs/benchmarks.md's section")
+                         f"{', '.join(SUITE_PARTS)}) and rewrite docs/benchmarks.md's section; "
+                         "'render' only rewrites the section from bench/results/load.json")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--sweep-sizes", default="300,450,600,750,900,1050,1200")
     ap.add_argument("--sweep-repeats", type=int, default=1)
     ap.add_argument("--config-students", type=int, default=100)
     ap.add_argument("--scaleout-students", type=int, default=600)
     ap.add_argument("--profile-students", type=int, default=300)
+    ap.add_argument("--fragments-students", type=int, default=250)
     args = ap.parse_args(argv)
 
     print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f} at start", flush=True)
