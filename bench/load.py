@@ -138,6 +138,8 @@ class Outcome:
     error: str | None = None
     fragment_runs: int = 0
     fragment_errors: int = 0
+    join_at: float | None = None  # seconds after the run's start
+    tap_at: float | None = None
 
 
 def nearest_rank(values: Sequence[float], q: float) -> float | None:
@@ -268,6 +270,7 @@ async def _student(o: Outcome, url: str, code: str, cfg: LoadConfig, start_at: f
     try:
         await asyncio.sleep(max(0.0, t0 + start_at - time.perf_counter()))
         began = time.perf_counter()
+        o.join_at = began - t0
         page = await s.join()
         o.device_id = s.device_id
         o.join_s = time.perf_counter() - began
@@ -277,6 +280,7 @@ async def _student(o: Outcome, url: str, code: str, cfg: LoadConfig, start_at: f
         await asyncio.sleep(vote_after)
         o.answer = answer
         began = time.perf_counter()
+        o.tap_at = began - t0
         run = await s.tap(answer)
         o.tap_s = time.perf_counter() - began
         o.submission_id = s.submission_id
