@@ -21,7 +21,6 @@ loop), measured side by side in one run. Results go to stdout and to the
 from __future__ import annotations
 
 import argparse
-import fcntl
 import json
 import os
 import platform
@@ -35,6 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench._report import BENCH_DOC, cpu_model, update_doc  # noqa: E402
 import numpy as np  # noqa: E402
 
 from ldp_core import GRR, DieRR, UnaryEncoding  # noqa: E402
@@ -44,8 +44,6 @@ CLASSES, CLASS_N = 10_000, 1_000_000
 GOAL_OUE_1E5_MS = 40.0
 GOAL_PEAK_MB = 200.0
 GOAL_AGGREGATE_MS = 50.0
-BENCH_DOC = ROOT / "docs" / "benchmarks.md"
-START, END = "<!-- bench_ldp_core:start -->", "<!-- bench_ldp_core:end -->"
 
 
 # -- the course notebooks' way: one user at a time, one bit at a time -------------------------
@@ -104,16 +102,6 @@ def median_ms(fn, repeats: int, key: str | None = None) -> float:
     if key:
         CPU[key] = statistics.median(cpus)
     return statistics.median(walls)
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 MEMORY_PROBE = """
@@ -260,26 +248,6 @@ def targets(res: dict) -> list[str]:
     return out
 
 
-def update_doc(section: list[str]) -> None:
-    """Replace only this script's section of docs/benchmarks.md (under a file lock)."""
-    BENCH_DOC.parent.mkdir(parents=True, exist_ok=True)
-    with open(BENCH_DOC.with_suffix(".md.lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        text = BENCH_DOC.read_text() if BENCH_DOC.exists() else (
-            "# Benchmarks\n\nEach benchmark script under `bench/` rewrites its own section "
-            "below.\n")
-        block = "\n".join([START, *section, END])
-        if START in text and END in text and text.index(START) < text.index(END):
-            head, rest = text.split(START, 1)
-            _, tail = rest.split(END, 1)
-            text = head + block + tail
-        else:
-            text = text.rstrip("\n") + "\n\n" + block + "\n"
-        tmp = BENCH_DOC.with_suffix(".md.tmp")
-        tmp.write_text(text)
-        tmp.replace(BENCH_DOC)
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeats", type=int, default=7, help="runs per ldp_core median")
@@ -317,7 +285,7 @@ def main() -> int:
             *target_lines,
             "```",
         ]
-        update_doc(section)
+        update_doc("bench_ldp_core", section)
         print(f"updated {BENCH_DOC.relative_to(ROOT)}")
     print("\n".join(target_lines))
     return 0

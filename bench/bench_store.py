@@ -17,7 +17,6 @@ works in a throw-away schema and drops it. Results go to stdout and to the
 from __future__ import annotations
 
 import argparse
-import fcntl
 import os
 import platform
 import secrets
@@ -34,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench._report import update_doc  # noqa: E402
 import sqlalchemy as sa  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
@@ -45,8 +45,6 @@ EPS = {"design": "epsilon", "epsilon": 1.0}
 WRITERS = 16
 GOAL_SUBMIT = 500.0  # reports/s on SQLite
 GOAL_ESTIMATE_MS = 20.0  # at 10,000 reports
-BENCH_DOC = ROOT / "docs" / "benchmarks.md"
-START, END = "<!-- bench_store:start -->", "<!-- bench_store:end -->"
 
 
 # -- databases ----------------------------------------------------------------------------------
@@ -250,25 +248,6 @@ def targets(results: dict[str, dict[str, tuple[float, float]]], n: int) -> list[
         line(f"postgresql_estimate_{size}_analyzed", pg["estimate_analyzed"][0], GOAL_ESTIMATE_MS,
              "ms", False, "{:.1f}")
     return out
-
-
-def update_doc(section: list[str]) -> None:
-    """Replace only this script's section of docs/benchmarks.md (under a file lock)."""
-    BENCH_DOC.parent.mkdir(parents=True, exist_ok=True)
-    lock_path = Path(tempfile.gettempdir()) / "ldp-classroom-benchmarks-md.lock"
-    with open(lock_path, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        text = BENCH_DOC.read_text() if BENCH_DOC.exists() else "# Benchmarks\n"
-        block = "\n".join([START, *section, END])
-        if START in text and END in text and text.index(START) < text.index(END):
-            head, rest = text.split(START, 1)
-            _, tail = rest.split(END, 1)
-            text = head + block + tail
-        else:
-            text = text.rstrip("\n") + "\n\n" + block + "\n"
-        tmp = BENCH_DOC.with_suffix(".md.tmp")
-        tmp.write_text(text)
-        tmp.replace(BENCH_DOC)
 
 
 def main() -> int:

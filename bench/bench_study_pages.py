@@ -24,13 +24,11 @@ docs/benchmarks.md.
 from __future__ import annotations
 
 import argparse
-import fcntl
 import importlib
 import os
 import platform
 import statistics
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,8 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-BENCH_DOC = ROOT / "docs" / "benchmarks.md"
-START, END = "<!-- bench_study_pages:start -->", "<!-- bench_study_pages:end -->"
+from bench._report import cpu_model, update_doc  # noqa: E402
 GOAL_RERUN_MS = 300.0
 
 PAGES = ["study_rr", "study_exercise", "study_likelihood", "study_asymptotics",
@@ -96,16 +93,6 @@ _wall, _cpu = time.perf_counter(), time.thread_time()
 {page}.render()
 st.session_state["_bench_times"] = (time.perf_counter() - _wall, time.thread_time() - _cpu)
 """
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def clear_caches() -> None:
@@ -254,30 +241,8 @@ def main() -> int:
             *targets,
             "```",
         ]
-        update_doc(section)
+        update_doc("bench_study_pages", section)
     return 0 if all(t.endswith("PASS") for t in targets) else 1
-
-
-def update_doc(section: list[str]) -> None:
-    """Replace only this script's section of docs/benchmarks.md (under a file lock)."""
-    BENCH_DOC.parent.mkdir(parents=True, exist_ok=True)
-    # the same lock file as bench_store.py, so scripts never interleave their rewrites
-    lock_path = Path(tempfile.gettempdir()) / "ldp-classroom-benchmarks-md.lock"
-    with open(lock_path, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        text = BENCH_DOC.read_text() if BENCH_DOC.exists() else (
-            "# Benchmarks\n\nEach benchmark script under `bench/` rewrites its own section "
-            "below.\n")
-        block = "\n".join([START, *section, END])
-        if START in text and END in text and text.index(START) < text.index(END):
-            head, rest = text.split(START, 1)
-            _, tail = rest.split(END, 1)
-            text = head + block + tail
-        else:
-            text = text.rstrip("\n") + "\n\n" + block + "\n"
-        tmp = BENCH_DOC.with_suffix(".md.study.tmp")
-        tmp.write_text(text)
-        tmp.replace(BENCH_DOC)
 
 
 if __name__ == "__main__":
