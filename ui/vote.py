@@ -29,12 +29,13 @@ __all__ = ["device_scheme", "vote_component"]
 
 _CSS = """
 :host { display: block; }
-.wrap { font-family: var(--st-font, sans-serif); color: var(--st-text-color, #111); }
+.wrap { font-family: var(--st-font, "Source Sans", sans-serif); color: var(--st-text-color, #111); }
 .q { font-size: 1.35rem; font-weight: 700; margin: 0 0 .75rem; line-height: 1.3; }
 .opts { display: grid; gap: .75rem; }
 button.opt {
   min-height: 64px; font-size: 1.25rem; font-weight: 700; border-radius: 14px;
   border: 2px solid #1f3a8a; background: #fff; color: #1f3a8a; cursor: pointer; padding: .6rem 1rem;
+  font-family: inherit;
 }
 button.opt:hover, button.opt:focus-visible { background: #1f3a8a; color: #fff; outline: 3px solid #f59e0b; }
 button.opt:disabled { opacity: .55; cursor: default; }
