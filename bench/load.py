@@ -162,6 +162,7 @@ class LoadReport:
     harness_cpu_s: float
     nginx_cpu_s: float | None = None
     server_main_thread_cpu_s: float | None = None
+    server_cpu_peak_cores: float | None = None  # busiest 2 s of the run
     stored: int = 0
     students_with_report: int = 0
     lost: int = 0
@@ -226,6 +227,8 @@ class LoadReport:
             "nginx_cpu_s": None if self.nginx_cpu_s is None else round(self.nginx_cpu_s, 2),
             "server_main_thread_cpu_s": None if self.server_main_thread_cpu_s is None
             else round(self.server_main_thread_cpu_s, 2),
+            "server_cpu_peak_cores": None if self.server_cpu_peak_cores is None
+            else round(self.server_cpu_peak_cores, 2),
             "errors": self.errors, "error_kinds": dict(self.error_kinds()),
             "stored": self.stored, "students_with_report": self.students_with_report,
             "lost": self.lost, "duplicated": self.duplicated, "wrong_answer": self.wrong_answer,
@@ -242,9 +245,9 @@ class LoadReport:
 
 
 TABLE_HEAD = ("| run | students | join p50 / p95 / max | tap→receipt p50 / p95 / max | errors "
-              "| stored (lost, dup.) | server CPU in wall time (per student) | peak RSS "
-              "| load avg |")
-TABLE_RULE = "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+              "| stored (lost, dup.) | server CPU in wall time (per student) | busiest 2 s "
+              "| peak RSS | load avg |")
+TABLE_RULE = "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 
 
 def _s(v: float | None) -> str:
@@ -254,6 +257,10 @@ def _s(v: float | None) -> str:
 def table_row(s: dict) -> str:
     cpu = "—" if s["server_cpu_s"] is None else \
         f"{s['server_cpu_s']:.1f} s in {s['wall_s']:.0f} s ({s['cpu_ms_per_student']:.0f} ms)"
+    if s.get("server_cpu_peak_cores") is not None:
+        cpu += f" | {s['server_cpu_peak_cores']:.2f}"
+    else:
+        cpu += " | —"
     rss = "—" if s["peak_rss_mb"] is None else f"{s['peak_rss_mb']:.0f} MB"
     return (f"| {s['label']} | {s['students']} | {_s(s['join_p50_s'])} / {_s(s['join_p95_s'])} / "
             f"{_s(s['join_max_s'])} s | {_s(s['tap_p50_s'])} / {_s(s['tap_p95_s'])} / "
@@ -313,8 +320,38 @@ async def _student(o: Outcome, url: str, code: str, cfg: LoadConfig, start_at: f
         await s.close()
 
 
-async def simulate(url: str, code: str, cfg: LoadConfig) -> tuple[list[Outcome], float]:
-    """Run ``cfg.students`` students against ``url``; return their outcomes and the wall time."""
+async def _sample_cpu(probe: Callable[[], float | None], samples: list[tuple[float, float]],
+                      stop: asyncio.Event, every: float = 0.5) -> None:
+    while not stop.is_set():
+        value = probe()
+        if value is not None:
+            samples.append((time.perf_counter(), value))
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(stop.wait(), every)
+
+
+def peak_cores(samples: Sequence[tuple[float, float]], window: float = 2.0) -> float | None:
+    """The largest CPU use over any ``window`` seconds, in cores (1.0 = one core busy)."""
+    best, j = None, 0
+    for i in range(len(samples)):
+        while j < len(samples) and samples[j][0] - samples[i][0] < window:
+            j += 1
+        if j == len(samples):
+            break
+        (t0, c0), (t1, c1) = samples[i], samples[j]
+        use = (c1 - c0) / (t1 - t0)
+        best = use if best is None else max(best, use)
+    return best
+
+
+async def simulate(url: str, code: str, cfg: LoadConfig,
+                   cpu_probe: Callable[[], float | None] | None = None,
+                   cpu_samples: list[tuple[float, float]] | None = None
+                   ) -> tuple[list[Outcome], float]:
+    """Run ``cfg.students`` students against ``url``; return their outcomes and the wall time.
+
+    With ``cpu_probe``, the server's CPU seconds are sampled twice a second into
+    ``cpu_samples``."""
     rng = random.Random(cfg.seed)
     outcomes = [Outcome(i) for i in range(cfg.students)]
     done = asyncio.Event()
@@ -326,6 +363,10 @@ async def simulate(url: str, code: str, cfg: LoadConfig) -> tuple[list[Outcome],
             done.set()
 
     t0 = time.perf_counter() + 0.2
+    stop_sampling = asyncio.Event()
+    sampler = None
+    if cpu_probe is not None and cpu_samples is not None:
+        sampler = asyncio.create_task(_sample_cpu(cpu_probe, cpu_samples, stop_sampling))
     tasks = []
     for o in outcomes:
         start = 0.0 if cfg.arrival == "once" else rng.uniform(0, cfg.spread_s)
@@ -343,6 +384,10 @@ async def simulate(url: str, code: str, cfg: LoadConfig) -> tuple[list[Outcome],
         for o in outcomes:
             if o.error is None and not o.receipt:
                 o.error = f"run limit: not done within {cfg.max_run_s:g} s"
+    finally:
+        stop_sampling.set()
+        if sampler is not None:
+            await sampler
     return outcomes, time.perf_counter() - t0
 
 
@@ -499,7 +544,9 @@ def run_load(tgt: Target, cfg: LoadConfig, *, label: str | None = None,
         me0 = resource.getrusage(resource.RUSAGE_SELF)
         if on_started:
             on_started()
-        outcomes, wall = asyncio.run(simulate(tgt.url, poll.join_code, cfg))
+        samples: list[tuple[float, float]] = []
+        outcomes, wall = asyncio.run(simulate(tgt.url, poll.join_code, cfg,
+                                              cpu_probe=tgt.cpu_seconds, cpu_samples=samples))
         me1 = resource.getrusage(resource.RUSAGE_SELF)
         cpu1, main1 = tgt.cpu_seconds(), tgt.main_thread_cpu_seconds()
         nginx1 = tgt.nginx_cpu_seconds()
@@ -510,6 +557,7 @@ def run_load(tgt: Target, cfg: LoadConfig, *, label: str | None = None,
             harness_cpu_s=(me1.ru_utime + me1.ru_stime) - (me0.ru_utime + me0.ru_stime),
             nginx_cpu_s=None if nginx0 is None or nginx1 is None else nginx1 - nginx0,
             server_main_thread_cpu_s=None if main0 is None or main1 is None else main1 - main0,
+            server_cpu_peak_cores=peak_cores(samples),
             load_avg=(load_start, os.getloadavg()[0]))
         check_database(service, question.id, report)
         return report
@@ -886,7 +934,9 @@ def render_doc(results: dict, cmd_prefix: str = "python bench/load.py") -> list[
         "in the database for the run's question, acknowledged reports missing, rows beyond "
         "one per student; *server CPU*: user + system time of the server process(es) from "
         "the first arrival to the last receipt (`/proc/<pid>/stat`), in the run's wall time "
-        "(one process can use at most one core of it), per student in brackets; "
+        "(one process can use at most one core of it), per student in brackets; *busiest 2 s*: "
+        "the server's CPU use in the busiest 2 seconds of the run, in cores (sampled twice "
+        "a second; one process tops out at 1.0); "
         "*peak RSS*: `VmHWM`; *load avg*: 1-minute load average at start → end.",
         "",
     ]
@@ -1033,9 +1083,12 @@ def update_doc(section: list[str]) -> None:
 def run_suite(args) -> int:
     if args.suite == "render":  # only rewrite the section from bench/results/load.json
         results = _load_results()
-        update_doc(render_doc(results))
-        print("\n".join(render_doc(results)))
-        print("\n".join(suite_targets(results)))
+        section = render_doc(results)
+        update_doc(section)
+        tlines = suite_targets(results)
+        print("\n".join(section[:-(len(tlines) + 2)] if tlines else section))
+        print(f"\nmachine: {results.get('meta', {}).get('machine', machine())}")
+        print("\n".join(tlines))
         return 0
     parts = SUITE_PARTS if args.suite == "all" else tuple(args.suite.split(","))
     unknown = set(parts) - set(SUITE_PARTS)
@@ -1062,9 +1115,10 @@ def run_suite(args) -> int:
         _save_results(results)
     section = render_doc(results)
     update_doc(section)
-    print("\n".join(section))
+    tlines = suite_targets(results)
+    print("\n".join(section[:-(len(tlines) + 2)] if tlines else section))
     print(f"\nmachine: {results['meta']['machine']}")
-    print("\n".join(suite_targets(results)))
+    print("\n".join(tlines))
     return 0
 
 

@@ -210,8 +210,11 @@ class Tab:
         return status
 
     async def connect(self, *, max_size: int | None = 2 ** 24) -> None:
-        """Open the websocket (the frontend's subprotocol list: "streamlit")."""
+        """Open the websocket as a browser tab of the page does: the subprotocol list
+        "streamlit", the cookies, and an ``Origin`` (Streamlit compares it with ``Host``,
+        so a proxy that drops the port from ``Host`` fails here as it would in a browser)."""
         from websockets.asyncio.client import connect
+        from websockets.typing import Origin
 
         uri = "ws" + self.base_url[len("http"):] + "/_stcore/stream"
         headers = {}
@@ -219,6 +222,7 @@ class Tab:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         self._ws = await asyncio.wait_for(
             connect(uri, subprotocols=["streamlit"], additional_headers=headers,
+                    origin=Origin(self.base_url),
                     max_size=max_size, open_timeout=self.timeout, ping_interval=None,
                     proxy=None, user_agent_header="ldp-classroom-headless-student"),
             self.timeout)
