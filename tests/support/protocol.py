@@ -211,8 +211,8 @@ class Tab:
 
     async def connect(self, *, max_size: int | None = 2 ** 24) -> None:
         """Open the websocket as a browser tab of the page does: the subprotocol list
-        "streamlit", the cookies, and an ``Origin`` (Streamlit compares it with ``Host``,
-        so a proxy that drops the port from ``Host`` fails here as it would in a browser)."""
+        "streamlit", the cookies, and an ``Origin`` (Streamlit compares it with ``Host``;
+        on loopback a mismatch is still allowed, on a real host name it is refused)."""
         from websockets.asyncio.client import connect
         from websockets.typing import Origin
 
