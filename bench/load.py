@@ -940,6 +940,8 @@ def render_doc(results: dict, cmd_prefix: str = "python bench/load.py") -> list[
         "*peak RSS*: `VmHWM`; *load avg*: 1-minute load average at start → end.",
         "",
     ]
+    if results.get("summary"):
+        lines += [results["summary"], ""]
     tg = results.get("target")
     if tg:
         lines += [f"### 300 students, one process, SQLite ({tg['stamp']})", "",
@@ -950,6 +952,8 @@ def render_doc(results: dict, cmd_prefix: str = "python bench/load.py") -> list[
             lines.append(table_row({**r, "label": f"burst, seed {i}"}))
         lines.append(table_row({**tg["once"], "label": "all at once"}))
         lines += ["", "The target is judged on the median run (by p95) of the burst runs.", ""]
+        if tg.get("note"):
+            lines += [tg["note"], ""]
     sw = results.get("sweep")
     if sw:
         lines += [f"### Largest class one process serves ({sw['stamp']})", "",
@@ -1024,6 +1028,8 @@ def render_doc(results: dict, cmd_prefix: str = "python bench/load.py") -> list[
             lines.append(f"| {name} | {v['cpu_ms_per_student']:.1f} ms | "
                          f"{_s(med['tap_p95_s'])} s | {_s(med['join_p95_s'])} s |")
         lines.append("")
+        if cf.get("note"):
+            lines += [cf["note"], ""]
     so = results.get("scaleout")
     if so:
         lines += [f"### 1 process against 2 behind nginx, PostgreSQL, {so['students']} students "
