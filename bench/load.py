@@ -54,16 +54,14 @@ import platform
 import random
 import resource
 import secrets
-import shutil
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
