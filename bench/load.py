@@ -47,7 +47,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import fcntl
 import json
 import os
 import platform
@@ -69,6 +68,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench._report import update_doc  # noqa: E402
 from bench.cluster import (  # noqa: E402
     STREAMLIT_DEFAULTS,
     Cluster,
@@ -88,7 +88,6 @@ RECEIPT = "Answer received"
 GOAL_P95_S = 1.0
 BENCH_DOC = ROOT / "docs" / "benchmarks.md"
 RESULTS = ROOT / "bench" / "results" / "load.json"
-START, END = "<!-- bench_load:start -->", "<!-- bench_load:end -->"
 
 
 # -- configuration and results ---------------------------------------------------------------
@@ -1079,28 +1078,11 @@ def suite_targets(results: dict) -> list[str]:
     return tlines
 
 
-def update_doc(section: list[str]) -> None:
-    """Replace only this script's section of docs/benchmarks.md (under a file lock)."""
-    with open(BENCH_DOC.with_suffix(".md.lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        text = BENCH_DOC.read_text() if BENCH_DOC.exists() else "# Benchmarks\n"
-        block = "\n".join([START, *section, END])
-        if START in text and END in text and text.index(START) < text.index(END):
-            head, rest = text.split(START, 1)
-            _, tail = rest.split(END, 1)
-            text = head + block + tail
-        else:
-            text = text.rstrip("\n") + "\n\n" + block + "\n"
-        tmp = BENCH_DOC.with_suffix(".md.tmp")
-        tmp.write_text(text)
-        tmp.replace(BENCH_DOC)
-
-
 def run_suite(args) -> int:
     if args.suite == "render":  # only rewrite the section from bench/results/load.json
         results = _load_results()
         section = render_doc(results)
-        update_doc(section)
+        update_doc("bench_load", section)
         tlines = suite_targets(results)
         print("\n".join(section[:-(len(tlines) + 2)] if tlines else section))
         print(f"\nmachine: {results.get('meta', {}).get('machine', machine())}")
@@ -1130,7 +1112,7 @@ def run_suite(args) -> int:
         results[part] = res
         _save_results(results)
     section = render_doc(results)
-    update_doc(section)
+    update_doc("bench_load", section)
     tlines = suite_targets(results)
     print("\n".join(section[:-(len(tlines) + 2)] if tlines else section))
     print(f"\nmachine: {results['meta']['machine']}")
