@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Run N LDP classroom processes on this machine behind nginx with sticky sessions.
+# Run N LDP classroom processes on this machine behind nginx: phones (/join, /api/)
+# round-robin, Streamlit's websockets (dashboard, self-study pages) sticky.
 #
 #   LDP_CLASSROOM_DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:5432/ldp \
 #     deploy/run-cluster.sh -n 2 -l 127.0.0.1:8080
@@ -10,7 +11,12 @@
 #   -b PORT     first process port; process i listens on 127.0.0.1:PORT+i (default 8601)
 #   -d DIR      run directory for the rendered nginx.conf, logs and pid files
 #               (default: a new temporary directory, removed on exit)
+#   -a LOG      nginx access log: a path, or "off" (default: <run dir>/access.log, written
+#               in the template's ldp_privacy format: no client address, no query string)
 #   -- ARGS     passed to every `streamlit run app.py` (e.g. -- --runner.postScriptGC true)
+#
+# Phones need no sticky sessions: their requests hold no state in a process. The
+# dashboard's and the self-study pages' websockets do (see the template).
 #
 # Every process must share one database, so LDP_CLASSROOM_DATABASE_URL must name
 # PostgreSQL (several processes on one SQLite file work on one machine, but the
@@ -30,12 +36,14 @@ N="$(nproc 2>/dev/null || echo 2)"
 LISTEN="127.0.0.1:8080"
 BASE_PORT=8601
 RUN_DIR=""
-while getopts "n:l:b:d:h" opt; do
+ACCESS_LOG=""
+while getopts "n:l:b:d:a:h" opt; do
   case "$opt" in
     n) N="$OPTARG" ;;
     l) LISTEN="$OPTARG" ;;
     b) BASE_PORT="$OPTARG" ;;
     d) RUN_DIR="$OPTARG" ;;
+    a) ACCESS_LOG="$OPTARG" ;;
     h) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) exit 2 ;;
   esac
@@ -59,6 +67,10 @@ mkdir -p "$RUN_DIR"
 RUN_DIR="$(cd "$RUN_DIR" && pwd)"
 # nginx workers (user "nobody" when started as root) must reach the run directory.
 chmod 755 "$RUN_DIR"
+
+# Every waiting phone holds a connection open (long-poll): allow as many open files as
+# the hard limit permits, for nginx and the processes.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 PIDS=()
 cleanup() {
@@ -85,13 +97,16 @@ done
 
 # The site file (deploy/nginx-site.conf.template) inside a minimal nginx.conf that keeps
 # every path in the run directory, so no root-owned nginx state is touched.
-sed -e "s|@LISTEN@|$LISTEN|g" -e "s|@UPSTREAM_SERVERS@|$UPSTREAMS|g" \
+if [[ -z "$ACCESS_LOG" ]]; then ACCESS_LOG="$RUN_DIR/access.log"; fi
+if [[ "$ACCESS_LOG" != off ]]; then ACCESS_LOG="$ACCESS_LOG ldp_privacy buffer=32k flush=1s"; fi
+sed -e "s|@LISTEN@|$LISTEN|g" -e "s|@UPSTREAM_SERVERS@|$UPSTREAMS|g" -e "s|@ACCESS_LOG@|$ACCESS_LOG|g" \
   "$ROOT/deploy/nginx-site.conf.template" >"$RUN_DIR/ldp-classroom.conf"
 cat >"$RUN_DIR/nginx.conf" <<EOF
 worker_processes 1;
 pid $RUN_DIR/nginx.pid;
 error_log $RUN_DIR/nginx-error.log warn;
-events { worker_connections 4096; }
+# Every waiting phone holds a long-poll: a client and an upstream connection each.
+events { worker_connections 16384; }
 http {
     access_log off;
     client_body_temp_path $RUN_DIR/tmp-body;
@@ -114,7 +129,8 @@ for ((i = 0; i < N; i++)); do
   healthy "127.0.0.1:$port" || die "process $i on port $port did not answer /_stcore/health"
 done
 
-"$NGINX" -e "$RUN_DIR/nginx-error.log" -p "$RUN_DIR" -c "$RUN_DIR/nginx.conf" -g "daemon off;" &
+# (env -u: nginx reads a variable named NGINX as a list of inherited sockets)
+env -u NGINX "$NGINX" -e "$RUN_DIR/nginx-error.log" -p "$RUN_DIR" -c "$RUN_DIR/nginx.conf" -g "daemon off;" &
 NGINX_PID=$!
 for _ in $(seq 1 100); do healthy "$LISTEN" && break; sleep 0.1; done
 healthy "$LISTEN" || die "nginx does not answer on $LISTEN (log $RUN_DIR/nginx-error.log)"
