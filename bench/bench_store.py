@@ -257,7 +257,12 @@ def main() -> int:
     ap.add_argument("--estimate-n", type=int, default=10_000)
     ap.add_argument("--calls", type=int, default=30, help="estimate calls per median")
     ap.add_argument("--no-doc", action="store_true", help="do not update docs/benchmarks.md")
+    ap.add_argument("--smoke", action="store_true",
+                    help="every measurement at a tiny size, in seconds; no doc update")
     args = ap.parse_args()
+    if args.smoke:
+        args.reports, args.repeats, args.estimate_n, args.calls = 200, 1, 500, 3
+        args.no_doc = True
 
     cores = os.cpu_count()
     load = os.getloadavg()
@@ -284,7 +289,7 @@ def main() -> int:
     cmd = "python bench/bench_store.py" + (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else "")
     if not args.no_doc:
         stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        update_doc([
+        update_doc("bench_store", [
             "## Store: submit throughput and the dashboard's aggregate query",
             "",
             f"Command: `{cmd}` ({stamp}). Machine: {machine}; {pg_note}. "

@@ -152,7 +152,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reruns", type=int, default=7, help="reruns per scenario (median)")
     ap.add_argument("--no-doc", action="store_true", help="do not update docs/benchmarks.md")
+    ap.add_argument("--smoke", action="store_true",
+                    help="each page's default scenario with one rerun; no doc update")
     args = ap.parse_args()
+    scenarios = SCENARIOS
+    if args.smoke:
+        args.reruns, args.no_doc = 1, True
+        scenarios = [sc for sc in SCENARIOS if sc[1] == "default"]
 
     import logging
 
@@ -167,7 +173,7 @@ def main() -> int:
 
     load0 = os.getloadavg()[0]
     results = []
-    for page, name, state in SCENARIOS:
+    for page, name, state in scenarios:
         move = None
         if name == "default":
             move = MOVES[page]

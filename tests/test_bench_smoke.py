@@ -1,0 +1,48 @@
+"""Every benchmark script in bench/ runs to its end in its smoke mode (``--smoke``: tiny
+sizes, seconds), prints its ``TARGET`` lines and leaves docs/benchmarks.md alone.
+
+The figures themselves are not judged here (they come from ``python bench/<script>.py``
+on a known machine); a benchmark that crashes before its report, as one once did at its
+last line, fails this test.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH_DOC = ROOT / "docs" / "benchmarks.md"
+TARGET = re.compile(r"^TARGET \S+ measured=\S+ goal=\S+ (PASS|MISS)$", re.M)
+
+SCRIPTS = [
+    pytest.param("bench_ldp_core.py", id="ldp_core"),
+    pytest.param("bench_store.py", id="store"),
+    pytest.param("bench_study_pages.py", id="study_pages"),
+    pytest.param("load.py", id="load", marks=pytest.mark.server),
+    pytest.param("profile_server.py", id="profile_server", marks=pytest.mark.server),
+]
+
+
+def test_every_script_in_bench_has_a_smoke_run_here():
+    scripts = {p.name for p in (ROOT / "bench").glob("*.py")
+               if "__main__" in p.read_text(encoding="utf-8")}
+    assert scripts == {p.values[0] for p in SCRIPTS}
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_smoke_mode_runs_to_its_targets(script):
+    before = BENCH_DOC.read_bytes()
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / script), "--smoke"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out[-4000:]
+    assert "Traceback" not in out, out[-4000:]
+    assert TARGET.search(done.stdout), out[-4000:]
+    assert BENCH_DOC.read_bytes() == before, "a smoke run rewrote docs/benchmarks.md"
