@@ -1,13 +1,18 @@
-"""Abuse over Streamlit's real websocket protocol: guessing join codes, bad vote frames,
-and question text that tries to be markup.
+"""Abuse against the real server: guessing join codes, bad reports, frames that are not
+Streamlit messages, and question text that tries to be markup.
 
-* guessing: after a few wrong codes a session must wait, even for the right one;
-* vote frames: oversized, malformed or foreign payloads for the vote component,
-  and frames that are not Streamlit messages at all, write nothing; the server
-  stays up and a proper vote still works;
-* question text and option labels with HTML and Markdown reach the phone as
-  text: escaped in Markdown, never ``allow_html``, and the component sets them
-  with ``textContent``.
+* guessing: after a few unknown codes a phone is told to slow down (``429
+  slow_down`` with ``Retry-After``), even for the right code, until the pause is over;
+* reports: malformed, oversized, deep, foreign-origin, cookie-less or wrongly typed
+  POSTs get a clear JSON error and write nothing; the server stays up and a proper
+  report from the same phone still counts, once;
+* Streamlit's websocket (the dashboard and the self-study pages still use it): frames
+  that are not Streamlit messages, or beyond its size limit, close the stream; the
+  server stays up;
+* question text and option labels with HTML and Markdown reach the phone as data:
+  exact in the JSON, never part of the page document (the page sets them as text).
+
+Phones are plain HTTP clients of the phone path (``tests/support/phone_client.py``).
 """
 
 from __future__ import annotations
@@ -19,12 +24,12 @@ import tomllib
 import pytest
 
 from bench.cluster import APP_ROOT, running_server
-from tests.support.protocol import ProtocolError, Student, Tab, vote_event
+from tests.support.phone_client import PhoneResponse, PhoneStudent, new_session
+from tests.support.protocol import ProtocolError, Tab
 
 pytestmark = pytest.mark.server
 
 DIE = {"design": "die", "faces": 4, "truthful": 3}
-RECEIPT = "Answer received"
 
 
 @pytest.fixture(scope="module")
@@ -49,72 +54,146 @@ def _poll(svc, text="Vanilla (1) or chocolate (0)?", options=("Chocolate", "Vani
     return poll, q
 
 
+def _error(resp: PhoneResponse, status: int | tuple[int, ...], code: str | None = None) -> str:
+    """A clear JSON error: the status, ``{"error": code, "message": "<a sentence>"}``."""
+    statuses = (status,) if isinstance(status, int) else status
+    assert resp.status in statuses, (resp.status, resp.body[:300])
+    assert resp.headers.get("Content-Type", "").startswith("application/json"), resp.headers
+    assert isinstance(resp.json, dict), resp.body[:300]
+    if code is not None:
+        assert resp.json.get("error") == code, resp.json
+    message = resp.json.get("message")
+    assert isinstance(message, str) and message.strip(), resp.json
+    assert "Traceback" not in message and "receipt" not in resp.json
+    return message
+
+
 # -- join codes --------------------------------------------------------------------------------
-async def _guess(tab: Tab, code: str):
-    """Type ``code`` into the home page's join form and press Join."""
-    page = await tab.run()
-    box = next(t for t in page.text_inputs() if t.label == "Join code")
-    return await tab.type_text(box, code, page.button("Join"))
+WRONG = [f"{c * 6}" for c in "ZYXWVUTSRQPNMLKJHGFE"]
 
 
-def _errors(run) -> str:
-    assert not run.exceptions(), run.exceptions()
-    return " ".join(run.alerts("ERROR"))
-
-
-# Five wrong codes are free; then each wrong code doubles the wait (1 s, 2 s, 4 s ...).
-# The schedule waits out the first two pauses, so the last checks have a 4 s window.
-WRONG = ("ZZZZZZ", "YYYYYY", "XXXXXX", "WWWWWW", "VVVVVV", "UUUUUU", "TTTTTT")
-PAUSES = {5: 1.2, 6: 2.2}  # before guess i (0-based)
-
-
-def test_guessing_join_codes_is_slowed_per_session(server):
+def test_guessing_join_codes_is_slowed_down(server):
     srv, svc = server
     poll, _ = _poll(svc)
 
     async def scenario():
-        async with Tab(srv.url) as tab:
-            await tab.open()
-            texts = []
-            for i, code in enumerate(WRONG):
-                await asyncio.sleep(PAUSES.get(i, 0))
-                texts.append(_errors(await _guess(tab, code)))
-            blocked = _errors(await _guess(tab, "SSSSSS"))
-            # Even the right code waits: no lookup is made during the pause.
-            right = await _guess(tab, poll.join_code)
-            async with Tab(srv.url) as fresh:  # another session is not slowed by this one
-                await fresh.open()
-                other = await _guess(fresh, poll.join_code)
-            return texts, blocked, right, other
+        async with PhoneStudent(srv.url, "ZZZZZZ", timeout=30) as p:
+            await p.load_page("/join")
+            misses, slowed = [], None
+            for code in WRONG:
+                p.code = code
+                resp = await p.poll()
+                if resp.status == 429:
+                    slowed = resp
+                    break
+                misses.append(resp)
+            p.code = poll.join_code
+            right_during_pause = await p.poll()
+            malformed = await PhoneStudent(srv.url, "!!!!", session=p.session).poll()
+            return misses, slowed, right_during_pause, malformed
 
-    texts, blocked, right, other = asyncio.run(scenario())
-    assert all("no poll has join code" in t for t in texts), texts
-    assert "Too many codes" in blocked and "no poll has join code" not in blocked
-    assert "Too many codes" in _errors(right)
-    assert right.component() is None
-    assert "Too many codes" not in _errors(other)
+    misses, slowed, right, malformed = asyncio.run(scenario())
+    assert len(misses) >= 3, "slowed down before three wrong codes"
+    for resp in misses:
+        _error(resp, 404, "unknown_poll")
+    assert slowed is not None, f"{len(WRONG)} wrong codes were never slowed down"
+    _error(slowed, 429, "slow_down")
+    assert int(slowed.headers["Retry-After"]) >= 1
+    # Even the right code waits: no lookup is made during the pause.
+    _error(right, 429, "slow_down")
+    _error(malformed, (400, 404, 429))
 
 
-def test_guessing_by_address_is_slowed_too(server):
-    """Rerunning /?poll=WRONG in one session counts as guessing as well."""
-    srv, _ = server
+# -- reports -----------------------------------------------------------------------------------
+def _nest(depth: int) -> dict:
+    node: dict = {"x": 1}
+    for _ in range(depth):
+        node = {"x": node}
+    return node
+
+
+def _bad_reports(q_id: int) -> dict[str, tuple[dict, tuple[int, ...]]]:
+    """name -> (keyword arguments of PhoneStudent.send, the statuses allowed)."""
+    ok = {"question_id": q_id, "answer": 1, "params": DIE, "submission_id": "sub-ok-000001"}
+    return {
+        "not json": ({"body": "{answer: 1"}, (400,)),
+        "not an object": ({"body": [ok]}, (400,)),
+        "missing keys": ({"body": {"question_id": q_id, "answer": 1}}, (400,)),
+        "extra key (a true answer)": ({"body": {**ok, "truth": 1}}, (400, 422)),
+        "answer out of range": ({"body": {**ok, "answer": 7}}, (400, 422)),
+        "answer not a number": ({"body": {**ok, "answer": "yes"}}, (400, 422)),
+        "foreign design": ({"body": {**ok, "params": {"design": "die", "faces": 2,
+                                                       "truthful": 2}}}, (422,)),
+        "params not an object": ({"body": {**ok, "params": "die"}}, (400, 422)),
+        "bad submission id": ({"body": {**ok, "submission_id": "<script>alert(1)</script>"}},
+                              (400, 422)),
+        "overlong submission id": ({"body": {**ok, "submission_id": "sub-" + "x" * 200}},
+                                   (400, 422)),
+        "unknown question": ({"body": {**ok, "question_id": q_id + 999}}, (404,)),
+        "JSON too deep": ({"body": {**ok, "params": _nest(200)}}, (400, 413)),
+        "oversized body": ({"body": {**ok, "params": {**DIE, "padding": "p" * 200_000}}},
+                           (413,)),
+        "wrong content type": ({"body": ok, "content_type": "text/plain"}, (415,)),
+        "form post": ({"body": "answer=1", "content_type": "application/x-www-form-urlencoded"},
+                      (415,)),
+        "no Origin": ({"body": ok, "origin": ""}, (403,)),
+        "another site's Origin": ({"body": ok, "origin": "https://evil.example"}, (403,)),
+    }
+
+
+def test_bad_reports_get_a_clear_error_and_write_nothing(server):
+    srv, svc = server
+    poll, q = _poll(svc)
+    bad = _bad_reports(q.id)
 
     async def scenario():
-        async with Student(srv.url, "QQQQQQ") as s:
-            await s.open()
-            texts = []
-            for i in range(len(WRONG)):
-                await asyncio.sleep(PAUSES.get(i, 0))
-                texts.append(_errors(await s.run()))
-            texts.append(_errors(await s.run()))
-            return texts
+        async with new_session(timeout=30) as http:
+            p = PhoneStudent(srv.url, poll.join_code, session=http, timeout=30)
+            assert (await p.join()).status == 200
+            outcomes = {}
+            for name, (kwargs, allowed) in bad.items():
+                outcomes[name] = (await p.send(**kwargs), allowed)
+            # A phone without the device cookie is told so.
+            cookieless = PhoneStudent(srv.url, poll.join_code, session=http)
+            await cookieless.poll()
+            no_cookie = await cookieless.send({"question_id": q.id, "answer": 1,
+                                               "params": DIE, "submission_id": "sub-nc-000001"})
+            # ... and a proper report from the first phone still counts, once.
+            final = await p.vote(1)
+            again = await p.resend()
+            return outcomes, no_cookie, final, again
 
-    texts = asyncio.run(scenario())
-    assert all("no poll has join code QQQQQQ" in t for t in texts[:-1]), texts
-    assert "Too many codes" in texts[-1], texts
+    outcomes, no_cookie, final, again = asyncio.run(scenario())
+    for name, (resp, allowed) in outcomes.items():
+        try:
+            _error(resp, allowed)
+        except AssertionError as exc:
+            raise AssertionError(f"{name}: {exc}") from None
+    _error(no_cookie, 400, "no_cookie")
+    assert outcomes["foreign design"][0].json["error"] == "rejected"
+    assert outcomes["no Origin"][0].json["error"] == "forbidden_origin"
+    assert outcomes["oversized body"][0].json["error"] == "too_large"
+    assert outcomes["wrong content type"][0].json["error"] == "unsupported_media_type"
+    assert final.status == 200 and final.json["receipt"]["already_answered"] is False
+    assert again.status == 200 and again.json["receipt"]["already_answered"] is True
+    assert svc.store.count_reports(q.id) == 1
 
 
-# -- vote frames -------------------------------------------------------------------------------
+def test_a_closed_question_takes_no_report(server):
+    srv, svc = server
+    poll, q = _poll(svc)
+
+    async def scenario():
+        async with PhoneStudent(srv.url, poll.join_code, timeout=30) as p:
+            await p.join()
+            svc.close_question(q.id)
+            return await p.vote(1)
+
+    _error(asyncio.run(scenario()), 409, "closed")
+    assert svc.store.count_reports(q.id) == 0
+
+
+# -- Streamlit's websocket -----------------------------------------------------------------------
 def _max_frame_bytes() -> int:
     """The largest frame the server reads: server.maxWidgetStateSize and (uvicorn's
     websocket limit) server.maxMessageSize, in MB, from .streamlit/config.toml, else
@@ -128,89 +207,52 @@ def _max_frame_bytes() -> int:
                    server.get("maxMessageSize", 200)) * 1_000_000)
 
 
-BAD_EVENTS = {
-    "not json": "{vote: 1",
-    "not a list": json.dumps({"event": "vote", "value": {"answer": 1}}),
-    "unknown event": json.dumps([{"event": "drop_table", "value": {"answer": 1}}]),
-    "missing keys": json.dumps([{"event": "vote", "value": {"answer": 1}}]),
-    "extra keys": None,  # filled in below, needs the design
-    "answer out of range": None,
-    "answer not a number": None,
-    "foreign design": vote_event(1, {"design": "die", "faces": 2, "truthful": 2},
-                                 "sub-foreign-0001"),
-    "params not an object": vote_event(1, "die", "sub-notobj-0001"),
-    "bad submission id": vote_event(1, DIE, "<script>alert(1)</script>"),
-    "overlong submission id": vote_event(1, DIE, "sub-" + "x" * 200),
-    "oversized payload": json.dumps([{"event": "vote", "value": {
-        "answer": 1, "params": {**DIE, "padding": "p" * 200_000},
-        "submission_id": "sub-big-00001"}}]),
-}
-
-
-def test_malformed_and_oversized_vote_payloads_write_nothing(server):
-    srv, svc = server
-    poll, q = _poll(svc)
-    events = dict(BAD_EVENTS)
-    events["extra keys"] = json.dumps([{"event": "vote", "value": {
-        "answer": 1, "params": DIE, "submission_id": "sub-extra-0001", "truth": 1}}])
-    events["answer out of range"] = vote_event(7, DIE, "sub-range-0001")
-    events["answer not a number"] = vote_event("yes", DIE, "sub-nan-00001")
-
-    async def scenario():
-        async with Student(srv.url, poll.join_code, timeout=30) as s:
-            await s.join()
-            for name, raw in events.items():
-                run = await s.tap(None, raw_events=raw)
-                assert not run.has_text(RECEIPT), name
-                assert not run.exceptions(), (name, run.exceptions())
-                # the page is still usable after each bad frame
-                s.remember(await s.run())
-            # ... and a proper vote from the same phone still counts, once.
-            return await s.tap(1)
-
-    final = asyncio.run(scenario())
-    assert final.has_text(RECEIPT), final.texts()
-    assert svc.store.count_reports(q.id) == 1
-
-
-def test_frames_that_are_not_streamlit_messages_close_the_stream_and_write_nothing(server):
+def test_frames_that_are_not_streamlit_messages_close_the_stream(server):
+    """On the home page's websocket (the dashboard and self-study pages use the same one)."""
     srv, svc = server
     poll, q = _poll(svc)
     limit = _max_frame_bytes()
 
     async def attempt(make) -> str:
-        """Join, send the frame ``make(student)`` builds, report how the stream ended."""
-        s = Student(srv.url, poll.join_code, timeout=30)
+        tab = Tab(srv.url, timeout=30)
         try:
-            await s.join()
+            await tab.open()
+            await tab.run()
             try:
-                await s.send_raw(make(s))
-                await s.read_run()
+                await tab.send_raw(make(tab))
+                await tab.read_run()
             except ProtocolError as exc:
                 return str(exc)
             return "stream still open"
         finally:
-            await s.close()
+            await tab.close()
 
-    def oversized(s: Student) -> bytes:
-        """A tap whose widget state is beyond the server's frame limit."""
-        return s.rerun_message(s.tap_widgets(None, raw_events=vote_event(
-            1, {**DIE, "padding": "p" * (limit + 1000)}, "sub-huge-0001"))).SerializeToString()
+    def oversized(tab: Tab) -> bytes:
+        """A rerun whose widget state is beyond the server's frame limit."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        big = WidgetState(id="$$STREAMLIT_INTERNAL_KEY_x__events",
+                          json_trigger_value=json.dumps({"padding": "p" * (limit + 1000)}))
+        return tab.rerun_message([big]).SerializeToString()
 
     async def scenario():
-        garbage = await attempt(lambda s: b"\xff\x00not a protobuf" * 10)
-        text = await attempt(lambda s: "rerun please")  # a text frame
+        garbage = await attempt(lambda t: b"\xff\x00not a protobuf" * 10)
+        text = await attempt(lambda t: "rerun please")  # a text frame
         huge = await attempt(oversized)
-        async with Student(srv.url, poll.join_code) as ok:
-            await ok.join()
-            final = await ok.tap(0)
-        return garbage, text, huge, final
+        async with Tab(srv.url, timeout=30) as fine:  # the server is still up
+            await fine.open()
+            home = await fine.run()
+        async with PhoneStudent(srv.url, poll.join_code) as p:
+            await p.join()
+            vote = await p.vote(0)
+        return garbage, text, huge, home, vote
 
-    garbage, text, huge, final = asyncio.run(scenario())
+    garbage, text, huge, home, vote = asyncio.run(scenario())
     for outcome in (garbage, text, huge):
         assert "stream closed" in outcome, outcome
     assert "1009" in huge or "too big" in huge.lower(), huge
-    assert final.has_text(RECEIPT)
+    assert not home.exceptions()
+    assert vote.status == 200
     assert svc.store.count_reports(q.id) == 1
 
 
@@ -218,33 +260,23 @@ def test_frames_that_are_not_streamlit_messages_close_the_stream_and_write_nothi
 MARKUP = "<img src=x onerror=alert(1)> **Vote** [here](http://evil.example) <b>now</b>"
 
 
-def test_question_text_with_html_and_markdown_is_shown_as_text(server):
+def test_question_text_with_html_and_markdown_travels_as_data(server):
     srv, svc = server
     poll, q = _poll(svc, text=MARKUP, options=("<i>No</i>", "**Yes**"))
 
     async def scenario():
-        async with Student(srv.url, poll.join_code) as s:
-            page = await s.join()
-            return page, await s.tap(1)
+        async with PhoneStudent(srv.url, poll.join_code) as p:
+            page = await p.load_page()
+            state = await p.poll()
+            vote = await p.vote(1)
+            return page, state, vote
 
-    page, receipt = asyncio.run(scenario())
-    comp = page.component()
-    data = json.loads(comp.json)
-    assert data["question"] == MARKUP  # plain data; the script sets it as text:
-    assert "q.textContent = data.question" in comp.js_content
-    assert "innerHTML" not in comp.js_content and "insertAdjacentHTML" not in comp.js_content
-    assert receipt.has_text(RECEIPT)
-    shown = [el for el in receipt.elements if el.WhichOneof("type") == "markdown"
-             and "Question:" in el.markdown.body]
-    assert shown, receipt.texts()
-    body = shown[0].markdown.body
-    assert not shown[0].markdown.allow_html
-    assert r"\<img src=x onerror=alert\(1\)\>" in body
-    assert r"\*\*Vote\*\*" in body and r"\[here\]\(http" in body
-    assert r"\*\*Yes\*\*" in body  # the option label as reported
-    for el in receipt.elements + page.elements:
-        kind = el.WhichOneof("type")
-        if kind == "markdown":
-            assert not (el.markdown.allow_html and "onerror" in el.markdown.body)
-        if kind == "html":
-            assert "onerror" not in el.html.body and "evil.example" not in el.html.body
+    page, state, vote = asyncio.run(scenario())
+    question = state.json["question"]
+    assert question["text"] == MARKUP  # exact, as data
+    assert {o["label"] for o in question["options"]} == {"<i>No</i>", "**Yes**"}
+    # The page document is the same for every poll: the text never becomes markup in it.
+    html = page.body.decode()
+    assert "onerror=alert" not in html and "evil.example" not in html and "<i>No</i>" not in html
+    assert vote.status == 200
+    assert vote.json["receipt"]["answer_label"] in ("<i>No</i>", "**Yes**")

@@ -1,5 +1,11 @@
-"""PostgreSQL goes away while students vote: nobody sees a traceback or a false receipt,
-and once it is back every student's vote is stored exactly once.
+"""PostgreSQL goes away while phones vote: nobody gets a traceback or a false receipt,
+and once it is back every phone's vote is stored exactly once.
+
+The phones are plain HTTP clients of the phone path (``tests/support/phone_client.py``).
+During the outage a report gets ``503 unavailable`` with a sentence for the student,
+the phone keeps its randomized report, and "Send it again" (the same body, the same
+submission id) stores it once PostgreSQL is back. The question stays on the phones:
+the poll's state is served from the process's cache.
 
 The server runs on a scratch PostgreSQL cluster of its own (``pg_createcluster``
 on a free port, dropped afterwards), so stopping and restarting it does not
@@ -18,13 +24,11 @@ import pytest
 
 from bench.cluster import running_server
 from tests.support.failures import ScratchPostgres, db_schema_url, need, postgres_url
-from tests.support.protocol import RunResult, Student
+from tests.support.phone_client import PhoneResponse, PhoneStudent, new_session
 
 pytestmark = [pytest.mark.server, pytest.mark.postgres]
 
 DIE = {"design": "die", "faces": 4, "truthful": 3}
-NOT_SAVED = "Not saved yet"
-RECEIPT = "Answer received"
 
 
 @pytest.fixture(scope="module")
@@ -65,133 +69,114 @@ def classroom(scratch_pg, tmp_path):
             store.close()
 
 
-def _clean(run: RunResult) -> None:
-    """Never a traceback, never an exception box."""
-    assert not run.exceptions(), run.exceptions()
+def not_saved(resp: PhoneResponse) -> None:
+    """503 ``unavailable`` with one sentence for the student: never a traceback, no receipt."""
+    assert resp.status == 503, (resp.status, resp.body[:300])
+    assert resp.json and resp.json.get("error") == "unavailable", resp.body[:300]
+    assert resp.json.get("message"), resp.body[:300]
+    assert "receipt" not in resp.json
+    assert b"Traceback" not in resp.body
 
 
-def _one_report_each(svc, q, students) -> None:
-    assert svc.store.count_reports(q.id) == len(students)
-    for s in students:
-        assert svc.receipt_for(q.id, s.device_id) is not None
+def receipt(resp: PhoneResponse) -> dict:
+    assert resp.status == 200, (resp.status, resp.body[:300])
+    return resp.json["receipt"]
 
 
-def test_outage_keeps_the_tap_and_a_retry_stores_it_once(scratch_pg, classroom):
+def _one_report_each(svc, q, phones) -> None:
+    assert svc.store.count_reports(q.id) == len(phones)
+    for p in phones:
+        assert svc.receipt_for(q.id, p.device_id) is not None
+
+
+def test_outage_keeps_the_report_and_a_resend_stores_it_once(scratch_pg, classroom):
     server, svc, poll, q = classroom
 
     async def scenario():
-        students = [Student(server.url, poll.join_code, timeout=30) for _ in range(12)]
-        pages = await asyncio.gather(*(s.join() for s in students))
-        assert all(p.component() is not None for p in pages)
-        before, during, idle, later = students[:3], students[3:7], students[7:9], students[9:]
-        for s in before:
-            assert (await s.tap(1)).has_text(RECEIPT)
+        async with new_session(timeout=30) as http:
+            phones = [PhoneStudent(server.url, poll.join_code, session=http, timeout=30)
+                      for _ in range(12)]
+            for resp in await asyncio.gather(*(p.join() for p in phones)):
+                assert resp.status == 200 and resp.json["question"]["state"] == "open"
+            before, during, idle, later = phones[:3], phones[3:7], phones[7:9], phones[9:]
+            for p in before:
+                receipt(await p.vote(1))
 
-        await asyncio.to_thread(scratch_pg.stop)
-        sent = {}
-        for s, run in zip(during, await asyncio.gather(*(s.tap(i % 2) for i, s in
-                                                         enumerate(during)))):
-            _clean(run)
-            assert not run.has_text(RECEIPT) and not run.has_text("already answered")
-            assert any(NOT_SAVED in a for a in run.alerts("ERROR")), run.texts()
-            assert run.button("Send it again") is not None
-            sent[s.device_id] = s.submission_id
-        for s in idle:  # a rerun without a tap: a message, the question stays on screen
-            run = await s.run()
-            _clean(run)
-            assert any("database unavailable" in a for a in run.alerts("ERROR")), run.texts()
-            assert run.component() is not None
-        for s in before:  # phones on the receipt page keep polling for the next question
-            fid = next(iter(s.auto_reruns))
-            _clean(await s.run(fragment_id=fid, auto=True))
-        newcomer = Student(server.url, poll.join_code, timeout=30)
-        run = await newcomer.join()
-        _clean(run)
-        assert any("database unavailable" in a for a in run.alerts("ERROR")), run.texts()
-        # Sending again while the database is still away: still not saved, still no receipt.
-        first = during[0]
-        run = await first.click(run_button(await first.run(), "Send it again"))
-        _clean(run)
-        assert not run.has_text(RECEIPT)
-        assert any(NOT_SAVED in a for a in run.alerts("ERROR")), run.texts()
+            await asyncio.to_thread(scratch_pg.stop)
+            sent = {}
+            for p, resp in zip(during, await asyncio.gather(*(p.vote(i % 2) for i, p in
+                                                              enumerate(during)))):
+                not_saved(resp)
+                sent[p.device_id] = p.submission_id
+            for p in idle:  # the question stays on screen: served from the process's cache
+                resp = await p.poll()
+                assert resp.status == 200, (resp.status, resp.body[:300])
+                assert resp.json["question"]["id"] == q.id
+            for p in before:  # waiting phones long-poll on: no change, no error
+                assert (await p.poll(wait=1)).status == 304
+            newcomer = PhoneStudent(server.url, poll.join_code, session=http, timeout=30)
+            resp = await newcomer.join()
+            assert resp.status == 200 and resp.json["question"]["id"] == q.id
+            # Sending again while the database is still away: still not saved.
+            first = during[0]
+            not_saved(await first.resend())
+            assert first.submission_id == sent[first.device_id]
 
-        await asyncio.to_thread(scratch_pg.start)
-        for s in during:  # one tap on "Send it again" stores the SAME randomized vote
-            page = await s.run()
-            _clean(page)
-            run = await s.click(run_button(page, "Send it again"))
-            _clean(run)
-            assert run.has_text(RECEIPT), run.texts()
-            assert run.button("Send it again") is None
-        for s in idle + later:
-            assert (await s.tap(0)).has_text(RECEIPT)
-        page = await newcomer.run()
-        assert newcomer.remember(page).component() is not None
-        assert (await newcomer.tap(1)).has_text(RECEIPT)
-        everyone = students + [newcomer]
-        for s in everyone:
-            await s.close()
-        return everyone, sent
+            await asyncio.to_thread(scratch_pg.start)
+            for p in during:  # one "Send it again" stores the SAME randomized report
+                r = receipt(await p.resend())
+                assert r["already_answered"] is False
+            for p in during:  # ... and a second one is a double tap: the first receipt
+                again = receipt(await p.resend())
+                assert again["already_answered"] is True
+            for p in idle + later + [newcomer]:
+                receipt(await p.vote(0))
+            return phones + [newcomer], sent
 
     everyone, sent = asyncio.run(scenario())
     _one_report_each(svc, q, everyone)
     stored = svc.store.submission_ids(q.id)
     for sid in sent.values():
-        assert sid in stored  # the vote tapped during the outage, not a new draw
-
-
-def run_button(run: RunResult, label: str):
-    button = run.button(label)
-    assert button is not None, f"no {label!r} button: {run.texts()}"
-    return button
+        assert sid in stored  # the report made during the outage, not a new draw
 
 
 def test_restart_during_a_burst_loses_and_doubles_nothing(scratch_pg, classroom):
-    """20 joined students tap within 3 s; PostgreSQL is stopped when the burst starts and
-    started again 1.5 s later (a restart with a known down time). Each student retries
-    until it has a receipt, and ends with exactly one stored report."""
+    """20 phones that have the question tap within 3 s; PostgreSQL is stopped when the burst
+    starts and started again 1.5 s later (a restart with a known down time). Each phone
+    sends its report again every 0.5 s until it has a receipt, and ends with exactly one
+    stored report."""
     server, svc, poll, q = classroom
     rng = random.Random(7)
 
-    async def student(s: Student, delay: float, answer: int) -> tuple[int, int]:
+    async def phone(p: PhoneStudent, delay: float, truth: int) -> tuple[int, int]:
         await asyncio.sleep(delay)
-        s.remember(await s.run())  # the page as it is now (the question stays on screen)
-        run = await s.tap(answer)
-        not_saved = 0
+        resp = await p.vote(truth)
+        unavailable = 0
         for _ in range(60):
-            _clean(run)
-            if any(run.has_text(t) for t in (RECEIPT, "You already answered",
-                                              "Your answer was received")):
-                return not_saved, 1
-            assert any("not saved" in a.lower() or "unavailable" in a.lower()
-                       for a in run.alerts()), run.texts()
-            not_saved += 1
+            if resp.status == 200:
+                return unavailable, 1
+            not_saved(resp)
+            unavailable += 1
             await asyncio.sleep(0.5)
-            button = run.button("Send it again")
-            if button is not None:
-                run = await s.click(button)
-            elif run.component() is not None:
-                s.remember(run)
-                run = await s.tap(answer)
-            else:
-                run = await s.run()
-        return not_saved, 0
+            resp = await p.resend()
+        return unavailable, 0
 
     async def scenario():
-        students = [Student(server.url, poll.join_code, timeout=30) for _ in range(20)]
-        for page in await asyncio.gather(*(s.join() for s in students)):
-            assert page.component() is not None
-        await asyncio.to_thread(scratch_pg.stop)
-        tasks = [asyncio.create_task(student(s, rng.uniform(0.0, 3.0), rng.randrange(2)))
-                 for s in students]
-        await asyncio.sleep(1.5)
-        await asyncio.to_thread(scratch_pg.start)
-        results = await asyncio.gather(*tasks)
-        for s in students:
-            await s.close()
-        return students, results
+        async with new_session(timeout=30) as http:
+            phones = [PhoneStudent(server.url, poll.join_code, session=http, timeout=30)
+                      for _ in range(20)]
+            for resp in await asyncio.gather(*(p.join() for p in phones)):
+                assert resp.status == 200
+            await asyncio.to_thread(scratch_pg.stop)
+            tasks = [asyncio.create_task(phone(p, rng.uniform(0.0, 3.0), rng.randrange(2)))
+                     for p in phones]
+            await asyncio.sleep(1.5)
+            await asyncio.to_thread(scratch_pg.start)
+            return phones, await asyncio.gather(*tasks)
 
-    students, results = asyncio.run(scenario())
+    phones, results = asyncio.run(scenario())
     assert all(done == 1 for _, done in results), results
     assert sum(n for n, _ in results) > 0, "no tap met the outage"
-    _one_report_each(svc, q, students)
+    _one_report_each(svc, q, phones)
+    stored = svc.store.submission_ids(q.id)
+    assert {p.submission_id for p in phones} <= stored

@@ -3,9 +3,10 @@ wrong database URL.
 
 * at start: the server refuses to start and says why, naming the path or the
   setting, with any password masked;
-* while students vote: a full disk gives "Not saved yet" (never a traceback,
-  never a false receipt), the server log names the database and the reason,
-  and once there is room a single "Send it again" stores the vote.
+* while phones vote: a full disk gives ``503 unavailable`` with a sentence for
+  the student (never a traceback, never a false receipt), the server log names
+  the database and the reason, and once there is room a single "Send it again"
+  (the same report, the same submission id) stores the vote.
 
 Full and read-only directories are a small tmpfs (``mount -t tmpfs``, needs
 root): skipped locally without it, a failure under ``CI=true``.
@@ -23,12 +24,11 @@ import pytest
 
 from bench.cluster import ServerDidNotStart, running_server
 from tests.support.failures import need
-from tests.support.protocol import Student
+from tests.support.phone_client import PhoneStudent, new_session
 
 pytestmark = pytest.mark.server
 
 DIE = {"design": "die", "faces": 4, "truthful": 3}
-RECEIPT = "Answer received"
 
 
 class SmallDisk:
@@ -135,7 +135,7 @@ def test_wrong_database_url_stops_the_start_with_the_password_masked(tmp_path, u
     assert "Sup3rSecretPw" not in text
 
 
-def test_disk_full_while_voting_says_not_saved_and_a_retry_stores_once(small_disk, tmp_path):
+def test_disk_full_while_voting_says_not_saved_and_a_resend_stores_once(small_disk, tmp_path):
     data = small_disk.path / "data"
     data.mkdir()
     db = data / "classroom.db"
@@ -145,29 +145,31 @@ def test_disk_full_while_voting_says_not_saved_and_a_retry_stores_once(small_dis
     try:
         with running_server(env, log_path=tmp_path / "server.log") as server:
             async def scenario():
-                students = [Student(server.url, poll.join_code, timeout=30) for _ in range(4)]
-                for s in students:
-                    await s.join()
-                assert (await students[0].tap(1)).has_text(RECEIPT)
-                small_disk.fill()
-                runs = [await s.tap(0) for s in students[1:]]
-                for run in runs:
-                    assert not run.exceptions(), run.exceptions()
-                    assert not run.has_text(RECEIPT)
-                    assert any("Not saved yet" in a for a in run.alerts("ERROR")), run.texts()
-                assert f"classroom database sqlite:///{db}" in server.log()
-                assert "database or disk is full" in server.log()
-                small_disk.free()
-                for s, run in zip(students[1:], runs):
-                    again = await s.click(run.button("Send it again"))
-                    assert again.has_text(RECEIPT), again.texts()
-                for s in students:
-                    await s.close()
-                return students
+                async with new_session(timeout=30) as http:
+                    phones = [PhoneStudent(server.url, poll.join_code, session=http, timeout=30)
+                              for _ in range(4)]
+                    for p in phones:
+                        assert (await p.join()).status == 200
+                    assert (await phones[0].vote(1)).status == 200
+                    small_disk.fill()
+                    for p in phones[1:]:
+                        resp = await p.vote(0)
+                        assert resp.status == 503, (resp.status, resp.body[:300])
+                        assert resp.json["error"] == "unavailable" and resp.json["message"]
+                        assert "receipt" not in resp.json and b"Traceback" not in resp.body
+                    assert f"classroom database sqlite:///{db}" in server.log()
+                    assert "database or disk is full" in server.log()
+                    small_disk.free()
+                    for p in phones[1:]:  # "Send it again": the same report, stored once
+                        again = await p.resend()
+                        assert again.status == 200, (again.status, again.body[:300])
+                        assert again.json["receipt"]["already_answered"] is False
+                    return phones
 
-            students = asyncio.run(scenario())
-        assert svc.store.count_reports(q.id) == len(students)
-        for s in students:
-            assert svc.receipt_for(q.id, s.device_id) is not None
+            phones = asyncio.run(scenario())
+        assert svc.store.count_reports(q.id) == len(phones)
+        for p in phones:
+            assert svc.receipt_for(q.id, p.device_id) is not None
+        assert {p.submission_id for p in phones} <= svc.store.submission_ids(q.id)
     finally:
         store.close()
