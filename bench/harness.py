@@ -110,6 +110,7 @@ class Outcome:
     bytes_in: int = 0
     page_bytes: int = 0
     polls: int = 0  # long-polls while waiting
+    retries: int = 0  # requests sent again on a new connection (a closed kept-alive one)
     join_at: float | None = None  # seconds after the run's start
     tap_at: float | None = None
 
@@ -221,6 +222,7 @@ class LoadReport:
             "statuses": {str(k): v for k, v in sorted(statuses.items())},
             "requests": sum(o.requests for o in self.outcomes),
             "long_polls": sum(o.polls for o in self.outcomes),
+            "retries": sum(o.retries for o in self.outcomes),
             "kb_per_student": r(sum(o.bytes_in for o in self.outcomes) / 1024
                                 / max(1, len(self.outcomes)), 1),
             "page_kb": r(statistics_median(pages) / 1024, 1) if pages else None,
@@ -295,6 +297,7 @@ async def _phone(o: Outcome, s: PhoneStudent, cfg: LoadConfig, start_at: float, 
         o.statuses.update(s.statuses())
         o.requests = len(s.requests)
         o.bytes_in = s.bytes_in
+        o.retries = s.retries
 
 
 def aiohttp_errors() -> tuple[type[BaseException], ...]:

@@ -77,7 +77,8 @@ def print_report(report: LoadReport) -> dict:
     extra = f"; nginx CPU {s['nginx_cpu_s']:.1f} s" if s["nginx_cpu_s"] is not None else ""
     print(f"wall {s['wall_s']:.1f} s; harness CPU {s['harness_cpu_s']:.1f} s{extra}; "
           f"{s['requests']} requests ({s['long_polls']} while waiting), statuses "
-          f"{s['statuses']}; {s['kb_per_student']} kB per phone (page {s['page_kb']} kB)")
+          f"{s['statuses']}, {s['retries']} sent again on a new connection; "
+          f"{s['kb_per_student']} kB per phone (page {s['page_kb']} kB)")
     if s["phone_cpu_ms_per_student"] is not None:
         print(f"server CPU per student {s['cpu_ms_per_student']:.2f} ms, of which the projector "
               f"{s['cpu_ms_per_student'] - s['phone_cpu_ms_per_student']:.2f} ms "

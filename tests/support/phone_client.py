@@ -148,6 +148,7 @@ class PhoneStudent:
         self.etag: str | None = None
         self.body: dict | None = None  # the last report sent, kept to send it again
         self.receipt: dict | None = None
+        self.retries = 0  # requests sent again after a closed kept-alive connection
 
     # -- plumbing -----------------------------------------------------------------------------
     @property
@@ -189,13 +190,22 @@ class PhoneStudent:
             kw["data"] = data
         if timeout is not None:
             kw["timeout"] = aiohttp.ClientTimeout(total=timeout)
-        async with self.session.request(method, self.base_url + path, **kw) as resp:
-            raw = await resp.read()
-            for morsel in resp.cookies.values():
-                self.cookies[morsel.key] = morsel.value
-            seconds = time.perf_counter() - began
-            body = _decode(raw, resp.headers.get("Content-Encoding", "").lower())
-            out = PhoneResponse(resp.status, dict(resp.headers), body, seconds=seconds)
+        for attempt in (1, 2):
+            try:
+                async with self.session.request(method, self.base_url + path, **kw) as resp:
+                    raw = await resp.read()
+                    for morsel in resp.cookies.values():
+                        self.cookies[morsel.key] = morsel.value
+                    seconds = time.perf_counter() - began
+                    body = _decode(raw, resp.headers.get("Content-Encoding", "").lower())
+                    out = PhoneResponse(resp.status, dict(resp.headers), body, seconds=seconds)
+                break
+            except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError):
+                # A kept-alive connection the server closed as it was reused: a browser
+                # sends the request again on a new connection, once.
+                if attempt == 2 or time.perf_counter() - began > 1.0:
+                    raise
+                self.retries += 1
         if body and out.headers.get("Content-Type", "").startswith("application/json"):
             try:
                 out.json = json.loads(body)
