@@ -26,6 +26,7 @@ SCRIPTS = [
     pytest.param("bench_study_pages.py", id="study_pages"),
     pytest.param("load.py", id="load", marks=pytest.mark.server),
     pytest.param("profile_server.py", id="profile_server", marks=pytest.mark.server),
+    pytest.param("bench_phone_weight.py", id="phone_weight", marks=pytest.mark.server),
 ]
 
 
@@ -37,6 +38,10 @@ def test_every_script_in_bench_has_a_smoke_run_here():
 
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_smoke_mode_runs_to_its_targets(script):
+    if script == "bench_phone_weight.py":
+        from tests.support.browser import require_browser
+
+        require_browser()
     before = BENCH_DOC.read_bytes()
     done = subprocess.run([sys.executable, str(ROOT / "bench" / script), "--smoke"], cwd=ROOT,
                           capture_output=True, text=True, timeout=600,
