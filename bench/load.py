@@ -390,6 +390,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f} at start", flush=True)
     if args.render:
         results = load_results()
+        results.setdefault("meta", {}).setdefault("machine", machine())
+        save_results(results)
         update_doc("bench_load", render_doc(results))
         print("\n".join(all_targets(results)))
         return 0
