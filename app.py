@@ -2,8 +2,9 @@
 
 `streamlit run app.py` serves this file in two roles:
 
-* imported as the module ``app``, it builds the ASGI application: the device
-  cookie middleware, the instructor login route and the start-up banner;
+* imported as the module ``app``, it builds the ASGI application: the middleware
+  (gzip, device cookie, security headers), the instructor login route, the
+  students' phone page and its JSON API (``phone/``), and the start-up banner;
 * executed by Streamlit as ``__main__`` on every rerun, it is the script: it
   registers the pages for this visitor's role and runs the chosen one.
 
@@ -15,22 +16,25 @@ instructor page checks access again itself.
 import streamlit as st
 
 if __name__ == "__main__":
+    from pathlib import Path
+
     from ui import nav, session
 
-    st.set_page_config(page_title="LDP classroom", page_icon=":material/casino:", layout="wide")
+    # The favicon is the app's own file: a ":material/..." icon would make every browser
+    # fetch it from a third party.
+    icon = Path(__file__).parent / "phone" / "assets" / "favicon.svg"
+    st.set_page_config(page_title="LDP classroom", page_icon=str(icon), layout="wide")
     sections = nav.sections(session.is_instructor())
     page = st.navigation(sections, position="hidden")
-    # Students (arriving with ?poll=CODE) and the projector see no navigation.
-    if "poll" not in st.query_params and "projector" not in st.query_params:
+    # The projector sees no navigation.
+    if "projector" not in st.query_params:
         nav.sidebar(sections)
     page.run()
 else:
     from pathlib import Path
 
-    from starlette.middleware import Middleware
+    from classroom import web
+    from phone import routes as phone
 
-    from classroom.web import DeviceCookieMiddleware, lifespan, routes
-
-    app = st.App(Path(__file__).with_name("app.py"),
-                 middleware=[Middleware(DeviceCookieMiddleware)], routes=routes,
-                 lifespan=lifespan)
+    app = st.App(Path(__file__).with_name("app.py"), middleware=web.middleware(),
+                 routes=[*web.routes, *phone.routes], lifespan=web.lifespan)

@@ -59,6 +59,7 @@ __all__ = [
     "answer_label",
     "canonical_design",
     "design_from_json",
+    "display_order",
     "encode_answer",
     "normalize_join_code",
 ]
@@ -186,6 +187,33 @@ def normalize_join_code(code: object) -> str:
         raise BadInput(f"join code {_shorten(raw.strip())!r} has {len(norm)} characters; "
                        f"join codes have {JOIN_CODE_LENGTH}")
     return norm
+
+
+def display_order(text: str, options: tuple[str, ...], kind: str = "binary") -> tuple[int, ...]:
+    """The order in which to show the answers: the order the question names them in.
+
+    Each option's position is where its label first appears in ``text``
+    (case-insensitive, as a whole word). Labels the text does not name follow,
+    "yes" (value 1) before "no" (value 0) for binary questions, in option order
+    otherwise. The stored encoding is untouched: this is the buttons' order only.
+
+    >>> display_order("Vanilla (1) or chocolate (0)?", ("Chocolate", "Vanilla"))
+    (1, 0)
+    >>> display_order("Did you sleep well?", ("No", "Yes"))
+    (1, 0)
+    >>> display_order("Red, green or blue?", ("Blue", "Green", "Red"), "categorical")
+    (2, 1, 0)
+    """
+    folded = text.casefold()
+    unnamed = list(range(len(options)))
+    if kind == "binary":
+        unnamed.reverse()
+
+    def place(i: int) -> tuple[int, int]:
+        found = re.search(rf"(?<!\w){re.escape(options[i].casefold())}(?!\w)", folded)
+        return (found.start(), 0) if found else (len(folded) + 1, unnamed.index(i))
+
+    return tuple(sorted(range(len(options)), key=place))
 
 
 # -- designs ------------------------------------------------------------------------------

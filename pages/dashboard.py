@@ -557,7 +557,7 @@ def _join_url(code: str) -> tuple[str, str | None]:
             note = ("This address works only on this computer. For phones, open the dashboard "
                     "through the network address printed in the terminal, or set "
                     "LDP_CLASSROOM_PUBLIC_URL.")
-    return f"{base.rstrip('/')}/?poll={code}", note
+    return f"{base.rstrip('/')}/join/{code}", note
 
 
 def _qr_png(url: str) -> bytes:

@@ -1,4 +1,4 @@
-"""The default page: three doors, and the student's view when the link carries ?poll=CODE."""
+"""The default page: three doors. Students go on to the phone page (``/join``)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,26 @@ import streamlit as st
 
 from ui import nav
 
+#: A plain HTML form: the code goes to the phone page, which is not a Streamlit page.
+_JOIN_FORM = """
+<form action="/join" method="get" class="ldp-join">
+  <label for="ldp-join-code">Join code</label>
+  <input id="ldp-join-code" name="code" maxlength="16" placeholder="e.g. K7QM2P"
+         autocomplete="off" autocapitalize="characters" required>
+  <button type="submit">Join</button>
+</form>
+<style>
+  .ldp-join { display: grid; gap: .4rem; }
+  .ldp-join input { font-size: 1.1rem; padding: .5rem .6rem; border: 1px solid #94a3b8;
+                    border-radius: .5rem; }
+  .ldp-join button { font-size: 1.1rem; padding: .55rem; border: 0; border-radius: .5rem;
+                     background: #1f3a8a; color: #fff; cursor: pointer; }
+  .ldp-join button:focus-visible, .ldp-join input:focus-visible { outline: 3px solid #f59e0b; }
+</style>
+"""
+
 
 def render() -> None:
-    if "poll" in st.query_params:
-        from pages import student
-
-        student.render_poll(st.query_params["poll"])
-        return
     st.title("LDP classroom")
     st.markdown("**Local differential privacy, learned by doing it.**")
     st.write("Answer a sensitive question with randomized response: your phone adds the "
@@ -21,9 +34,8 @@ def render() -> None:
     student_door, teacher_door, study_door = st.columns(3, gap="medium")
     with student_door.container(border=True):
         st.header("I'm a student", anchor=False)
-        from pages import student
-
-        student.join_form()
+        st.write("Type the code on the projector, or scan its QR code with your phone.")
+        st.html(_JOIN_FORM)
     with teacher_door.container(border=True):
         st.header("I'm teaching", anchor=False)
         st.write("Run the vanilla-or-chocolate exercise live and project the results.")

@@ -7,7 +7,6 @@ import stat
 
 import pytest
 from starlette.applications import Starlette
-from starlette.middleware import Middleware
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 from starlette.testclient import TestClient
@@ -30,7 +29,7 @@ def client(tmp_path, monkeypatch):
     monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
     monkeypatch.setenv(auth.KEY_ENV, "the-right-key")
     app = Starlette(routes=[Route("/", _page), Route("/_stcore/health", _health), *web.routes],
-                    middleware=[Middleware(web.DeviceCookieMiddleware)])
+                    middleware=web.middleware())
     return TestClient(app, follow_redirects=False)
 
 

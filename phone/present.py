@@ -1,0 +1,137 @@
+"""What a phone is shown, computed below the views: JSON-ready, no Streamlit.
+
+The numbers come from ldp_core through the question's design; the texts are the
+ones the Streamlit student page used to draw.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import ldp_core
+from classroom.domain import (
+    BadInput,
+    ClassroomError,
+    Question,
+    QuestionEstimate,
+    Receipt,
+    UnknownPoll,
+    display_order,
+)
+
+__all__ = ["device_scheme", "join_error", "physical_instructions", "privacy_note",
+           "question_view", "receipt_view", "results_view"]
+
+
+def device_scheme(design_params: dict) -> dict[str, Any]:
+    """What the browser needs to randomize exactly, derived from the design in ldp_core."""
+    kind = design_params.get("design")
+    if kind in ("grr", "ue"):
+        oracle = ldp_core.categorical_oracle_from_params(design_params)
+        if kind == "grr":
+            return {"type": "grr", "d": oracle.d, "p": oracle.p}
+        return {"type": "ue", "d": oracle.d, "p": oracle.p, "q": oracle.q}
+    design = ldp_core.binary_design_from_params(design_params)
+    animation = {"die": "die", "two_coin": "coins"}.get(design.kind, "spinner")
+    scheme: dict[str, Any] = {"type": "binary", "weights": [int(w) for w in design.sampling_weights()],
+                              "animation": animation}
+    if animation == "die":
+        scheme["faces"] = int(design_params["faces"])
+    return scheme
+
+
+def privacy_note(question: Question) -> str:
+    """The receipt's privacy guarantee in plain words, with the design's numbers."""
+    eps = question.epsilon
+    ratio = f"{math.exp(eps):.3g}×" if eps < 50 else "a huge factor"
+    if question.kind == "binary":
+        floor = float(question.design.channel.min())  # type: ignore[union-attr]
+        return (f"Your privacy: whatever you truly prefer, this report was at least "
+                f"{floor:.0%} likely, and the odds between your two possible true answers "
+                f"change by at most {ratio}: ε = {eps:.2f}. Nobody, including the "
+                "instructor, can be sure from it what you really think.")
+    return (f"Your privacy: the report your phone sent is almost as likely whatever your "
+            f"true answer is: the odds change by at most {ratio} (ε = {eps:.2f}).")
+
+
+def physical_instructions(question: Question) -> str | None:
+    """How to randomize by hand in physical mode (None in device mode)."""
+    if question.mode != "physical":
+        return None
+    p = question.design_params
+    yes, no = question.options[1] if len(question.options) > 1 else "", question.options[0]
+    kind = p.get("design")
+    if kind == "die":
+        k, t = p["faces"], p["truthful"]
+        return (f"Privately roll a {k}-sided die (or pick a random number from 1 to {k}). "
+                f"On 1–{t} report your true answer; on {t + 1}–{k} report the "
+                "opposite. Do not tell anyone what you rolled.")
+    if kind == "two_coin":
+        return (f"Privately flip a coin. Heads: report your true answer. Tails: flip "
+                f"again and report {yes} on heads, {no} on tails.")
+    if kind == "warner":
+        return (f"Privately spin a spinner that lands on A with probability {p['p']:g}. "
+                f"On A, answer “do you prefer {yes}?”; otherwise answer “do you NOT "
+                f"prefer {yes}?”. Then tap what that answer means.")
+    return ("Privately use the randomizer your instructor describes, then tap the answer it "
+            "tells you to report.")
+
+
+def _finite(x: float | None) -> float | None:
+    return None if x is None or not math.isfinite(x) else float(x)
+
+
+def results_view(question: Question, est: QuestionEstimate) -> dict[str, Any]:
+    """The revealed class results: the estimate with its 95% interval (never NaN)."""
+    if est.empty:
+        return {"n": 0}
+    if question.kind == "binary" and est.binary is not None:
+        b = est.binary
+        return {"n": est.n, "binary": {
+            "label": question.options[1], "share": _finite(b.mu_hat), "sd": _finite(b.sd_worst),
+            "ci_low": _finite(b.ci_low), "ci_high": _finite(b.ci_high)}}
+    cat = est.categorical
+    shares = cat.shares() if cat is not None else None
+    return {"n": est.n, "categorical": [
+        {"label": label, "share": None if shares is None else _finite(s)}
+        for label, s in zip(question.options, shares or [None] * len(question.options))]}
+
+
+def question_view(question: Question, est: QuestionEstimate | None) -> dict[str, Any]:
+    """The shared, device-independent state of the current question."""
+    order = display_order(question.text, question.options, question.kind)
+    params = question.design_params
+    return {
+        "id": question.id, "round": question.round_number, "text": question.text,
+        "kind": question.kind, "state": question.state, "revealed": question.revealed,
+        "mode": question.mode,
+        "options": [{"value": i, "label": question.options[i]} for i in order],
+        "labels": {str(i): label for i, label in enumerate(question.options)},
+        "params": params, "scheme": device_scheme(params),
+        "epsilon": question.epsilon, "privacy_note": privacy_note(question),
+        "physical_instructions": physical_instructions(question),
+        "results": None if est is None else results_view(question, est),
+    }
+
+
+def receipt_view(receipt: Receipt, question: Question, spent: float) -> dict[str, Any]:
+    return {
+        "question_id": receipt.question_id, "round": receipt.round_number,
+        "answer_label": receipt.answer_label,
+        "received_at": receipt.created_at.isoformat().replace("+00:00", "Z"),
+        "already_answered": receipt.already_answered, "epsilon": receipt.epsilon,
+        "spent_epsilon": spent if math.isfinite(spent) else None,
+        "privacy_note": privacy_note(question),
+    }
+
+
+def join_error(exc: ClassroomError, code: str) -> str:
+    """One clear sentence for a join code that did not work."""
+    if isinstance(exc, UnknownPoll):
+        return (f"No class uses the code {code.strip().upper()[:16]}: check the code on the "
+                "projector, or scan the QR code.")
+    if isinstance(exc, BadInput):
+        text = str(exc)
+        return text[:1].upper() + text[1:] + "."
+    return str(exc)

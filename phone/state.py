@@ -1,0 +1,145 @@
+"""Each poll's current question, cached in the process and shared by every phone.
+
+A lecture hall of phones asks the same thing: "what is the question now?". The
+answer is built once from the database, at most about once a second per poll
+per process (``ttl``), and served to every phone from memory. Its version is a
+hash of its content and travels as the ETag, so an unchanged poll costs a phone
+a 304 and the server no database read. Because every process refreshes from the
+database on its own, several processes behind a proxy agree within ``ttl``.
+
+Waiting phones long-poll: they hold a request until the version changes. One
+refresher task per poll with waiters re-reads the database every ``ttl`` and
+wakes them all at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+
+from classroom.domain import StoreUnavailable
+from classroom.service import PollService
+
+from .present import question_view
+
+__all__ = ["PollStates", "Snapshot"]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One poll's shared state: the JSON body, its version, and the ids behind it."""
+
+    version: str
+    body: bytes
+    poll_id: int
+    code: str
+    question_id: int | None
+
+
+def build_snapshot(service: PollService, code: str) -> Snapshot:
+    """Read the poll and its current question (one pass) and serialise them."""
+    poll = service.poll_by_code(code)
+    question = service.current_question(poll.id)
+    est = service.estimate(question.id) if question is not None and question.revealed else None
+    state: dict[str, Any] = {
+        "poll": {"code": poll.join_code, "title": poll.title},
+        "question": None if question is None else question_view(question, est),
+    }
+    digest = hashlib.sha256(json.dumps(state, sort_keys=True, ensure_ascii=False,
+                                       default=str).encode()).hexdigest()[:20]
+    body = json.dumps({"version": digest, **state}, ensure_ascii=False, default=str,
+                      allow_nan=False).encode()
+    return Snapshot(digest, body, poll.id, poll.join_code,
+                    None if question is None else question.id)
+
+
+@dataclass
+class _Entry:
+    snapshot: Snapshot | None = None
+    fetched_at: float = -1e18
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    waiters: int = 0
+    refresher: asyncio.Task | None = None
+
+
+class PollStates:
+    """The per-poll cache. ``build`` reads the database (run in a worker thread)."""
+
+    def __init__(self, service: PollService, *, ttl: float = 1.0,
+                 clock: Callable[[], float] = time.monotonic,
+                 build: Callable[[PollService, str], Snapshot] = build_snapshot) -> None:
+        self._service = service
+        self._ttl = ttl
+        self._clock = clock
+        self._build = build
+        self._entries: dict[str, _Entry] = {}
+
+    def _entry(self, code: str) -> _Entry:
+        entry = self._entries.get(code)
+        if entry is None:
+            entry = self._entries[code] = _Entry()
+        return entry
+
+    async def get(self, code: str) -> Snapshot:
+        """The poll's state, from memory if younger than ``ttl``.
+
+        Raises the service's errors (unknown poll, database away) only when
+        nothing usable is cached: a phone keeps seeing the last known question
+        while the database is away.
+        """
+        entry = self._entry(code)
+        if entry.snapshot is not None and self._clock() - entry.fetched_at < self._ttl:
+            return entry.snapshot
+        async with entry.lock:  # one database read per poll, however many phones ask
+            if entry.snapshot is not None and self._clock() - entry.fetched_at < self._ttl:
+                return entry.snapshot
+            try:
+                fresh = await run_in_threadpool(self._build, self._service, code)
+            except StoreUnavailable:
+                if entry.snapshot is None:
+                    raise
+                entry.fetched_at = self._clock()
+                return entry.snapshot
+            except Exception:  # unknown poll (deleted?), bad code: forget it
+                self._entries.pop(code, None)
+                raise
+            old = entry.snapshot
+            entry.snapshot, entry.fetched_at = fresh, self._clock()
+            if old is not None and old.version != fresh.version:
+                entry.changed.set()
+                entry.changed = asyncio.Event()
+            return fresh
+
+    async def wait_for_change(self, code: str, version: str, timeout: float) -> Snapshot | None:
+        """The poll's state once its version differs from ``version``; None after ``timeout``."""
+        current = await self.get(code)
+        if current.version != version:
+            return current
+        entry = self._entry(code)
+        event = entry.changed
+        entry.waiters += 1
+        if entry.refresher is None or entry.refresher.done():
+            entry.refresher = asyncio.create_task(self._refresh_while_waited(code, entry))
+        try:
+            await asyncio.wait_for(event.wait(), timeout)
+        except TimeoutError:
+            return None
+        finally:
+            entry.waiters -= 1
+        return entry.snapshot
+
+    async def _refresh_while_waited(self, code: str, entry: _Entry) -> None:
+        while entry.waiters > 0:
+            await asyncio.sleep(self._ttl)
+            try:
+                await self.get(code)
+            except Exception:  # noqa: BLE001 - keep serving the last state; try again next tick
+                continue

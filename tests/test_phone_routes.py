@@ -1,0 +1,360 @@
+"""The phone path's HTTP routes: the page, the poll state, the report, every bad input.
+
+Each test builds the routes and the app's middleware around a PollService on a
+fresh SQLite file, and talks to them with Starlette's TestClient.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import threading
+
+import pytest
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from classroom import web
+from classroom.domain import StoreUnavailable
+from classroom.service import PollService
+from phone import page
+from phone.routes import JOIN_MISSES_PER_MINUTE, MAX_BODY_BYTES, PhoneApi, make_routes
+from tests.conftest import DIE
+
+ORIGIN = "http://testserver"
+
+
+class CountingService(PollService):
+    """A PollService that counts poll look-ups and can pretend its database is away."""
+
+    def __init__(self, store) -> None:
+        super().__init__(store)
+        self.lookups = 0
+        self.down = False
+
+    def poll_by_code(self, code):
+        self.lookups += 1
+        if self.down:
+            raise StoreUnavailable("database unavailable")
+        return super().poll_by_code(code)
+
+    def submit_report(self, *args, **kwargs):
+        if self.down:
+            raise StoreUnavailable("database unavailable, not saved — try again")
+        return super().submit_report(*args, **kwargs)
+
+
+@pytest.fixture
+def svc(tmp_path):
+    from classroom.store import Store
+
+    store = Store(f"sqlite:///{tmp_path / 'c.db'}")
+    yield CountingService(store)
+    store.close()
+
+
+@pytest.fixture
+def client(svc):
+    app = Starlette(routes=make_routes(PhoneApi(lambda: svc, ttl=0.05)),
+                    middleware=web.middleware())
+    with TestClient(app, follow_redirects=False) as c:
+        c.get("/join", headers={"accept": "text/html"})  # the device cookie, as a phone gets it
+        yield c
+
+
+def _open(svc, text="Vanilla (1) or chocolate (0)?", **kw):
+    poll = svc.create_poll("CS208")
+    q = svc.add_question(poll.id, text, options=kw.pop("options", ("Chocolate", "Vanilla")),
+                         design_params=kw.pop("design_params", DIE), **kw)
+    return poll, svc.open_question(q.id)
+
+
+def _vote(client, code, q, answer=1, sid="sid-0001", **kw):
+    body = {"question_id": q.id, "answer": answer, "params": q.design_params,
+            "submission_id": sid}
+    return client.post(f"/api/poll/{code}/report", json=body,
+                       headers={"origin": ORIGIN, **kw.pop("headers", {})}, **kw)
+
+
+def _rows(svc, q) -> int:
+    return svc.store.count_reports(q.id)
+
+
+# -- the page ----------------------------------------------------------------------------
+def test_page_is_one_cacheable_document_with_strict_headers(client):
+    r = client.get("/join/K7QM2P", headers={"accept-encoding": "gzip"})
+    assert r.status_code == 200 and r.content == page.PAGE_HTML
+    assert r.headers["content-type"].startswith("text/html")
+    assert r.headers["content-security-policy"] == page.CSP
+    assert r.headers["referrer-policy"] == "same-origin"
+    assert r.headers["x-content-type-options"] == "nosniff"
+    again = client.get("/join", headers={"if-none-match": r.headers["etag"]})
+    assert again.status_code == 304 and again.content == b""
+
+
+def test_page_is_gzipped(client):
+    r = client.get("/join", headers={"accept-encoding": "gzip"})
+    assert r.headers.get("content-encoding") == "gzip"
+    assert "accept-encoding" in r.headers.get("vary", "").lower()
+
+
+def test_first_page_load_sets_the_device_cookie(svc):
+    app = Starlette(routes=make_routes(PhoneApi(lambda: svc)), middleware=web.middleware())
+    with TestClient(app) as c:
+        r = c.get("/join/ABCDEF", headers={"accept": "text/html"})
+    cookie = r.headers["set-cookie"]
+    assert cookie.startswith(f"{web.DEVICE_COOKIE}=") and "HttpOnly" in cookie
+
+
+def test_old_links_and_the_code_box_redirect_to_the_phone_page(client):
+    r = client.get("/?poll=k7qm2p")
+    assert r.status_code == 303 and r.headers["location"] == "/join/k7qm2p"
+    r = client.get("/join?code=k7q-m2p ")
+    assert r.status_code == 303 and r.headers["location"] == "/join/K7QM2P"
+    r = client.get("/join?code=%21%21")  # not a code: the page itself explains
+    assert r.status_code == 200
+
+
+def test_favicon_is_served_by_the_app(client):
+    r = client.get("/favicon.svg")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml")
+    assert r.content == page.FAVICON_SVG
+
+
+# -- the poll state ------------------------------------------------------------------------
+def test_state_shows_the_question_in_the_order_it_names_the_answers(client, svc):
+    poll, q = _open(svc)
+    r = client.get(f"/api/poll/{poll.join_code.lower()}")
+    assert r.status_code == 200
+    state = r.json()
+    assert r.headers["etag"] == f'"{state["version"]}"'
+    shown = state["question"]
+    assert [o["label"] for o in shown["options"]] == ["Vanilla", "Chocolate"]
+    assert [o["value"] for o in shown["options"]] == [1, 0]
+    assert shown["id"] == q.id and shown["state"] == "open"
+    assert shown["scheme"] == {"type": "binary", "weights": [3, 1, 0, 0], "animation": "die",
+                               "faces": 4}
+    assert shown["params"] == DIE and shown["results"] is None
+
+
+def test_unchanged_poll_costs_a_304_without_a_database_read(client, svc):
+    poll, _ = _open(svc)
+    etag = client.get(f"/api/poll/{poll.join_code}").headers["etag"]
+    before = svc.lookups
+    for _ in range(5):
+        r = client.get(f"/api/poll/{poll.join_code}", headers={"if-none-match": etag})
+        assert r.status_code == 304
+    # The cache refreshes at most once per ttl whatever the number of requests.
+    assert svc.lookups - before <= 2
+
+
+def test_long_poll_answers_when_the_instructor_opens_the_next_question(client, svc):
+    poll, q = _open(svc)
+    etag = client.get(f"/api/poll/{poll.join_code}").headers["etag"]
+    nxt = svc.add_question(poll.id, "Tea or coffee?", options=("Tea", "Coffee"),
+                           design_params=DIE)
+    threading.Timer(0.01, svc.open_question, args=(nxt.id,)).start()
+    r = client.get(f"/api/poll/{poll.join_code}?wait=20", headers={"if-none-match": etag})
+    assert r.status_code == 200 and r.json()["question"]["id"] == nxt.id
+
+
+def test_long_poll_times_out_with_304(client, svc):
+    poll, _ = _open(svc)
+    etag = client.get(f"/api/poll/{poll.join_code}").headers["etag"]
+    r = client.get(f"/api/poll/{poll.join_code}?wait=0.3", headers={"if-none-match": etag})
+    assert r.status_code == 304
+
+
+def test_revealed_results_carry_the_estimate_and_its_interval(client, svc):
+    poll, q = _open(svc)
+    svc.add_simulated_reports(q.id, 40, 0.6, seed=1)
+    svc.set_revealed(q.id, True)
+    res = client.get(f"/api/poll/{poll.join_code}").json()["question"]["results"]
+    est = svc.estimate(q.id).binary
+    assert res["n"] == 40
+    assert res["binary"]["share"] == pytest.approx(est.mu_hat)
+    assert res["binary"]["ci_low"] == pytest.approx(est.ci_low)
+    assert res["binary"]["ci_high"] == pytest.approx(est.ci_high)
+
+
+# -- join errors: one clear sentence each ----------------------------------------------------
+def test_unknown_code_is_one_clear_sentence(client):
+    r = client.get("/api/poll/ZZZZZZ")
+    assert r.status_code == 404
+    assert r.json() == {"error": "unknown_poll", "message": "No class uses the code ZZZZZZ: "
+                        "check the code on the projector, or scan the QR code."}
+
+
+def test_malformed_code_is_one_clear_sentence(client):
+    r = client.get("/api/poll/AB")
+    assert r.status_code == 400
+    assert r.json() == {"error": "bad_code",
+                        "message": "Join code 'AB' has 2 characters; join codes have 6."}
+
+
+def test_repeated_misses_are_slowed_down(client, svc):
+    poll, _ = _open(svc)
+    for _ in range(JOIN_MISSES_PER_MINUTE):
+        assert client.get("/api/poll/ZZZZZZ").status_code == 404
+    r = client.get(f"/api/poll/{poll.join_code}")  # even a right code waits now
+    assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1
+    assert r.json()["error"] == "slow_down"
+    assert r.json()["message"].startswith("Too many codes that did not match: wait ")
+
+
+# -- submitting ------------------------------------------------------------------------------
+def test_a_vote_is_stored_once_and_a_double_tap_gets_the_first_receipt(client, svc):
+    poll, q = _open(svc)
+    first = _vote(client, poll.join_code, q, answer=1)
+    assert first.status_code == 200, first.text
+    receipt = first.json()["receipt"]
+    assert receipt["already_answered"] is False and receipt["answer_label"] == "Vanilla"
+    assert receipt["epsilon"] == pytest.approx(q.epsilon)
+    assert receipt["spent_epsilon"] == pytest.approx(q.epsilon)
+    assert receipt["received_at"].endswith("Z") and "Your privacy" in receipt["privacy_note"]
+    again = _vote(client, poll.join_code, q, answer=0, sid="sid-0002")  # a second tab
+    assert again.status_code == 200 and again.json()["receipt"]["already_answered"] is True
+    assert again.json()["receipt"]["answer_label"] == "Vanilla"
+    assert _rows(svc, q) == 1
+    me = client.get(f"/api/poll/{poll.join_code}/me").json()
+    assert me["receipt"]["answer_label"] == "Vanilla" and me["question_id"] == q.id
+
+
+@pytest.mark.parametrize("headers", [{}, {"origin": "http://evil.example"},
+                                     {"origin": "null"}, {"origin": "https://testserver"}])
+def test_a_post_from_another_origin_is_refused(client, svc, headers):
+    poll, q = _open(svc)
+    body = {"question_id": q.id, "answer": 1, "params": q.design_params, "submission_id": "s-1"}
+    r = client.post(f"/api/poll/{poll.join_code}/report", json=body, headers=headers)
+    assert r.status_code == 403 and r.json()["error"] == "forbidden_origin"
+    assert _rows(svc, q) == 0
+
+
+def test_wrong_content_type_is_refused(client, svc):
+    poll, q = _open(svc)
+    body = json.dumps({"question_id": q.id, "answer": 1, "params": q.design_params,
+                       "submission_id": "s-1"})
+    r = client.post(f"/api/poll/{poll.join_code}/report", content=body,
+                    headers={"origin": ORIGIN, "content-type": "text/plain"})
+    assert r.status_code == 415 and r.json()["error"] == "unsupported_media_type"
+    assert _rows(svc, q) == 0
+
+
+def test_oversized_body_is_refused_by_header_and_by_stream(client, svc):
+    poll, q = _open(svc)
+    url = f"/api/poll/{poll.join_code}/report"
+    big = b'{"x": "' + b"a" * (MAX_BODY_BYTES + 10) + b'"}'
+    r = client.post(url, content=big, headers={"origin": ORIGIN,
+                                               "content-type": "application/json"})
+    assert r.status_code == 413 and r.json()["error"] == "too_large"
+
+    def chunks():  # no Content-Length: only the stream tells
+        for _ in range(MAX_BODY_BYTES // 100 + 5):
+            yield b" " * 100
+
+    r = client.post(url, content=chunks(), headers={"origin": ORIGIN,
+                                                    "content-type": "application/json"})
+    assert r.status_code == 413
+    assert _rows(svc, q) == 0
+
+
+@pytest.mark.parametrize("body", [
+    b"not json", b"[" * 2000 + b"]" * 2000, b'{"question_id": 1}', b"[]",
+    b'{"question_id": "1", "answer": 1, "params": {}, "submission_id": "s"}',
+    b'{"question_id": 1, "answer": 1, "params": [], "submission_id": "s"}',
+    b'{"question_id": 1, "answer": [[[[[[[[1]]]]]]]], "params": {}, "submission_id": "s"}',
+    b'{"question_id": true, "answer": 1, "params": {}, "submission_id": "s"}',
+], ids=["not-json", "2000-deep", "missing-fields", "a-list", "id-as-text", "params-list",
+        "deep-answer", "id-bool"])
+def test_malformed_reports_get_a_clear_error_and_write_nothing(client, svc, body):
+    poll, q = _open(svc)
+    r = client.post(f"/api/poll/{poll.join_code}/report", content=body,
+                    headers={"origin": ORIGIN, "content-type": "application/json"})
+    assert r.status_code == 400 and r.json()["error"] == "bad_request"
+    assert r.json()["message"].startswith("That vote could not be read")
+    assert _rows(svc, q) == 0
+
+
+def test_a_report_that_does_not_fit_the_round_is_rejected(client, svc):
+    poll, q = _open(svc)
+    r = _vote(client, poll.join_code, q, answer=7)
+    assert r.status_code == 422 and r.json()["error"] == "rejected"
+    r = client.post(f"/api/poll/{poll.join_code}/report", headers={"origin": ORIGIN}, json={
+        "question_id": q.id, "answer": 1, "submission_id": "s-9",
+        "params": {"design": "die", "faces": 6, "truthful": 5}})
+    assert r.status_code == 422
+    assert _rows(svc, q) == 0
+
+
+def test_no_cookie_no_vote(svc):
+    poll, q = _open(svc)
+    app = Starlette(routes=make_routes(PhoneApi(lambda: svc)), middleware=web.middleware())
+    with TestClient(app) as c:
+        r = _vote(c, poll.join_code, q)
+        assert r.status_code == 400 and r.json()["error"] == "no_cookie"
+        assert "did not keep the class cookie" in r.json()["message"]
+        assert c.get(f"/api/poll/{poll.join_code}/me").json()["error"] == "no_cookie"
+    assert _rows(svc, q) == 0
+
+
+def test_voting_closed_writes_nothing(client, svc):
+    poll, q = _open(svc)
+    svc.close_question(q.id)
+    r = _vote(client, poll.join_code, q)
+    assert r.status_code == 409 and r.json()["error"] == "closed"
+    assert r.json()["message"].startswith("Voting closed")
+    assert _rows(svc, q) == 0
+
+
+def test_unknown_poll_or_question_on_submit(client, svc):
+    poll, q = _open(svc)
+    other, _ = _open(svc, "Tea or coffee?", options=("Tea", "Coffee"))
+    r = _vote(client, "ZZZZZZ", q)
+    assert r.status_code == 404 and r.json()["error"] == "unknown_poll"
+    r = _vote(client, other.join_code, q)
+    assert r.status_code == 404 and r.json()["error"] == "unknown_question"
+    assert _rows(svc, q) == 0
+
+
+def test_database_away_then_the_same_vote_sent_again_is_stored_once(client, svc):
+    poll, q = _open(svc)
+    svc.down = True
+    r = _vote(client, poll.join_code, q, sid="same-vote-1")
+    assert r.status_code == 503 and r.json()["error"] == "unavailable"
+    assert r.json()["message"].startswith("Not saved yet")
+    assert _rows(svc, q) == 0
+    svc.down = False
+    r = _vote(client, poll.join_code, q, sid="same-vote-1")
+    assert r.status_code == 200 and r.json()["receipt"]["already_answered"] is False
+    r = _vote(client, poll.join_code, q, sid="same-vote-1")  # a late duplicate of the resend
+    assert r.json()["receipt"]["already_answered"] is True
+    assert _rows(svc, q) == 1
+
+
+def test_state_survives_a_database_outage_from_the_cache(client, svc):
+    poll, _ = _open(svc)
+    first = client.get(f"/api/poll/{poll.join_code}")
+    svc.down = True
+    r = client.get(f"/api/poll/{poll.join_code}")
+    assert r.status_code == 200 and r.json()["version"] == first.json()["version"]
+
+
+def test_unknown_database_and_no_cache_is_503(client, svc):
+    svc.down = True
+    r = client.get("/api/poll/ABCDEF")
+    assert r.status_code == 503 and r.json()["error"] == "unavailable"
+
+
+def test_every_api_response_carries_the_security_headers(client, svc):
+    poll, q = _open(svc)
+    for r in (client.get(f"/api/poll/{poll.join_code}"), client.get("/api/poll/ZZZZZZ"),
+              _vote(client, poll.join_code, q), client.get("/favicon.svg")):
+        assert r.headers["referrer-policy"] == "same-origin"
+        assert r.headers["x-content-type-options"] == "nosniff"
+
+
+def test_gzip_body_decodes_to_the_page(client):
+    raw = client.get("/join", headers={"accept-encoding": "gzip"})
+    # TestClient decodes for us; the bytes on the wire were gzip (checked above).
+    assert raw.content == page.PAGE_HTML
+    assert gzip.decompress(gzip.compress(page.PAGE_HTML)) == page.PAGE_HTML
