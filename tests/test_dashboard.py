@@ -211,7 +211,7 @@ def test_empty_dashboard_starts_the_class_exercise_in_one_click(app_env):
     assert q.is_open and not q.revealed
     text = texts(at)
     assert polls[0].join_code in text
-    assert f"/?poll={polls[0].join_code}" in text
+    assert f"/join/{polls[0].join_code}" in text
     assert at.get("image"), "the QR code image is missing"
     assert live_metrics(at) == {"Reports received": "0"}
 
@@ -466,7 +466,7 @@ def test_join_link_uses_the_configured_public_url(app_env, monkeypatch):
     poll, _ = seed(app_env, DIE, 0, 0)
     at = dashboard()
     codes = [c.value for c in at.code]
-    assert f"https://class.example.org/?poll={poll.join_code}" in codes
+    assert f"https://class.example.org/join/{poll.join_code}" in codes
 
 
 def test_bad_public_url_is_a_message_not_a_crash(app_env, monkeypatch):

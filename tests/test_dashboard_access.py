@@ -177,7 +177,7 @@ def test_visitor_asking_for_the_dashboard_url_gets_no_dashboard(app_env):
 
 
 @pytest.mark.parametrize("instructor", [False, True])
-@pytest.mark.parametrize("name", ["dashboard", "teach", "home", "student"])
+@pytest.mark.parametrize("name", ["dashboard", "teach", "home"])
 def test_page_file_executed_directly_shows_nothing(app_env, name, instructor):
     """Streamlit's legacy pages/ mode runs pages/<name>.py as a script: it must draw nothing
     (the modules only define functions), whoever asks."""
