@@ -1,0 +1,75 @@
+// The on-device randomizer: the operating system's CSPRNG (crypto.getRandomValues), exact
+// integer rejection sampling from the design's sampling weights, the die, coins or spinner
+// animation, and generalized randomized response / unary encoding for categorical questions.
+// Only the randomized report leaves the page: never the true answer, never the draw.
+function u32() { const a = new Uint32Array(1); crypto.getRandomValues(a); return a[0]; }
+// Uniform integer in 0..n-1 by rejection sampling (exact for n <= 2^32).
+function below(n) {
+  if (n <= 1) return 0;
+  const limit = Math.floor(4294967296 / n) * n;
+  for (;;) { const x = u32(); if (x < limit) return x % n; }
+}
+// Uniform double in [0, 1) with 53 random bits.
+function unit() { return (u32() * 2097152 + (u32() >>> 11)) / 9007199254740992; }
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const reduced = () => window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+
+async function animateBinary(scheme, stage, draw) {
+  const [t, l, y] = scheme.weights;
+  const steps = reduced() ? 1 : 8;
+  if (scheme.animation === 'die') {
+    const die = document.createElement('div'); die.className = 'die rolling'; stage.appendChild(die);
+    for (let i = 0; i < steps; i++) { die.textContent = String(1 + below(scheme.faces)); await sleep(90); }
+    die.classList.remove('rolling'); die.textContent = String(draw + 1);
+    return draw < t ? `You rolled ${draw + 1}: report the truth.` : `You rolled ${draw + 1}: report the opposite.`;
+  }
+  if (scheme.animation === 'coins') {
+    const c1 = document.createElement('div'); c1.className = 'coin rolling'; stage.appendChild(c1);
+    for (let i = 0; i < steps; i++) { c1.textContent = below(2) ? 'H' : 'T'; await sleep(90); }
+    c1.classList.remove('rolling');
+    if (draw < t) { c1.textContent = 'H'; return 'First coin: heads, so report the truth.'; }
+    c1.textContent = 'T';
+    const c2 = document.createElement('div'); c2.className = 'coin rolling'; stage.appendChild(c2);
+    for (let i = 0; i < steps; i++) { c2.textContent = below(2) ? 'H' : 'T'; await sleep(90); }
+    c2.classList.remove('rolling');
+    const yes = draw < t + l + y;
+    c2.textContent = yes ? 'H' : 'T';
+    return `First coin: tails. Second coin: ${yes ? 'heads, so report "yes"' : 'tails, so report "no"'}.`;
+  }
+  // spinner: the truthful share of the dial, then the rest
+  const total = scheme.weights.reduce((s, w) => s + w, 0);
+  const sp = document.createElement('div'); sp.className = 'spin';
+  sp.style.setProperty('--a', `${(360 * t) / total}deg`);
+  const arrow = document.createElement('div'); arrow.className = 'arrow'; sp.appendChild(arrow);
+  stage.appendChild(sp);
+  const target = 360 * ((draw + unit()) / total);
+  const turns = reduced() ? 0 : 720;
+  arrow.style.transition = reduced() ? 'none' : 'transform 1.1s cubic-bezier(.2,.7,.2,1)';
+  await sleep(30); arrow.style.transform = `rotate(${turns + target}deg)`; await sleep(reduced() ? 50 : 1150);
+  if (draw < t) return 'The spinner landed in the "answer truthfully" part.';
+  if (draw < t + l) return 'The spinner landed in the "answer the opposite" part.';
+  return draw < t + l + y ? 'The spinner says: report "yes".' : 'The spinner says: report "no".';
+}
+
+function randomizeBinary(scheme, truth) {
+  const [t, l, y, n] = scheme.weights;
+  const draw = below(t + l + y + n);
+  let report;
+  if (draw < t) report = truth;
+  else if (draw < t + l) report = 1 - truth;
+  else if (draw < t + l + y) report = 1;
+  else report = 0;
+  return { draw, report };
+}
+
+function randomizeCategorical(scheme, truth) {
+  if (scheme.type === 'grr') {
+    if (unit() < scheme.p) return truth;
+    const other = below(scheme.d - 1);
+    return other >= truth ? other + 1 : other;
+  }
+  // unary encoding: each bit independently, p for the true bit, q for the others
+  let bits = '';
+  for (let j = 0; j < scheme.d; j++) bits += (unit() < (j === truth ? scheme.p : scheme.q)) ? '1' : '0';
+  return bits;
+}
