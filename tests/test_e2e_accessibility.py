@@ -1,5 +1,6 @@
-"""Accessibility in real Chromium: an axe-core audit of the home, student and dashboard
-pages, and the student page used with the keyboard alone and at 200% zoom.
+"""Accessibility in real Chromium: an axe-core audit of the home, phone and dashboard
+pages, and the phone page used with the keyboard alone, at 200% zoom, with reduced
+motion and without JavaScript.
 
 axe-core comes bundled with the axe-playwright-python package (no download).
 Serious and critical findings fail the test.
@@ -15,7 +16,7 @@ from tests.support.server import running_server
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
 EXERCISE = {"design": "die", "faces": 4, "truthful": 3}
-KEY = "a11y-key"
+KEY = "a11y-instructor-key-0001"
 DESKTOP = {"width": 1280, "height": 800}
 
 
@@ -65,11 +66,11 @@ def test_student_question_and_receipt_have_no_serious_findings(classroom, chromi
     base, poll, _ = classroom
     ctx = chromium.new_context(viewport=PHONE)
     page = ctx.new_page()
-    page.goto(f"{base}/?poll={poll.join_code}")
+    page.goto(f"{base}/join/{poll.join_code}")
     page.locator("button[data-answer='1']").wait_for(timeout=30_000)
     assert _serious(page) == []
     page.locator("button[data-answer='1']").click()
-    page.get_by_text("Answer received").wait_for(timeout=30_000)
+    page.locator("#receipt").get_by_text("Answer received").wait_for(timeout=30_000)
     assert _serious(page) == []
     ctx.close()
 
@@ -89,7 +90,7 @@ def test_student_can_vote_with_the_keyboard_alone(classroom, chromium):
     base, poll, svc = classroom
     ctx = chromium.new_context(viewport=PHONE, reduced_motion="reduce")
     page = ctx.new_page()
-    page.goto(f"{base}/?poll={poll.join_code}")
+    page.goto(f"{base}/join/{poll.join_code}")
     page.locator("button[data-answer='0']").wait_for(timeout=30_000)
     for _ in range(40):  # Tab until an answer button has the focus
         page.keyboard.press("Tab")
@@ -101,7 +102,7 @@ def test_student_can_vote_with_the_keyboard_alone(classroom, chromium):
             break
     assert focused is not None, "no answer button is reachable with Tab"
     page.keyboard.press("Enter")
-    page.get_by_text("Answer received").wait_for(timeout=30_000)
+    page.locator("#receipt").get_by_text("Answer received").wait_for(timeout=30_000)
     ctx.close()
 
 
@@ -110,11 +111,51 @@ def test_student_page_at_200_percent_zoom(classroom, chromium):
     # 200% zoom on a 360 px phone leaves 180 CSS pixels of width.
     ctx = chromium.new_context(viewport={"width": 180, "height": 320}, device_scale_factor=2)
     page = ctx.new_page()
-    page.goto(f"{base}/?poll={poll.join_code}")
+    page.goto(f"{base}/join/{poll.join_code}")
     button = page.locator("button[data-answer='1']")
     button.wait_for(timeout=30_000)
     box = button.bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 180 + 1
     assert box["height"] >= 44  # a comfortable touch target
     assert page.evaluate("document.documentElement.scrollWidth") <= 181
+    ctx.close()
+
+
+def test_receipt_is_announced_and_takes_the_focus(classroom, chromium):
+    """Screen readers hear the receipt (a live region), and the focus moves to it, so no
+    answer button stays focused or highlighted."""
+    base, poll, _ = classroom
+    ctx = chromium.new_context(viewport=PHONE, reduced_motion="reduce")
+    page = ctx.new_page()
+    page.goto(f"{base}/join/{poll.join_code}")
+    page.locator("button[data-answer='1']").click(timeout=30_000)
+    page.locator("#receipt").wait_for(timeout=30_000)
+    live = page.locator("[role=status][aria-live=polite]")
+    assert "received" in live.inner_text().lower() or "already answered" in \
+        live.inner_text().lower()
+    assert page.evaluate("document.activeElement.id") == "receipt"
+    assert page.locator("button[data-answer]").count() == 0
+    ctx.close()
+
+
+def test_reduced_motion_skips_the_animation(classroom, chromium):
+    base, poll, _ = classroom
+    ctx = chromium.new_context(viewport=PHONE, reduced_motion="reduce")
+    page = ctx.new_page()
+    page.goto(f"{base}/join/{poll.join_code}")
+    assert page.evaluate("window.matchMedia('(prefers-reduced-motion: reduce)').matches")
+    page.locator("button[data-answer='0']").click(timeout=30_000)
+    page.locator("#receipt").wait_for(timeout=30_000)
+    animated = page.evaluate("getComputedStyle(document.documentElement).animationName")
+    assert animated in ("none", "")
+    ctx.close()
+
+
+def test_without_javascript_the_page_says_why_it_needs_it(classroom, chromium):
+    base, poll, _ = classroom
+    ctx = chromium.new_context(viewport=PHONE, java_script_enabled=False)
+    page = ctx.new_page()
+    page.goto(f"{base}/join/{poll.join_code}")
+    text = page.locator("body").inner_text()
+    assert "needs JavaScript" in text and "randomizes your answer" in text
     ctx.close()
