@@ -115,14 +115,15 @@ def question_view(question: Question, est: QuestionEstimate | None) -> dict[str,
     }
 
 
-def receipt_view(receipt: Receipt, question: Question, spent: float) -> dict[str, Any]:
+def receipt_view(receipt: Receipt, note: str, spent: float) -> dict[str, Any]:
+    """A receipt as the phone shows it; ``note`` is the question's :func:`privacy_note`."""
     return {
         "question_id": receipt.question_id, "round": receipt.round_number,
         "answer_label": receipt.answer_label,
         "received_at": receipt.created_at.isoformat().replace("+00:00", "Z"),
         "already_answered": receipt.already_answered, "epsilon": receipt.epsilon,
         "spent_epsilon": spent if math.isfinite(spent) else None,
-        "privacy_note": privacy_note(question),
+        "privacy_note": note,
     }
 
 

@@ -22,6 +22,7 @@ at most :data:`MAX_BODY_BYTES` and at most :data:`MAX_JSON_DEPTH` deep.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import math
@@ -51,7 +52,7 @@ from classroom.service import PollService
 from classroom.web import DEVICE_COOKIE
 
 from . import page
-from .present import join_error, receipt_view
+from .present import join_error, privacy_note, receipt_view
 from .state import PollStates, Snapshot
 
 __all__ = ["MAX_BODY_BYTES", "MAX_JSON_DEPTH", "MAX_WAIT_S", "PhoneApi", "routes"]
@@ -64,6 +65,8 @@ MAX_WAIT_S = 30.0
 JOIN_MISSES_PER_MINUTE = 10
 
 _PAGE_VERSION = hashlib.sha256(page.PAGE_HTML).hexdigest()[:20]
+#: The page compressed once, at the highest level, instead of once per phone.
+_PAGE_GZIP = gzip.compress(page.PAGE_HTML, compresslevel=9, mtime=0)
 _REPORT_FIELDS = {"question_id", "answer", "params", "submission_id"}
 _UNAVAILABLE = ("Not saved yet: the class server cannot reach its database right now. "
                 "Wait a moment, then send your answer again.")
@@ -140,10 +143,13 @@ class PhoneApi:
             except BadInput:
                 pass  # the page shows the code box, and its script explains the error
         etag = f'"{_PAGE_VERSION}"'
-        headers = {"ETag": etag, "Cache-Control": "no-cache",
+        headers = {"ETag": etag, "Cache-Control": "no-cache", "Vary": "Accept-Encoding",
                    "Content-Security-Policy": page.CSP}
         if _etag_matches(request, _PAGE_VERSION):
             return Response(status_code=304, headers=headers)
+        if "gzip" in request.headers.get("accept-encoding", "").lower():
+            return Response(_PAGE_GZIP, media_type="text/html; charset=utf-8",
+                            headers={**headers, "Content-Encoding": "gzip"})
         return Response(page.PAGE_HTML, media_type="text/html; charset=utf-8", headers=headers)
 
     async def favicon(self, request: Request) -> Response:
@@ -209,7 +215,7 @@ class PhoneApi:
             if snap.question_id is not None:
                 got = self.service.receipt_for(snap.question_id, device)
                 if got is not None:
-                    receipt = receipt_view(got, self.service.question(snap.question_id), spent)
+                    receipt = receipt_view(got, snap.privacy_note or "", spent)
             return {"question_id": snap.question_id, "receipt": receipt,
                     "spent_epsilon": spent if math.isfinite(spent) else None}
 
@@ -249,16 +255,25 @@ class PhoneApi:
             return _error(400, "no_cookie", _NO_COOKIE)
         raw = request.path_params["code"]
 
+        try:
+            snap: Snapshot | None = await self.states.get(normalize_join_code(raw))
+        except ClassroomError:
+            snap = None  # submit_report below gives the precise refusal
+
         def submit() -> dict[str, Any]:
             receipt = self.service.submit_report(
                 raw, data["question_id"], answer=data["answer"], design_params=data["params"],
                 submission_id=data["submission_id"], device_id=device)
-            question = self.service.question(receipt.question_id)
+            if snap is not None and snap.question_id == receipt.question_id:
+                poll_id, note = snap.poll_id, snap.privacy_note
+            else:  # the cached state is a moment old: read the question itself
+                question = self.service.question(receipt.question_id)
+                poll_id, note = question.poll_id, privacy_note(question)
             try:
-                spent = self.service.spent_epsilon(question.poll_id, device)
+                spent = self.service.spent_epsilon(poll_id, device)
             except StoreUnavailable:
                 spent = math.nan  # stored; only the running total is unknown for now
-            return {"receipt": receipt_view(receipt, question, spent)}
+            return {"receipt": receipt_view(receipt, note or "", spent)}
 
         try:
             return _json(await run_in_threadpool(submit))

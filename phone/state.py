@@ -41,6 +41,8 @@ class Snapshot:
     poll_id: int
     code: str
     question_id: int | None
+    #: The current question's privacy note, for receipts (None without a question).
+    privacy_note: str | None = None
 
 
 def build_snapshot(service: PollService, code: str) -> Snapshot:
@@ -56,8 +58,10 @@ def build_snapshot(service: PollService, code: str) -> Snapshot:
                                        default=str).encode()).hexdigest()[:20]
     body = json.dumps({"version": digest, **state}, ensure_ascii=False, default=str,
                       allow_nan=False).encode()
+    shown = state["question"]
     return Snapshot(digest, body, poll.id, poll.join_code,
-                    None if question is None else question.id)
+                    None if question is None else question.id,
+                    None if shown is None else shown["privacy_note"])
 
 
 @dataclass
