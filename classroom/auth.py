@@ -19,10 +19,12 @@ import secrets
 from pathlib import Path
 
 from . import config
+from .domain import ConfigError
 
 __all__ = [
     "INSTRUCTOR_COOKIE",
     "KEY_ENV",
+    "MIN_KEY_CHARS",
     "check_key",
     "check_session_token",
     "instructor_key",
@@ -30,6 +32,8 @@ __all__ = [
 ]
 
 KEY_ENV = "LDP_CLASSROOM_INSTRUCTOR_KEY"
+#: A configured key shorter than this stops the start: it could be guessed.
+MIN_KEY_CHARS = 16
 INSTRUCTOR_COOKIE = "ldp_instructor"
 _TOKEN_LABEL = b"ldp-classroom instructor session v1"
 
@@ -40,11 +44,21 @@ def _key_file() -> Path:
 
 def instructor_key() -> str:
     """The configured instructor key, generating and storing one on first use."""
-    key = os.environ.get(KEY_ENV, "").strip() or str(config.secret("instructor_key") or "").strip()
+    key, source = os.environ.get(KEY_ENV, "").strip(), KEY_ENV
+    if not key:
+        key, source = str(config.secret("instructor_key") or "").strip(), \
+            "instructor_key in .streamlit/secrets.toml"
     if key:
+        if len(key) < MIN_KEY_CHARS:
+            raise ConfigError(
+                f"the instructor key set in {source} has {len(key)} characters; use at "
+                f"least {MIN_KEY_CHARS}, for example the output of "
+                "python -c \"import secrets; print(secrets.token_urlsafe(18))\"")
         return key
     path = _key_file()
     try:
+        if path.stat().st_mode & 0o077:  # left readable by an older version
+            path.chmod(0o600)
         return path.read_text(encoding="utf-8").strip()
     except FileNotFoundError:
         pass

@@ -49,13 +49,17 @@ APP_ROOT = Path(__file__).resolve().parent.parent
 
 
 def data_dir(*, environ: Mapping[str, str] | None = None, root: Path | None = None) -> Path:
-    """The data directory, created if missing; ``ConfigError`` names it if unusable."""
+    """The data directory, created if missing (0700: it holds the instructor key and the
+    database's salts and tokens); ``ConfigError`` names it if unusable."""
     env = os.environ if environ is None else environ
     raw = env.get(DATA_DIR_ENV, "").strip()
     path = Path(raw).expanduser() if raw else (root or APP_ROOT) / "data"
     path = path.resolve()
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        created = not path.exists()
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if created or not raw:  # ours: the key, salts and tokens live here (0700)
+            path.chmod(0o700)
         probe = path / f".write-test-{uuid.uuid4().hex}"
         probe.write_bytes(b"")
         probe.unlink()

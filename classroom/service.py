@@ -526,15 +526,50 @@ class PollService:
         writer.writerow(CSV_COLUMNS)
         for number, answer, design_json, created in self._store.export_rows(
                 q.id, include_simulated=include_simulated):
-            writer.writerow([number, answer,
-                             answer_label(q.kind, _design_name(design_json), q.options, answer),
-                             design_json, created.isoformat()])
+            writer.writerow([csv_safe(cell) for cell in (
+                number, answer,
+                answer_label(q.kind, _design_name(design_json), q.options, answer),
+                design_json, created.isoformat())])
         return out.getvalue()
 
     def import_csv(self, text: str, *, round_number: int | None = None,
                    level: float = 0.95) -> QuestionEstimate:
         """Replay an exported CSV for self-study (nothing is stored)."""
         return replay_from_csv(text, round_number=round_number, level=level)
+
+
+# -- CSV cells ------------------------------------------------------------------------------
+#: A spreadsheet reads a cell starting with these as a formula (OWASP, "CSV Injection").
+_FORMULA_START = frozenset("=+-@\t\r")
+
+
+def csv_safe(cell: object) -> object:
+    """Neutralise a text cell a spreadsheet would run as a formula (OWASP CSV injection).
+
+    A cell that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+    return, also after leading spaces, is prefixed with a single quote; other
+    values pass unchanged. :func:`csv_unsafe` undoes it when the app reads its
+    own export back.
+
+    >>> csv_safe("=SUM(A1:A9)"), csv_safe(" +1"), csv_safe("No"), csv_safe(3)
+    ("'=SUM(A1:A9)", "' +1", 'No', 3)
+    """
+    if isinstance(cell, str) and cell and (cell[0] in _FORMULA_START
+                                           or cell.lstrip(" ")[:1] in _FORMULA_START):
+        return "'" + cell
+    return cell
+
+
+def csv_unsafe(cell: str) -> str:
+    """The text :func:`csv_safe` was given.
+
+    >>> csv_unsafe(csv_safe("=1+1")), csv_unsafe("'quoted'")
+    ('=1+1', "'quoted'")
+    """
+    rest = cell[1:]
+    if cell.startswith("'") and rest and csv_safe(rest) != rest:
+        return rest
+    return cell
 
 
 # -- estimation from grouped counts (shared by the store path and CSV replay) --------------
@@ -703,7 +738,7 @@ def replay_from_csv(text: str, *, round_number: int | None = None,
             stored = encode_answer(kind, design, placeholder, (row["answer"] or "").strip())
         except BadReport as exc:
             raise BadInput(f"row {i}, column 'answer': {exc}") from exc
-        label = (row.get("answer_label") or "").strip()
+        label = csv_unsafe((row.get("answer_label") or "").strip())
         if label and getattr(design, "kind", "") != "ue" and int(stored) not in labels:
             labels[int(stored)] = label[:60]
         counts[(number, design_json, stored)] += 1

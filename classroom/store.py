@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from types import MappingProxyType
 
 import sqlalchemy as sa
@@ -179,6 +181,32 @@ def _sqlite_on_begin(conn: Connection) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
+def _private_sqlite_files(database: str | None) -> None:
+    """Create the SQLite file readable by its owner only (0600), before SQLite does.
+
+    SQLite gives its ``-wal`` and ``-shm`` files the database file's permissions,
+    so they are private too; files left by an older version are tightened. The
+    salts and tokens inside must not be readable by other local users.
+    """
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    path = Path(database)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        pass
+    except OSError:
+        return  # a missing or read-only directory: SQLite reports it, with the path
+    else:
+        os.close(fd)
+    for name in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            if name.exists() and name.stat().st_mode & 0o077:
+                name.chmod(0o600)
+        except OSError:
+            pass
+
+
 def make_engine(url: str, *, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S) -> Engine:
     """Create the engine for a configured URL (no connection is made yet).
 
@@ -187,6 +215,7 @@ def make_engine(url: str, *, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S) -> E
     url = config.normalize_url(url)
     backend = make_url(url).get_backend_name()
     if backend == "sqlite":
+        _private_sqlite_files(make_url(url).database)
         engine = sa.create_engine(
             url, pool_size=10, max_overflow=30, pool_timeout=30,
             connect_args={"timeout": busy_timeout_s, "check_same_thread": False})

@@ -38,7 +38,7 @@ from classroom.domain import ClassroomError
 from ldp_core.formulas import privacy_ratio, unbiased_coefficients, worst_variance_unit
 from ui import live_charts, session
 from ui.fmt import fmt_count, fmt_fixed, fmt_interval
-from ui.text import plain
+from ui.text import html_text, plain
 
 __all__ = ["render"]
 
@@ -490,7 +490,7 @@ def _render_projector(svc, polls) -> None:
     _sync_url(poll.id, question.id if question else None)
     show_join = st.session_state.get("dash_show_join", True)
     if question is not None:
-        st.markdown(f"<div class='ldp-question'>{html.escape(question.text)}</div>",
+        st.markdown(f"<div class='ldp-question'>{html_text(question.text)}</div>",
                     unsafe_allow_html=True)
     if question is None:
         _join_panel(poll, big=True)
@@ -861,7 +861,7 @@ def _rounds(q, est, rounds) -> tuple[list[dict], list[dict]]:
         else:
             shares = e.shares("norm_sub")
             for i, opt in enumerate(q.options):
-                row[f"{opt} (Norm-Sub)"] = fmt_fixed(shares[i], 3) if shares else "—"
+                row[f"{plain(opt)} (Norm-Sub)"] = fmt_fixed(shares[i], 3) if shares else "—"
         rows.append(row)
     return rows, chart_rows
 
@@ -921,7 +921,7 @@ def _categorical_panel(q, est, rounds, projector: bool) -> None:
     table = []
     for i, opt in enumerate(q.options):
         table.append({
-            "Option": opt,
+            "Option": plain(opt),
             "Reports supporting it": fmt_count(c.support_counts[i]),
             names["raw"]: fmt_fixed(raw[i], 3),
             f"{level:.0%} interval": fmt_interval(lows[i], highs[i], 3),

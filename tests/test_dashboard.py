@@ -512,7 +512,45 @@ def test_user_text_is_shown_literally(app_env):
     assert_clean(at)
     assert "Reported “\\*Yes\\*”" in metrics(at)
     projector = dashboard(query={"projector": "1"})
-    assert any("**Bold?** [link](http://x)" in m.value for m in projector.markdown)
+    shown = [m.value for m in projector.markdown if "ldp-question" in m.value]
+    assert shown == ["<div class='ldp-question'>&#42;&#42;Bold?&#42;&#42; "
+                     "&#91;link&#93;&#40;http&#58;//x&#41;</div>"]
+
+
+HOSTILE_TEXT = "Vanilla?\n\n![x](http://img.invalid/x.png) <img src=http://img.invalid/y> [go](http://a.invalid)"
+HOSTILE_LABEL = "![i](http://img.invalid/z.png)"
+
+
+def _no_live_markup(markdown: str) -> None:
+    """No Markdown image or link and no HTML tag would render from this Markdown source."""
+    import re
+
+    assert not re.search(r"(?<!\\)!(?<!\\)\[", markdown), markdown
+    assert not re.search(r"(?<!\\)\]\(", markdown), markdown
+    assert "<img" not in markdown, markdown
+
+
+def test_instructor_text_never_renders_as_markup(app_env):
+    """Images, links, HTML and blank lines in a question or a label stay text: in the
+    projector's question, the tables and the labels."""
+    poll = app_env.create_poll("t")
+    q = app_env.add_question(poll.id, HOSTILE_TEXT, options=("Red", "Green", HOSTILE_LABEL),
+                             design_params={"design": "grr", "d": 3, "epsilon": 1.0},
+                             kind="categorical")
+    app_env.open_question(q.id)
+    app_env.set_revealed(q.id, True)
+    app_env.add_simulated_reports(q.id, 30, (0.3, 0.3, 0.4), seed=3)
+    for at in (dashboard(), dashboard(query={"projector": "1"})):
+        assert not at.exception
+        for m in at.markdown:
+            if "ldp-question" in m.value:
+                assert "\n" not in m.value and "<img" not in m.value
+                assert "&#33;&#91;x&#93;&#40;http&#58;" in m.value
+            else:
+                _no_live_markup(m.value)
+        for table in at.table:
+            for cell in table.value.to_numpy().ravel().tolist() + list(table.value.columns):
+                _no_live_markup(str(cell))
 
 
 def test_what_if_sliders_start_from_each_questions_design(app_env):

@@ -56,3 +56,49 @@ def test_replay_categorical():
 def test_replay_errors_name_the_row_and_column(text, message):
     with pytest.raises(BadInput, match=message):
         replay_from_csv(text)
+
+
+# -- formula injection (OWASP "CSV Injection") -------------------------------------------------
+FORMULAS = ['=HYPERLINK("http://x.invalid","No")', "+1+1", "-2+3", "@SUM(A1)",
+            "\t=1+1", "\r=1+1", "  =1+1"]
+
+
+@pytest.mark.parametrize("label", FORMULAS)
+def test_export_neutralises_formula_labels_and_replay_reads_them_back(service, label):
+    import csv
+    import io
+
+    poll = service.create_poll("t")
+    q = service.add_question(poll.id, "Which?", options=("Plain", label),
+                             design_params={"design": "die", "faces": 4, "truthful": 3})
+    service.open_question(q.id)
+    for i, answer in enumerate((1, 1, 0)):
+        service.submit_report(poll.join_code, q.id, answer=answer,
+                              design_params={"design": "die", "faces": 4, "truthful": 3},
+                              submission_id=f"f-{i:06d}", device_id=f"dev-{i}")
+    text = service.export_csv(q.id)
+    for row in csv.reader(io.StringIO(text)):
+        for cell in row:
+            # No cell a spreadsheet would evaluate: none starts with a formula character,
+            # even after spaces.
+            assert cell.lstrip(" ")[:1] not in "=+-@\t\r", row
+    labels = [r["answer_label"] for r in csv.DictReader(io.StringIO(text))]
+    assert labels.count("'" + label.strip()) == 2  # labels are stored stripped
+    assert replay_from_csv(text).options == ("Plain", label.strip())
+
+
+@pytest.mark.parametrize("cell", ["=1", "+1", "-1", "@A1", "\t=1", "\r=1", "\t+1", "\r@A1",
+                                  "   -1", "\t", "\r"])
+def test_csv_safe_prefixes_every_formula_start(cell):
+    from classroom.service import csv_safe, csv_unsafe
+
+    safe = csv_safe(cell)
+    assert safe == "'" + cell and csv_unsafe(safe) == cell
+
+
+@pytest.mark.parametrize("cell", ["No", "Vanilla", "1", "0101", '{"design":"die"}',
+                                  "2025-04-07T10:00:00+00:00", "'quoted'", ""])
+def test_csv_safe_leaves_ordinary_cells_alone(cell):
+    from classroom.service import csv_safe, csv_unsafe
+
+    assert csv_safe(cell) == cell and csv_unsafe(cell) == cell

@@ -27,7 +27,7 @@ def _health(request):
 @pytest.fixture
 def client(tmp_path, monkeypatch):
     monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv(auth.KEY_ENV, "the-right-key")
+    monkeypatch.setenv(auth.KEY_ENV, "the-right-key-0123456")
     app = Starlette(routes=[Route("/", _page), Route("/_stcore/health", _health), *web.routes],
                     middleware=web.middleware())
     return TestClient(app, follow_redirects=False)
@@ -65,20 +65,20 @@ def test_existing_cookie_is_kept_and_endpoints_get_none(client):
 
 
 def test_login_with_right_key_sets_token_and_drops_key_from_url(client):
-    r = client.get("/auth/login", params={"key": "the-right-key"})
+    r = client.get("/auth/login", params={"key": "the-right-key-0123456"})
     assert r.status_code == 303
     assert r.headers["location"] == "/dashboard"  # the key is gone from the address
     cookie = r.headers["set-cookie"]
     assert cookie.startswith(f"{auth.INSTRUCTOR_COOKIE}=") and "HttpOnly" in cookie
     token = cookie.split(";")[0].split("=", 1)[1]
-    assert "the-right-key" not in token
+    assert "the-right-key-0123456" not in token
     assert auth.check_session_token(token)
 
 
-@pytest.mark.parametrize("key", ["", "wrong", "the-right-key ", "THE-RIGHT-KEY"])
+@pytest.mark.parametrize("key", ["", "wrong", "the-right-key-0123456 ", "THE-RIGHT-KEY-0123456"])
 def test_login_with_wrong_key_is_refused(client, key):
     r = client.get("/auth/login", params={"key": key} if key else None)
-    if key == "the-right-key ":  # surrounding whitespace from a copy-paste is forgiven
+    if key == "the-right-key-0123456 ":  # surrounding whitespace from a copy-paste is forgiven
         assert r.status_code == 303
         return
     assert r.status_code == 403
@@ -102,11 +102,71 @@ def test_generated_key_is_kept_private_and_stable(tmp_path, monkeypatch):
     assert auth.check_key(key) and not auth.check_key(key[:-1]) and not auth.check_key(None)
 
 
+@pytest.mark.parametrize("key", ["short", "fifteen-chars-x"])
+def test_a_short_configured_key_stops_the_start_with_a_clear_message(monkeypatch, tmp_path,
+                                                                     key):
+    from classroom.domain import ConfigError
+
+    monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv(auth.KEY_ENV, key)
+    with pytest.raises(ConfigError, match=f"has {len(key)} characters; use at least 16"):
+        auth.instructor_key()
+    monkeypatch.setenv(auth.KEY_ENV, key + "y")  # 16 and more are fine
+    if len(key) + 1 >= auth.MIN_KEY_CHARS:
+        assert auth.instructor_key() == key + "y"
+
+
+def test_data_files_are_private(tmp_path, monkeypatch):
+    """The data directory is 0700; the database, its WAL and SHM files and the key 0600."""
+    from classroom import config
+    from classroom.service import PollService
+    from classroom.store import Store
+
+    data = tmp_path / "data"
+    monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(data))
+    monkeypatch.delenv(auth.KEY_ENV, raising=False)
+    monkeypatch.setattr("classroom.config.secret", lambda name, **kw: None)
+    assert stat.S_IMODE(os.stat(config.data_dir()).st_mode) == 0o700
+    auth.instructor_key()
+    store = Store(f"sqlite:///{data / 'classroom.db'}")
+    try:
+        svc = PollService(store)
+        poll = svc.create_poll("t")
+        q = svc.open_question(svc.add_question(
+            poll.id, "Q?", design_params={"design": "die", "faces": 4, "truthful": 3}).id)
+        svc.submit_report(poll.join_code, q.id, answer=1, submission_id="perm-000001",
+                          design_params={"design": "die", "faces": 4, "truthful": 3},
+                          device_id="d")
+        names = ["classroom.db", "classroom.db-wal", "classroom.db-shm", "instructor_key"]
+        assert all((data / n).exists() for n in names)
+        modes = {n: oct(stat.S_IMODE(os.stat(data / n).st_mode)) for n in names}
+        assert modes == {n: "0o600" for n in names}
+    finally:
+        store.close()
+
+
+def test_files_left_readable_by_an_older_version_are_tightened(tmp_path, monkeypatch):
+    from classroom.store import Store
+
+    db = tmp_path / "old.db"
+    Store(f"sqlite:///{db}").close()
+    db.chmod(0o644)
+    (tmp_path / "instructor_key").write_text("x" * 24 + "\n")
+    (tmp_path / "instructor_key").chmod(0o644)
+    monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv(auth.KEY_ENV, raising=False)
+    monkeypatch.setattr("classroom.config.secret", lambda name, **kw: None)
+    Store(f"sqlite:///{db}").close()
+    assert auth.instructor_key() == "x" * 24
+    assert stat.S_IMODE(db.stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / "instructor_key").stat().st_mode) == 0o600
+
+
 def test_changing_the_key_logs_browsers_out(monkeypatch, tmp_path):
     monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv(auth.KEY_ENV, "old")
+    monkeypatch.setenv(auth.KEY_ENV, "old-key-0123456789")
     token = auth.session_token()
-    monkeypatch.setenv(auth.KEY_ENV, "new")
+    monkeypatch.setenv(auth.KEY_ENV, "new-key-0123456789")
     assert not auth.check_session_token(token)
 
 
