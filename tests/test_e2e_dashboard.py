@@ -125,8 +125,8 @@ def test_class_exercise_projected_with_twenty_phones(classroom, chromium):
     proj.get_by_role("button", name="Reveal results").click()
     mu = est.binary.mu_hat
     _wait_metric(proj, "Estimate μ̂", _fmt3(mu))
-    assert _metric(proj, "SD of μ̂") == _fmt3(est.binary.sd_worst)
-    assert _metric(proj, "SD of μ̂") == _fmt3((3 / (4 * 20)) ** 0.5)
+    assert _metric(proj, "SD, fixed class") == _fmt3(est.binary.sd_worst)
+    assert _metric(proj, "SD, fixed class") == _fmt3((3 / (4 * 20)) ** 0.5)
     assert _metric(proj, "Reported “Vanilla”") == f"{est.counts[1]} of 20"
     assert _metric(proj, "Privacy loss ε") == "1.10"
     assert proj.locator("[data-testid='stException']").count() == 0

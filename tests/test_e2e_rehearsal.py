@@ -116,7 +116,7 @@ def test_rehearse_forty_students_then_clear(classroom, chromium):
     assert est.n == N and est.n_simulated == N
     shown = _wait_metric(page, "Estimate μ̂", fmt_fixed(est.binary.mu_hat, 3))
     assert shown == fmt_fixed(svc.estimate(q.id).binary.mu_hat, 3)
-    assert _metric(page, "SD of μ̂") == fmt_fixed((3 / (4 * N)) ** 0.5, 3) == "0.137"
+    assert _metric(page, "SD, fixed class") == fmt_fixed((3 / (4 * N)) ** 0.5, 3) == "0.137"
     assert page.locator("[data-testid='stException']").count() == 0
     # Exports leave simulated students out unless asked for.
     assert svc.export_csv(q.id).strip().count("\n") == 0
