@@ -51,7 +51,9 @@ _QID = "_dash_qid"
 _FLASH = "_dash_flash"
 
 _EPS_RANGE = (0.01, 5.0)
-_GAMMA_RANGE = (0.001, 0.495)
+#: The two ranges map onto each other (ε = ln((1+2γ)/(1−2γ)) at the shown precision), so
+#: neither slider is ever clamped and the labels always agree with both.
+_GAMMA_RANGE = (0.002, 0.493)
 
 
 def _exercise_design() -> dict:

@@ -259,6 +259,27 @@ def test_custom_design_linked_sliders(app_env):
     assert q2.design_params == {"design": "gamma", "gamma": 0.2}
 
 
+@pytest.mark.parametrize("moved, value, gamma, eps", [
+    ("gamma", 0.493, 0.493, 4.95), ("gamma", 0.002, 0.002, 0.01),
+    ("eps", 5.0, 0.493, 5.0), ("eps", 0.01, 0.002, 0.01)])
+def test_what_if_sliders_and_labels_agree_at_both_ends(app_env, moved, value, gamma, eps):
+    seed(app_env, DIE, 30, 40)
+    at = dashboard()
+    at.slider(key=f"dash_wi_{moved}").set_value(value).run()
+    assert_clean(at)
+    assert at.slider(key="dash_wi_gamma").value == pytest.approx(gamma)
+    assert at.slider(key="dash_wi_eps").value == pytest.approx(eps)
+    label = next(m.label for m in at.metric if m.label.startswith("SD with this design"))
+    assert label == f"SD with this design (ε = {eps:.2f})"
+    # Both ends of each slider are reachable from the other without clamping.
+    lo_g, hi_g = at.slider(key="dash_wi_gamma").min, at.slider(key="dash_wi_gamma").max
+    lo_e, hi_e = at.slider(key="dash_wi_eps").min, at.slider(key="dash_wi_eps").max
+    assert lo_e <= round(ldp_core.gamma_to_epsilon(lo_g), 2) and \
+        round(ldp_core.gamma_to_epsilon(hi_g), 2) <= hi_e
+    assert lo_g <= round(ldp_core.epsilon_to_gamma(lo_e), 3) and \
+        round(ldp_core.epsilon_to_gamma(hi_e), 3) <= hi_g
+
+
 def test_categorical_question_with_recommended_oracle(app_env):
     poll = app_env.create_poll("flavours")
     at = dashboard()
