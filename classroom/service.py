@@ -62,6 +62,7 @@ __all__ = [
     "MAX_SIMULATED",
     "PollService",
     "dedup_token",
+    "exact_class",
     "estimate_from_groups",
     "new_join_code",
     "replay_from_csv",
@@ -411,18 +412,43 @@ class PollService:
         return finite_or_inf([design_epsilon(_any_design(r.design_json)) for r in rows])
 
     # -- rehearsal ------------------------------------------------------------------------
-    def add_simulated_reports(self, question_id: int, n: int, true_share: float | Sequence[float],
-                              *, seed: int | None = None) -> int:
-        """Fake students for rehearsal: draw true answers, randomize them with ldp_core,
-        validate each like a real report, store them with ``simulated=True``.
+    def rehearsal_class(self, question_id: int, n: int, true_share: float | Sequence[float],
+                        *, seed: int | None = None) -> tuple[int, ...]:
+        """The true answers of a simulated class of ``n`` with exactly the chosen shares.
 
-        The drawn truths exist only in memory here. The question must be open.
-        Returns the number of reports written.
+        Binary: ``round(true_share * n)`` students answer ``options[1]``; categorical:
+        each option gets its share of ``n`` by largest remainders. The order is
+        shuffled. A class with exactly the chosen share is what the rehearsal's 95% CI
+        is about: the fixed-class SD describes the die's randomness for *this* class.
+        The truths exist only in memory.
         """
-        qid = _id("question id", question_id)
+        question = self.question(question_id)
         if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_SIMULATED:
             raise BadInput(f"the number of simulated students must be 1..{MAX_SIMULATED}, "
                            f"got {n!r}")
+        rng = np.random.default_rng(seed)
+        return tuple(int(v) for v in rng.permutation(
+            exact_class(question.kind, len(question.options), n, true_share)))
+
+    def add_simulated_reports(self, question_id: int, n: int, true_share: float | Sequence[float],
+                              *, seed: int | None = None) -> int:
+        """Fake students for rehearsal: a class with exactly the chosen shares
+        (:meth:`rehearsal_class`), randomized with ldp_core, validated like real reports,
+        stored with ``simulated=True``. The question must be open. Returns the number of
+        reports written.
+        """
+        truths = self.rehearsal_class(question_id, n, true_share, seed=seed)
+        return self.add_simulated_answers(question_id, truths, seed=seed)
+
+    def add_simulated_answers(self, question_id: int, truths: Sequence[int], *,
+                              seed: int | None = None) -> int:
+        """Randomize the given true answers on the server with ldp_core and store them as
+        simulated reports (the same checks as real reports). The truths are not stored."""
+        qid = _id("question id", question_id)
+        values = np.asarray(truths)
+        if values.ndim != 1 or not 1 <= values.size <= MAX_SIMULATED \
+                or not np.issubdtype(values.dtype, np.integer):
+            raise BadInput(f"simulated answers must be 1..{MAX_SIMULATED} option numbers")
         found = self._store.current_round_secret(qid)
         if found is None:
             raise UnknownQuestion(f"no question with id {qid}")
@@ -430,23 +456,13 @@ class PollService:
         if not question.is_open:
             raise QuestionClosed("voting is closed for this question; open it before adding "
                                  "simulated students")
+        if values.min() < 0 or values.max() >= len(question.options):
+            raise BadInput(f"simulated answers must be option numbers 0..{len(question.options) - 1}")
         design = question.design
         rng = np.random.default_rng(seed)
         if question.kind == "binary":
-            try:
-                share = float(true_share)  # type: ignore[arg-type]
-            except (TypeError, ValueError):
-                share = math.nan
-            if not 0.0 <= share <= 1.0:
-                raise BadInput(f"true_share must be a number in [0, 1], got {true_share!r}")
-            answers: Iterable[object] = design.perturb(rng.random(n) < share, rng).tolist()
+            answers: Iterable[object] = design.perturb(values.astype(bool), rng).tolist()
         else:
-            shares = np.asarray(true_share, dtype=float).ravel()
-            k = len(question.options)
-            if shares.size != k or not np.all(np.isfinite(shares)) or np.any(shares < 0) \
-                    or shares.sum() <= 0:
-                raise BadInput(f"true_share must be {k} non-negative shares, one per option")
-            values = rng.choice(k, size=n, p=shares / shares.sum())
             perturbed = design.perturb(values, rng)
             if getattr(design, "kind", "") == "ue":
                 answers = ["".join("1" if b else "0" for b in row) for row in perturbed]
@@ -570,6 +586,35 @@ def csv_unsafe(cell: str) -> str:
     if cell.startswith("'") and rest and csv_safe(rest) != rest:
         return rest
     return cell
+
+
+# -- rehearsal classes ------------------------------------------------------------------------
+def exact_class(kind: str, k: int, n: int, true_share: float | Sequence[float]) -> np.ndarray:
+    """True answers (unshuffled) of a class of ``n`` with exactly the chosen shares.
+
+    >>> exact_class("binary", 2, 40, 0.6).sum(), exact_class("binary", 2, 5, 0.5).sum()
+    (np.int64(24), np.int64(3))
+    >>> np.bincount(exact_class("categorical", 3, 10, (1, 1, 1)), minlength=3).tolist()
+    [4, 3, 3]
+    """
+    if kind == "binary":
+        try:
+            share = float(true_share)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            share = math.nan
+        if not 0.0 <= share <= 1.0:
+            raise BadInput(f"true_share must be a number in [0, 1], got {true_share!r}")
+        yes = math.floor(share * n + 0.5)  # round half up: 0.5 of 5 students is 3
+        return np.repeat(np.array([1, 0]), [yes, n - yes])
+    shares = np.asarray(true_share, dtype=float).ravel()
+    if shares.size != k or not np.all(np.isfinite(shares)) or np.any(shares < 0) \
+            or shares.sum() <= 0:
+        raise BadInput(f"true_share must be {k} non-negative shares, one per option")
+    quota = shares / shares.sum() * n
+    counts = np.floor(quota).astype(int)
+    rest = n - counts.sum()
+    counts[np.argsort(-(quota - counts), kind="stable")[:rest]] += 1  # largest remainders
+    return np.repeat(np.arange(k), counts)
 
 
 # -- estimation from grouped counts (shared by the store path and CSV replay) --------------

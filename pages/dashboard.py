@@ -51,7 +51,9 @@ _QID = "_dash_qid"
 _FLASH = "_dash_flash"
 
 _EPS_RANGE = (0.01, 5.0)
-_GAMMA_RANGE = (0.001, 0.495)
+#: The two ranges map onto each other (ε = ln((1+2γ)/(1−2γ)) at the shown precision), so
+#: neither slider is ever clamped and the labels always agree with both.
+_GAMMA_RANGE = (0.002, 0.493)
 
 
 def _exercise_design() -> dict:
@@ -225,6 +227,8 @@ def _cb_projector(on: bool) -> None:
 #: Simulated students arrive over this many live-panel refreshes (2 s each).
 _ARRIVAL_TICKS = 5
 _REHEARSAL = "dash_rehearsal_plan"
+#: The simulated class's true answers, counted per option (only simulated students).
+_SIM_CLASS = "dash_simulated_class"
 
 
 def _cb_simulate(qid: int, shares: object) -> None:
@@ -233,8 +237,18 @@ def _cb_simulate(qid: int, shares: object) -> None:
         _flash("error", "Only the instructor can do that. Log in on the I'm teaching page.")
         return
     n = int(st.session_state.get("dash_sim_n", 40))
-    st.session_state[_REHEARSAL] = {"qid": qid, "left": n, "shares": shares,
+    truths = _do(lambda: session.service().rehearsal_class(qid, n, shares))
+    if truths is None:
+        return
+    st.session_state[_REHEARSAL] = {"qid": qid, "truths": list(truths),
                                     "batch": max(1, -(-n // _ARRIVAL_TICKS))}
+    tally = st.session_state.get(_SIM_CLASS)
+    if not tally or tally["qid"] != qid:
+        tally = {"qid": qid, "counts": [0] * (max(truths) + 1)}
+    counts = tally["counts"] + [0] * (max(truths) + 1 - len(tally["counts"]))
+    for v in truths:
+        counts[v] += 1
+    st.session_state[_SIM_CLASS] = {"qid": qid, "counts": counts}
     _flash("info", f"{n} simulated students are arriving over the next few seconds.")
 
 
@@ -243,20 +257,39 @@ def _rehearsal_tick(question_id: int) -> None:
     plan = st.session_state.get(_REHEARSAL)
     if not plan or plan["qid"] != question_id:
         return
-    batch = min(plan["batch"], plan["left"])
+    batch, rest = plan["truths"][:plan["batch"]], plan["truths"][plan["batch"]:]
     try:
-        session.service().add_simulated_reports(question_id, batch, plan["shares"])
+        session.service().add_simulated_answers(question_id, batch)
     except ClassroomError as exc:
         st.session_state.pop(_REHEARSAL, None)
         st.warning(f"Rehearsal stopped: {exc}")
         return
-    plan["left"] -= batch
-    if plan["left"] <= 0:
+    plan["truths"] = rest
+    if not rest:
         st.session_state.pop(_REHEARSAL, None)
+
+
+def simulated_class_note(question, n_simulated: int) -> str | None:
+    """"Simulated class: 24 of 40 truly Vanilla (60%)": what the rehearsal's CI is about."""
+    tally = st.session_state.get(_SIM_CLASS)
+    if not tally or tally["qid"] != question.id or not n_simulated:
+        return None
+    counts = tally["counts"]
+    total = sum(counts)
+    if total != n_simulated:  # still arriving, or cleared elsewhere
+        return None
+    if question.kind == "binary":
+        yes = counts[1] if len(counts) > 1 else 0
+        return (f"Simulated class: {fmt_count(yes)} of {fmt_count(total)} truly "
+                f"“{plain(question.options[1])}” ({yes / total:.0%}), the share the 95% CI "
+                "is about.")
+    parts = ", ".join(f"{plain(opt)} {c}" for opt, c in zip(question.options, counts))
+    return f"Simulated class (true answers): {parts}."
 
 
 def _cb_clear_simulated(qid: int) -> None:
     st.session_state.pop(_REHEARSAL, None)
+    st.session_state.pop(_SIM_CLASS, None)
     removed = _do(lambda: session.service().clear_simulated(qid))
     if removed is not None:
         _flash("success", f"{removed} simulated reports removed; real reports are untouched.")
@@ -744,6 +777,17 @@ def _stat(col, label: str, value: str, formula: str | None, help: str | None = N
             st.caption(formula)
 
 
+#: The two SDs on screen answer two questions; each says which.
+SD_FIXED_CLASS_HELP = (
+    "Fixed class: the class's true answers are what they are, and the only randomness is "
+    "the die. For the class exercise this is exactly √(3/(4n)) whatever the class's share; "
+    "for other designs it is the largest over the class's possible shares.")
+SD_POPULATION_HELP = (
+    "Students drawn from a population: adds the luck of who is in the class. Estimated from "
+    "these reports (Warner's variance estimate); for the class exercise at a true share of "
+    "½ it is about √(1/n).")
+
+
 def _binary_panel(q, est, rounds, projector: bool) -> None:
     b, counts = est.binary, est.binary_counts
     n, v = est.n, est.counts[1]
@@ -771,19 +815,22 @@ def _binary_panel(q, est, rounds, projector: bool) -> None:
           _mu_formula(design, n, v, b.mu_hat) if one_design else
           r"$\hat\mu = \frac{1}{n}\sum_i \frac{y_i - b_i}{a_i - b_i}$ (each report with its "
           "own design)", help=mu_help)
-    _stat(row[1], "SD of μ̂", fmt_fixed(b.sd_worst, 3),
-          _sd_formula(design, n, b.sd_worst) if one_design else "worst case over classes",
-          help="Worst case over all classes of this size: the design's guarantee.")
+    _stat(row[1], "SD, fixed class", fmt_fixed(b.sd_worst, 3),
+          _sd_formula(design, n, b.sd_worst) if one_design else "largest over class shares",
+          help=SD_FIXED_CLASS_HELP)
     _stat(row[2], f"{level:.0%} CI", fmt_interval(b.ci_low, b.ci_high, 3),
           rf"$\hat\mu \pm {z:.2f}\,\mathrm{{SD}}$")
     with row[1]:
         if b.sd_plugin is None:
-            st.caption("Plug-in SD: needs at least 2 reports.")
+            st.caption("SD, population (plug-in): needs at least 2 reports.")
         else:
-            st.metric("Plug-in SD", fmt_fixed(b.sd_plugin, 3),
-                      help="Estimated from these reports (Warner's variance estimate).")
+            st.metric("SD, population (plug-in)", fmt_fixed(b.sd_plugin, 3),
+                      help=SD_POPULATION_HELP)
             st.caption(r"$\sqrt{\frac{\bar y(1-\bar y)}{(n-1)(a-b)^2}}$ with $\bar y = V/n$"
                        if one_design else "sample SD of the per-report estimates over √n")
+    note = simulated_class_note(q, est.n_simulated)
+    if note:
+        st.caption(note)
     if one_design and not projector:
         st.caption(f"Design: {_design_text(design)}; " + _channel_text(design)
                    + r"; in general $\hat\mu = (V/n - b)/(a - b)$.")
@@ -835,8 +882,10 @@ def _binary_panel(q, est, rounds, projector: bool) -> None:
             st.markdown(
                 "- **μ̂** corrects the reported share for the lies the design adds; it is "
                 "unbiased, so it may leave [0, 1] when n is small.\n"
-                "- **SD** is the design's worst case at this n; the **plug-in SD** is "
-                "estimated from these reports.\n"
+                "- **SD, fixed class**: how far μ̂ would move if this same class answered "
+                "again with fresh dice. **SD, population**: how far it would move with "
+                "another class drawn from the same population; larger, because it also "
+                "counts who happens to be in the class.\n"
                 "- **95% CI**: μ̂ ± 1.96 SD. The **likelihood-ratio interval** (left) "
                 "stays inside [0, 1].\n"
                 "- **ε** bounds how much one report can reveal: the odds between the two "

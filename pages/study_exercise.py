@@ -73,6 +73,41 @@ def _many(n: int, v: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return local, central
 
 
+@st.cache_data(show_spinner=False, max_entries=128)
+def _population(n: int, mu: float, seed: int) -> np.ndarray:
+    """μ̂ for CLASSES classes whose n students are each drawn from a population with share
+    mu: each student then reports "vanilla" with probability b + (a − b)·mu, independently."""
+    gen = np.random.default_rng([seed, 8])
+    return share_estimates(DESIGN, gen.binomial(n, DESIGN.report_probability(mu), CLASSES), n)
+
+
+def _coverage(estimates: np.ndarray, target: float, n: int) -> float:
+    """Share of the simulated 95% CIs (μ̂ ± 1.96 × the fixed-class SD) that cover target."""
+    lo, hi = BinaryCounts.single(DESIGN, 0, n).normal_interval(0.95)
+    return float(np.mean(np.abs(estimates - target) <= (hi - lo) / 2))
+
+
+def _two_questions(n: int, mu: float, truth: float, local: np.ndarray, seed: int) -> None:
+    """The fixed class against students drawn from a population: two SDs, two coverages."""
+    st.markdown(
+        "**Two different questions.** *This class again:* the same students roll their dice "
+        "again; only the die is random, and √(3/(4n)) is exact. *Another class:* new "
+        "students are drawn from a population whose share is μ; who is in the class is "
+        "random too, so μ̂ spreads more (at μ = ½ the SD is √(1/n)). The 95% CI "
+        "μ̂ ± 1.96·√(3/(4n)) answers the first question.")
+    population = _population(n, mu, seed)
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("SD, fixed class", fmt(float(np.std(local)), 3),
+              help="Over simulated re-runs of the dice for this class")
+    m2.metric("SD, population", fmt(float(np.std(population)), 3),
+              help=f"Over {fmt_count(CLASSES)} classes drawn from a population with share μ")
+    m3.metric("95% CI covers this class's share", f"{_coverage(local, truth, n):.1%}",
+              help="The share of the simulated re-runs whose CI contains this class's share")
+    m4.metric("95% CI covers the population's μ", f"{_coverage(population, mu, n):.1%}",
+              help="The share of the population classes whose CI contains μ: less than "
+                   "95%, because the CI leaves out who happens to be in the class")
+
+
 def _solution(i: int) -> bool:
     return st.toggle("Show the solution", key=K_SOL[i], persist_state="session")
 
@@ -132,8 +167,9 @@ def render() -> None:
         st.latex(r"\sigma^2[\hat\mu] = \tfrac{4}{n^2}\,\sigma^2[V_\mathrm{rep}] = "
                  r"\tfrac{4}{n^2}\cdot n\cdot\tfrac34\cdot\tfrac14 \quad\Longrightarrow\quad "
                  r"\sigma[\hat\mu] = \sqrt{\tfrac{3}{4n}}")
-        st.caption("Each report is 'vanilla' with probability 3/4 or 1/4, so its variance is "
-                   "3/4 · 1/4 either way, whatever the class looks like.")
+        st.caption("For a fixed class, each report is 'vanilla' with probability 3/4 or 1/4, "
+                   "so its variance is 3/4 · 1/4 either way: the SD is √(3/(4n)) whatever "
+                   "this class's share. The only randomness is the die.")
         sim = error_summary(local, truth)
         sd = est.sd_worst()
         m1, m2 = st.columns(2)
@@ -144,6 +180,7 @@ def render() -> None:
             local, truth=truth, mean=truth, sd=sd, x_title="μ̂ = 2V/n − ½",
             title=f"μ̂ in {fmt_count(CLASSES)} simulated classes of {fmt_count(n)}",
             subtitle="curve: normal with SD √(3/(4n)); dashed: the true share"))
+        _two_questions(n, mu, truth, local, seed)
 
     # -- Question 3 -------------------------------------------------------------------------
     st.header("3. The privacy loss ε")

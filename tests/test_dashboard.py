@@ -95,12 +95,12 @@ def test_die_v30_n40_shows_mu_1_and_sd_sqrt_3_over_160(app_env):
     assert m["Reports received"] == "40"
     assert m["Reported “Vanilla”"] == "30 of 40"
     assert m["Estimate μ̂"] == "1.000"
-    assert m["SD of μ̂"] == f3(math.sqrt(3 / 160)) == "0.137"
+    assert m["SD, fixed class"] == f3(math.sqrt(3 / 160)) == "0.137"
     sd = math.sqrt(3 / 160)
     assert m["95% CI"] == f"[{f3(1 - 1.959964 * sd)}, {f3(1 + 1.959964 * sd)}]"
     assert m["Privacy loss ε"] == "1.10"
     # The plug-in SD: sqrt(ybar (1 - ybar) / ((n - 1)(a - b)^2)) with ybar = 3/4.
-    assert m["Plug-in SD"] == f3(math.sqrt(0.75 * 0.25 / (39 * 0.25)))
+    assert m["SD, population (plug-in)"] == f3(math.sqrt(0.75 * 0.25 / (39 * 0.25)))
     # Each formula beside its number, with the numbers put in.
     text = texts(at)
     assert r"\hat\mu = 2\,\frac{V}{n} - \tfrac{1}{2} = 2\cdot\frac{30}{40} - \tfrac{1}{2} = 1.000" \
@@ -126,7 +126,7 @@ def test_second_design_exact_numbers(app_env, design, yes, mu, sd, eps, mu_tex, 
     assert_clean(at)
     m = metrics(at)
     assert m["Estimate μ̂"] == f3(mu)
-    assert m["SD of μ̂"] == f3(sd) == f3(expected.sd_worst())
+    assert m["SD, fixed class"] == f3(sd) == f3(expected.sd_worst())
     assert m["Privacy loss ε"] == eps
     text = texts(at)
     assert mu_tex in text and sd_tex in text
@@ -144,7 +144,7 @@ def test_estimate_matches_the_service(app_env):
     est = app_env.estimate(q.id).binary
     m = metrics(dashboard())
     assert m["Estimate μ̂"] == f3(est.mu_hat)
-    assert m["SD of μ̂"] == f3(est.sd_worst)
+    assert m["SD, fixed class"] == f3(est.sd_worst)
 
 
 # -- empty, tiny and hidden -----------------------------------------------------------------
@@ -165,11 +165,11 @@ def test_n1_says_so_and_has_no_plugin_sd(app_env):
     assert_clean(at)
     m = metrics(at)
     assert m["Estimate μ̂"] == "1.500"  # 2·1/1 − ½: honest, outside [0, 1]
-    assert m["SD of μ̂"] == f3(math.sqrt(3 / 4))
-    assert "Plug-in SD" not in m
+    assert m["SD, fixed class"] == f3(math.sqrt(3 / 4))
+    assert "SD, population (plug-in)" not in m
     text = texts(at)
     assert "Only one report so far" in text
-    assert "Plug-in SD: needs at least 2 reports." in text
+    assert "SD, population (plug-in): needs at least 2 reports." in text
     assert "above 1" in text
 
 
@@ -257,6 +257,27 @@ def test_custom_design_linked_sliders(app_env):
     at.button(key="dash_add_question").click().run()
     q2 = app_env.questions(poll.id)[-1]
     assert q2.design_params == {"design": "gamma", "gamma": 0.2}
+
+
+@pytest.mark.parametrize("moved, value, gamma, eps", [
+    ("gamma", 0.493, 0.493, 4.95), ("gamma", 0.002, 0.002, 0.01),
+    ("eps", 5.0, 0.493, 5.0), ("eps", 0.01, 0.002, 0.01)])
+def test_what_if_sliders_and_labels_agree_at_both_ends(app_env, moved, value, gamma, eps):
+    seed(app_env, DIE, 30, 40)
+    at = dashboard()
+    at.slider(key=f"dash_wi_{moved}").set_value(value).run()
+    assert_clean(at)
+    assert at.slider(key="dash_wi_gamma").value == pytest.approx(gamma)
+    assert at.slider(key="dash_wi_eps").value == pytest.approx(eps)
+    label = next(m.label for m in at.metric if m.label.startswith("SD with this design"))
+    assert label == f"SD with this design (ε = {eps:.2f})"
+    # Both ends of each slider are reachable from the other without clamping.
+    lo_g, hi_g = at.slider(key="dash_wi_gamma").min, at.slider(key="dash_wi_gamma").max
+    lo_e, hi_e = at.slider(key="dash_wi_eps").min, at.slider(key="dash_wi_eps").max
+    assert lo_e <= round(ldp_core.gamma_to_epsilon(lo_g), 2) and \
+        round(ldp_core.gamma_to_epsilon(hi_g), 2) <= hi_e
+    assert lo_g <= round(ldp_core.epsilon_to_gamma(lo_e), 3) and \
+        round(ldp_core.epsilon_to_gamma(hi_e), 3) <= hi_g
 
 
 def test_categorical_question_with_recommended_oracle(app_env):
@@ -427,6 +448,10 @@ def test_rehearsal_class_arrives_over_refreshes_and_clears(app_env):
         arrived.append(app_env.estimate(q.id).n_simulated)
     assert arrived[0] == 10 and arrived[-1] == 50  # five batches of ten, then no more
     assert arrived == sorted(arrived)
+    app_env.set_revealed(q.id, True)
+    at.run()
+    # 60% of 50 is exactly 30 simulated Vanilla fans, and the page says so under μ̂.
+    assert "Simulated class: 30 of 50 truly “Vanilla” (60%)" in texts(at)
     assert len(app_env.export_csv(q.id).splitlines()) == 2  # header + the real report only
     assert len(app_env.export_csv(q.id, include_simulated=True).splitlines()) == 52
     at.button(key="dash_sim_clear").click().run()

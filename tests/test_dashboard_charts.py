@@ -62,11 +62,20 @@ def test_non_finite_values_are_left_out():
                                   "hi": None}]) is None
 
 
-def test_redraw_is_cheap_once_the_templates_exist():
-    figures()
-    start = time.perf_counter()
-    for _ in range(20):
-        for fig in figures().values():
-            fig.to_dict()
-    per_redraw = (time.perf_counter() - start) / 20
-    assert per_redraw < 0.1, f"{per_redraw * 1000:.0f} ms per redraw of the live charts"
+def test_trajectory_holds_the_unit_interval_and_marks_estimates_beyond_it():
+    """The first reports of a small class can give μ̂ = 3.5: the axis still shows [0, 1]
+    with a margin, and that point sits at the edge, marked, with its value in the tooltip."""
+    fig = lc.estimate_trace([{"n": 1, "mu": 3.5, "lo": 1.2, "hi": 5.8},
+                             {"n": 2, "mu": -0.5, "lo": -2.0, "hi": 1.0},
+                             {"n": 40, "mu": 0.55, "lo": 0.28, "hi": 0.82}])
+    spec = fig.to_dict()
+    domains = {json.dumps(enc["y"]["scale"]["domain"]) for layer in spec["layer"]
+               for enc in [layer["encoding"]] if "scale" in enc.get("y", {})}
+    assert domains == {json.dumps(list(lc.TRACE_Y))}
+    assert lc.TRACE_Y[0] < 0 and lc.TRACE_Y[1] > 1
+    trace = fig.values("trace")
+    assert [r["mu_plot"] for r in trace] == [lc.TRACE_Y[1], lc.TRACE_Y[0], 0.55]
+    assert [r["mu"] for r in trace] == [3.5, -0.5, 0.55]  # the tooltip keeps the value
+    assert [(r["n"], r["side"]) for r in fig.values("beyond")] == [(1, "above"), (2, "below")]
+    assert all(lc.TRACE_Y[0] <= r[k] <= lc.TRACE_Y[1] for r in trace
+               for k in ("lo_plot", "hi_plot"))

@@ -58,6 +58,17 @@ def _wait_metric(page, label: str, want, timeout: float = 60.0) -> str:
     raise AssertionError(f"{label!r} shows {seen!r}, expected {want!r}")
 
 
+def _wait_until(check, what: str, timeout: float = 60.0):
+    """Poll ``check()`` (a database read) until it is truthy: the page acts asynchronously."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
 @pytest.fixture
 def classroom(tmp_path):
     """A server on a fresh SQLite classroom, and a PollService on the same file."""
@@ -88,12 +99,11 @@ def test_rehearse_forty_students_then_clear(classroom, chromium):
     q = svc.current_question(poll.id)
     assert q.options == ("Chocolate", "Vanilla")
     assert q.design_params == {"design": "die", "faces": 4, "truthful": 3}
-    _settle(page)
-    if not svc.question(q.id).is_open:  # the one-click exercise opens voting itself
-        page.get_by_role("button", name="Open voting").click()
+    # The one-click exercise opens voting itself.
+    _wait_until(lambda: svc.question(q.id).is_open, "voting to open")
     page.get_by_role("button", name="Reveal results").click(timeout=WAIT_MS)
-    _settle(page)
-    q = svc.question(q.id)
+    q = _wait_until(lambda: (lambda x: x if x.revealed else None)(svc.question(q.id)),
+                    "the results to be revealed")
     assert q.is_open and q.revealed
     _wait_metric(page, "Reports received", "0")
 
@@ -116,7 +126,10 @@ def test_rehearse_forty_students_then_clear(classroom, chromium):
     assert est.n == N and est.n_simulated == N
     shown = _wait_metric(page, "Estimate μ̂", fmt_fixed(est.binary.mu_hat, 3))
     assert shown == fmt_fixed(svc.estimate(q.id).binary.mu_hat, 3)
-    assert _metric(page, "SD of μ̂") == fmt_fixed((3 / (4 * N)) ** 0.5, 3) == "0.137"
+    assert _metric(page, "SD, fixed class") == fmt_fixed((3 / (4 * N)) ** 0.5, 3) == "0.137"
+    # The simulated class has exactly 60% of 40 = 24 true Vanilla fans, and says so.
+    page.get_by_text("Simulated class: 24 of 40 truly “Vanilla” (60%)").wait_for(
+        timeout=WAIT_MS)
     assert page.locator("[data-testid='stException']").count() == 0
     # Exports leave simulated students out unless asked for.
     assert svc.export_csv(q.id).strip().count("\n") == 0

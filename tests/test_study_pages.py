@@ -518,6 +518,31 @@ def test_exercise_solutions_match_ldp_core():
         local_n_for_central_accuracy(n, design.epsilon))
 
 
+def test_exercise_shows_both_coverages_and_both_sds():
+    """Fixed class against a class drawn from a population (n = 60, μ = 0.6): the CI built
+    with √(3/(4n)) covers the class's own share about 95% of the time, the population's
+    share less often; the population SD is the larger. Recomputed here directly."""
+    at = _show_solutions(page_app("study_exercise").run())
+    check_page(at)
+    design, n, v, mu = DieRR(4, 3), 60, 36, 0.6
+    gen = np.random.default_rng([0, 7])
+    local = share_estimates(design, design.simulate_yes_counts(v, n, size=20_000, rng=gen), n)
+    pop = share_estimates(design, np.random.default_rng([0, 8]).binomial(
+        n, 0.25 + 0.5 * mu, 20_000), n)
+    half = 1.959963984540054 * math.sqrt(3 / (4 * n))
+    own = float(np.mean(np.abs(local - v / n) <= half))
+    popcov = float(np.mean(np.abs(pop - mu) <= half))
+    assert metric(at, "95% CI covers this class's share") == f"{own:.1%}"
+    assert metric(at, "95% CI covers the population's μ") == f"{popcov:.1%}"
+    assert metric(at, "SD, fixed class") == fmt(float(np.std(local)), 3)
+    assert metric(at, "SD, population") == fmt(float(np.std(pop)), 3)
+    se = math.sqrt(0.95 * 0.05 / 20_000)
+    assert abs(own - 0.95) < 0.02 and popcov < own - 4 * se  # the two really differ
+    assert float(np.std(pop)) > float(np.std(local))
+    text = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+    assert "whatever the class looks like" not in text
+
+
 def test_exercise_every_slider_extreme():
     at = _show_solutions(page_app("study_exercise").run())
     runs = sweep(at, ["ex_n", "ex_mu"])

@@ -158,37 +158,63 @@ def _q(name: str, title: str | None = None, **kw) -> dict:
     return {"field": name, "type": "quantitative", **({"title": title} if title else {}), **kw}
 
 
+#: The trajectory chart's y range: [0, 1] with a margin. Estimates beyond it (a small class's
+#: first reports can give μ̂ = 3.5) are drawn at the edge and marked, so they never squash
+#: the rest of the chart.
+TRACE_Y = (-0.1, 1.1)
+
+
 @lru_cache(maxsize=_TEMPLATES)
 def _trace_tpl(y_title: str, height: int) -> str:
     x = alt.X(**_q("n", "reports received (n)"), axis=alt.Axis(tickMinStep=1, format="d"))
+    scale = alt.Scale(domain=list(TRACE_Y), clamp=True, nice=False)
     data = alt.Chart(alt.NamedData(name="trace"))
     band = data.mark_area(color=ESTIMATE, opacity=0.18).encode(
-        x=x, y=alt.Y(**_q("lo", y_title)), y2=alt.Y2(field="hi"))
+        x=x, y=alt.Y(**_q("lo_plot", y_title), scale=scale), y2=alt.Y2(field="hi_plot"))
     whiskers = data.mark_rule(color=ESTIMATE, opacity=0.5, strokeWidth=2).encode(
-        x=x, y=alt.Y(**_q("lo")), y2=alt.Y2(field="hi"))
+        x=x, y=alt.Y(**_q("lo_plot"), scale=scale), y2=alt.Y2(field="hi_plot"))
+    tooltip = [alt.Tooltip(field="n", type="quantitative", title="n"),
+               alt.Tooltip(field="mu", type="quantitative", title="μ̂", format=".3f"),
+               alt.Tooltip(field="lo", type="quantitative", title="CI low", format=".3f"),
+               alt.Tooltip(field="hi", type="quantitative", title="CI high", format=".3f")]
     line = data.mark_line(color=ESTIMATE, strokeWidth=3,
                           point=alt.OverlayMarkDef(color=ESTIMATE, size=50)).encode(
-        x=x, y=alt.Y(**_q("mu")),
-        tooltip=[alt.Tooltip(field="n", type="quantitative", title="n"),
-                 alt.Tooltip(field="mu", type="quantitative", title="μ̂", format=".3f"),
-                 alt.Tooltip(field="lo", type="quantitative", title="CI low", format=".3f"),
-                 alt.Tooltip(field="hi", type="quantitative", title="CI high", format=".3f")])
+        x=x, y=alt.Y(**_q("mu_plot"), scale=scale), tooltip=tooltip)
+    beyond = alt.Chart(alt.NamedData(name="beyond")).mark_point(
+        filled=True, size=160, color=HIGHLIGHT).encode(
+        x=x, y=alt.Y(**_q("mu_plot"), scale=scale),
+        shape=alt.Shape(field="side", type="nominal", legend=None,
+                        scale=alt.Scale(domain=["above", "below"],
+                                        range=["triangle-up", "triangle-down"])),
+        tooltip=tooltip)
     edges = alt.Chart(alt.NamedData(name="edges")).mark_rule(
-        color=_THEORY, strokeDash=[6, 4], opacity=0.6).encode(y=alt.Y(**_q("y")))
-    return _freeze(alt.layer(band, whiskers, edges, line).properties(height=height))
+        color=_THEORY, strokeDash=[6, 4], opacity=0.6).encode(y=alt.Y(**_q("y"), scale=scale))
+    return _freeze(alt.layer(band, whiskers, edges, line, beyond).properties(height=height))
+
+
+def _clip(value: float) -> float:
+    return min(max(value, TRACE_Y[0]), TRACE_Y[1])
 
 
 def estimate_trace(rows: Sequence[Mapping[str, object]], *, level: float = 0.95) -> Figure:
     """μ̂ and its CI at each number of reports seen (``rows``: n, mu, lo, hi).
 
-    Dashed lines at 0 and 1 mark where a share can lie; an estimate outside
-    them is drawn where it is.
+    The y axis holds [0, 1] with a margin (:data:`TRACE_Y`); dashed lines at 0 and 1
+    mark where a share can lie. A μ̂ beyond the axis is drawn at its edge as a
+    triangle pointing the way it went (``beyond``), with its value in the tooltip.
     """
-    data = [{"n": int(r["n"]), "mu": float(r["mu"]), "lo": float(r["lo"]),  # type: ignore[arg-type]
-             "hi": float(r["hi"])}  # type: ignore[arg-type]
-            for r in rows if is_number(r.get("mu")) and is_number(r.get("lo")) and is_number(r.get("hi"))]
+    data = []
+    for r in rows:
+        if not (is_number(r.get("mu")) and is_number(r.get("lo")) and is_number(r.get("hi"))):
+            continue
+        mu, lo, hi = float(r["mu"]), float(r["lo"]), float(r["hi"])  # type: ignore[arg-type]
+        data.append({"n": int(r["n"]), "mu": mu, "lo": lo, "hi": hi,  # type: ignore[call-overload]
+                     "mu_plot": _clip(mu), "lo_plot": _clip(lo), "hi_plot": _clip(hi),
+                     "side": "above" if mu > TRACE_Y[1] else "below" if mu < TRACE_Y[0]
+                     else None})
+    beyond = [d for d in data if d["side"] is not None]
     return Figure(_trace_tpl(f"μ̂ and {level:.0%} CI", 240),
-                  {"trace": data, "edges": [{"y": 0.0}, {"y": 1.0}]})
+                  {"trace": data, "beyond": beyond, "edges": [{"y": 0.0}, {"y": 1.0}]})
 
 
 @lru_cache(maxsize=_TEMPLATES)
