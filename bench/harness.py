@@ -59,7 +59,7 @@ __all__ = ["DIE", "INSTRUCTOR_KEY", "LoadConfig", "LoadReport", "Outcome", "Proj
 DIE = {"design": "die", "faces": 4, "truthful": 3}
 DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 LOAD_DATABASE = "ldp_load"
-INSTRUCTOR_KEY = "load-test-key"
+INSTRUCTOR_KEY = "load-test-instructor-key"
 GOAL_P95_S = 1.0
 #: Phones per aiohttp session (one connection pool each).
 PHONES_PER_SESSION = 250

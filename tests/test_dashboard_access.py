@@ -229,7 +229,7 @@ def classroom_env(tmp_path_factory):
     svc = PollService(Store(url))
     poll, _ = seed(svc, DIE, 30, 40)
     env = {"LDP_CLASSROOM_DATA_DIR": str(data), "LDP_CLASSROOM_DATABASE_URL": url,
-           "LDP_CLASSROOM_INSTRUCTOR_KEY": "access-test-key"}
+           "LDP_CLASSROOM_INSTRUCTOR_KEY": "access-test-key-0123"}
     return env, poll.join_code
 
 

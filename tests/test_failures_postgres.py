@@ -59,7 +59,7 @@ def classroom(scratch_pg, tmp_path):
                                                options=("Chocolate", "Vanilla"),
                                                design_params=DIE).id)
         env = {"LDP_CLASSROOM_DATA_DIR": str(tmp_path), "LDP_CLASSROOM_DATABASE_URL": url,
-               "LDP_CLASSROOM_INSTRUCTOR_KEY": "k"}
+               "LDP_CLASSROOM_INSTRUCTOR_KEY": "failure-test-instructor-key"}
         try:
             with running_server(env, log_path=tmp_path / "server.log") as server:
                 yield server, svc, poll, q
