@@ -106,6 +106,15 @@ class BinaryDesign:
         raise NotImplementedError
 
     # -- the channel ---------------------------------------------------------------
+    def gap(self) -> Fraction | float:
+        """``a - b = P(truth) - P(lie)``, computed without cancellation where a subclass can.
+
+        The exact privacy loss is derived from it (``ln(a / b) = log1p(gap / b)``), so a
+        design whose a and b are both near ½ (tiny ε) still gets its ε to full precision.
+        """
+        br = self.branches()
+        return br["truth"] - br["lie"]
+
     @property
     def a(self) -> float:
         """``P(report 1 | truly 1) = P(truth) + P(yes)``."""
@@ -123,8 +132,8 @@ class BinaryDesign:
         >>> DieRR(4, 3).channel.tolist()
         [[0.75, 0.25], [0.25, 0.75]]
         """
-        a, b = self.a, self.b
-        return np.array([[1 - b, b], [1 - a, a]])
+        a, b, not_a, not_b = _channel_ab(self)[:4]
+        return np.array([[not_b, b], [not_a, a]])
 
     @property
     def epsilon(self) -> float:
@@ -132,8 +141,11 @@ class BinaryDesign:
 
         ``eps = max(|ln(a / b)|, |ln((1 - a) / (1 - b))|)``; infinite when some
         output is possible for one true answer and impossible for the other.
+        Computed as ``log1p(gap / b)`` and ``log1p(gap / (1 - a))`` with the
+        complements taken from the branches, never as ``1 - a``: exact to
+        floating-point precision from ε = 1e-6 (a, b near ½) to ε = 20 (b near 0).
         """
-        return _max_log_ratio(self.a, self.b)
+        return _epsilon_of(self)
 
     @property
     def informative(self) -> bool:
@@ -166,7 +178,8 @@ class BinaryDesign:
         Draw a uniform integer ``u`` in ``0..sum-1`` (by rejection sampling) and
         take the first branch whose cumulative weight exceeds ``u``. Designs with
         rational probabilities (the die, the coins, decimal parameters) are
-        sampled exactly; irrational ones (``EpsilonRR``) to within 2**-32.
+        sampled exactly; irrational ones (``EpsilonRR``) to within a few 2**-32,
+        rounded toward privacy: :meth:`device_epsilon` never exceeds :attr:`epsilon`.
 
         The weights are non-negative and their sum is the common denominator
         (at most 2**32); ``weight / sum(weights)`` is the branch probability.
@@ -176,10 +189,33 @@ class BinaryDesign:
         >>> TwoCoinRR().sampling_weights()
         (2, 0, 1, 1)
         """
+        exact = self._exact_weights()
+        if exact is not None:
+            return exact
+        br = self.branches()
+        return _round_toward_privacy(
+            _round_weights([float(br[k]) for k in _BRANCHES], WEIGHT_DENOMINATOR_LIMIT),
+            self.epsilon)
+
+    def device_epsilon(self) -> float:
+        """The exact privacy loss of what the device samples: the integer
+        :meth:`sampling_weights`. Never above :attr:`epsilon` (the rounding to
+        multiples of 2**-32 goes toward privacy); equal for rational designs.
+
+        >>> DieRR(4, 3).device_epsilon() == DieRR(4, 3).epsilon
+        True
+        >>> e = EpsilonRR(19.93); e.device_epsilon() <= e.epsilon
+        True
+        """
+        if self._exact_weights() is not None:
+            return self.epsilon  # the device samples the design's own probabilities
+        return _weights_epsilon(self.sampling_weights())
+
+    def _exact_weights(self) -> tuple[int, int, int, int] | None:
         fr = {k: _fraction(v) for k, v in self.branches().items()}
         den = math.lcm(*(f.denominator for f in fr.values()))
         if den > WEIGHT_DENOMINATOR_LIMIT or sum(fr.values()) != 1:
-            return _round_weights([float(fr[k]) for k in _BRANCHES], WEIGHT_DENOMINATOR_LIMIT)
+            return None
         return tuple(int(fr[k] * den) for k in _BRANCHES)  # type: ignore[return-value]
 
     # -- per-respondent simulation ------------------------------------------------------
@@ -235,10 +271,61 @@ _BRANCHES = ("truth", "lie", "yes", "no")
 
 
 @functools.lru_cache(maxsize=4096)
-def _channel_ab(design: BinaryDesign) -> tuple[float, float]:
-    """(a, b) from the branches, cached: designs are frozen and equal designs share it."""
+def _channel_ab(design: BinaryDesign) -> tuple[float, float, float, float]:
+    """``(a, b, 1 - a, 1 - b)`` from the branches, each complement summed from its own
+    branches (``1 - a = lie + no``), cached: designs are frozen and equal designs share it."""
     br = design.branches()
-    return float(br["truth"] + br["yes"]), float(br["lie"] + br["yes"])
+    return (float(br["truth"] + br["yes"]), float(br["lie"] + br["yes"]),
+            float(br["lie"] + br["no"]), float(br["truth"] + br["no"]))
+
+
+@functools.lru_cache(maxsize=4096)
+def _epsilon_of(design: BinaryDesign) -> float:
+    """max(|ln(a / b)|, |ln((1 - b) / (1 - a))|) without cancellation (see ``epsilon``)."""
+    a, b, not_a, not_b = _channel_ab(design)
+    gap = float(design.gap())
+
+    def log_ratio(p: float, q: float) -> float:  # |ln(p / q)| where p - q = gap
+        if p == q or gap == 0:
+            return 0.0
+        if p == 0 or q == 0:
+            return math.inf
+        step = gap / q  # p / q = 1 + step
+        return abs(math.log1p(step) if step > -0.5 else math.log(p / q))
+
+    # ln(a / b) = log1p(gap / b) and ln((1 - b) / (1 - a)) = log1p(gap / (1 - a)): each
+    # divides by its own side, so nothing subtracts numbers near 1.
+    return max(log_ratio(a, b), log_ratio(not_b, not_a))
+
+
+def _weights_epsilon(weights: tuple[int, int, int, int]) -> float:
+    """The exact ε of integer weights ``(truth, lie, yes, no)``."""
+    t, l, y, n = weights
+    return max(_log_ratio_int(t + y, l + y), _log_ratio_int(l + n, t + n))
+
+
+def _log_ratio_int(p: int, q: int) -> float:
+    if p == q:
+        return 0.0
+    if p == 0 or q == 0:
+        return math.inf
+    return abs(math.log(p / q))
+
+
+def _round_toward_privacy(weights: tuple[int, int, int, int], epsilon: float
+                          ) -> tuple[int, int, int, int]:
+    """Move single units between "truth" and "lie", toward equal (less informative), until
+    the weights' ε is at most ``epsilon``.
+
+    Nearest rounding to 2**-32 may land a hair on the less private side; a privacy tool
+    rounds toward privacy. One unit changes the ratio by at most a few parts in 2**32,
+    so this takes a step or two.
+    """
+    t, l, y, n = weights
+    step = 1 if t > l else -1
+    while t != l and _weights_epsilon((t, l, y, n)) > epsilon:
+        t, l = t - step, l + step
+    return (t, l, y, n)
 
 
 def _json_number(v: object) -> object:
@@ -254,17 +341,6 @@ def _round_weights(probs: list[float], total: int) -> tuple[int, int, int, int]:
     for i in order[: total - sum(w)]:
         w[i] += 1
     return tuple(w)  # type: ignore[return-value]
-
-
-def _max_log_ratio(a: float, b: float) -> float:
-    def log_ratio(p: float, q: float) -> float:
-        if p == q:
-            return 0.0
-        if p == 0 or q == 0:
-            return math.inf
-        return abs(math.log(p / q))
-
-    return max(log_ratio(a, b), log_ratio(1 - a, 1 - b))
 
 
 @dataclass(frozen=True)
@@ -309,8 +385,14 @@ class EpsilonRR(BinaryDesign):
         return f"EpsilonRR(epsilon={self.epsilon_param!r})"
 
     def branches(self) -> dict[str, float]:
-        keep = 1 / (1 + math.exp(-self.epsilon_param))
-        return {"truth": keep, "lie": 1 - keep, "yes": 0.0, "no": 0.0}  # 1 - keep is exact
+        # Each probability directly: "1 - keep" loses the flip probability's digits at
+        # large epsilon (it drifted by 3.6e-8 in epsilon at 20).
+        return {"truth": 1 / (1 + math.exp(-self.epsilon_param)),
+                "lie": 1 / (1 + math.exp(self.epsilon_param)), "yes": 0.0, "no": 0.0}
+
+    def gap(self) -> float:
+        """``a - b = tanh(eps / 2)``, without the cancellation of ``keep - flip``."""
+        return math.tanh(self.epsilon_param / 2)
 
     def params(self) -> dict:
         return {"design": self.kind, "epsilon": self.epsilon_param}

@@ -73,6 +73,26 @@ class FrequencyOracle:
     def epsilon(self) -> float:
         raise NotImplementedError
 
+    def device_pq(self) -> tuple[float, float]:
+        """``(p, q)`` as a phone draws them: it compares a 53-bit uniform ``k / 2**53``
+        with each, so the probabilities it realises lie on that grid. They are rounded
+        toward privacy (p down, q up), so :meth:`device_epsilon` never exceeds ``epsilon``.
+
+        >>> GRR(4, 1.0).device_pq()[0] <= GRR(4, 1.0).p
+        True
+        """
+        p, q = _grid_down(self.p), _grid_up(self.q)
+        while self._epsilon_of(p, q) > self.epsilon:  # a float's last bit: one grid step
+            p -= 1 / _GRID
+        return p, q
+
+    def device_epsilon(self) -> float:
+        """The exact privacy loss of the probabilities the phone realises (:meth:`device_pq`)."""
+        return self._epsilon_of(*self.device_pq())
+
+    def _epsilon_of(self, p: float, q: float) -> float:
+        raise NotImplementedError
+
     def params(self) -> dict:
         raise NotImplementedError
 
@@ -235,6 +255,18 @@ class GRR(FrequencyOracle):
     def q(self) -> float:
         return 1 / (_exp(self.epsilon_param) + self.d - 1)
 
+    def _epsilon_of(self, p: float, q: float) -> float:
+        # The phone keeps the truth with p and otherwise picks one of the d - 1 others
+        # uniformly (exact integer rejection sampling): the "other" probability is
+        # (1 - p) / (d - 1), whatever q says.
+        return math.log(p * (self.d - 1) / (1 - p))
+
+    def device_pq(self) -> tuple[float, float]:
+        p = _grid_down(self.p)
+        while self._epsilon_of(p, 0.0) > self.epsilon:
+            p -= 1 / _GRID
+        return p, (1 - p) / (self.d - 1)
+
     @property
     def channel(self) -> np.ndarray:
         """``P[true, reported]``: p on the diagonal, q elsewhere."""
@@ -349,7 +381,9 @@ class UnaryEncoding(FrequencyOracle):
     @property
     def epsilon(self) -> float:
         """``ln(p (1 - q) / ((1 - p) q))``: two inputs differ in two bits."""
-        p, q = self.p, self.q
+        return self._epsilon_of(self.p, self.q)
+
+    def _epsilon_of(self, p: float, q: float) -> float:
         return math.log(p * (1 - q) / ((1 - p) * q))
 
     def params(self) -> dict:
@@ -524,3 +558,16 @@ def max_error_scale(n: int, d: int, epsilon: float) -> float:
     n = _checks.integer("n", n, 0)
     d = _checks.integer("d", d, 2)
     return math.sqrt(n * math.log(d)) / _checks.positive("epsilon", epsilon)
+
+
+_GRID = 2.0**53
+
+
+def _grid_down(x: float) -> float:
+    """The largest multiple of 2**-53 not above ``x``."""
+    return math.floor(x * _GRID) / _GRID
+
+
+def _grid_up(x: float) -> float:
+    """The smallest multiple of 2**-53 not below ``x``."""
+    return math.ceil(x * _GRID) / _GRID

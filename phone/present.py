@@ -25,13 +25,18 @@ __all__ = ["device_scheme", "join_error", "physical_instructions", "privacy_note
 
 
 def device_scheme(design_params: dict) -> dict[str, Any]:
-    """What the browser needs to randomize exactly, derived from the design in ldp_core."""
+    """What the browser needs to randomize exactly, derived from the design in ldp_core:
+    integer branch weights for binary designs (``sampling_weights``), probabilities on the
+    2**-53 grid for categorical ones (``device_pq``), both rounded toward privacy."""
     kind = design_params.get("design")
     if kind in ("grr", "ue"):
         oracle = ldp_core.categorical_oracle_from_params(design_params)
+        # The phone compares 53-bit uniforms with p and q: give it the values on that
+        # grid, rounded toward privacy (its exact ε is then never above the displayed ε).
+        p, q = oracle.device_pq()
         if kind == "grr":
-            return {"type": "grr", "d": oracle.d, "p": oracle.p}
-        return {"type": "ue", "d": oracle.d, "p": oracle.p, "q": oracle.q}
+            return {"type": "grr", "d": oracle.d, "p": p}
+        return {"type": "ue", "d": oracle.d, "p": p, "q": q}
     design = ldp_core.binary_design_from_params(design_params)
     animation = {"die": "die", "two_coin": "coins"}.get(design.kind, "spinner")
     scheme: dict[str, Any] = {"type": "binary", "weights": [int(w) for w in design.sampling_weights()],
