@@ -132,21 +132,14 @@ def check_clean(page, what: str) -> None:
 def student(browser, base: str, code: str) -> None:
     ctx = browser.new_context(viewport=PHONE, device_scale_factor=2, reduced_motion="reduce")
     page = ctx.new_page()
-    page.goto(f"{base}/?poll={code}")
+    page.goto(f"{base}/join/{code}")
     page.locator("button[data-answer='1']").wait_for(timeout=WAIT_MS)
-    settle(page)
-    page.wait_for_timeout(500)
-    check_clean(page, "student page")
     save_png(page.screenshot(scale="device"), "student-question.png")
 
     page.locator("button[data-answer='1']").click()
-    page.get_by_text("Answer received").wait_for(timeout=WAIT_MS)
-    settle(page)
-    page.wait_for_timeout(500)
-    check_clean(page, "student receipt")
-    # Scroll so the die and the receipt are on screen.
-    page.locator(".stage").first.evaluate("e => e.scrollIntoView({block: 'start'})")
-    page.wait_for_timeout(300)
+    page.locator("#receipt").wait_for(timeout=WAIT_MS)
+    if page.locator("[role=alert]").inner_text().strip():
+        raise SystemExit(f"phone page: {page.locator('[role=alert]').inner_text()}")
     save_png(page.screenshot(scale="device"), "student-receipt.png")
     ctx.close()
 

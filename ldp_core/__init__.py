@@ -44,6 +44,7 @@ from .estimate import (
     BinaryCounts,
     BinaryEstimate,
     chi2_1_quantile,
+    pm1_mean_abs_error,
     pm1_mean_estimate,
     z_quantile,
 )
@@ -98,6 +99,7 @@ __all__ = [
     "local_n_for_central_accuracy",
     "max_error_scale",
     "norm_sub",
+    "pm1_mean_abs_error",
     "pm1_mean_estimate",
     "posterior_bounds",
     "posterior_true_yes",

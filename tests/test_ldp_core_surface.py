@@ -55,6 +55,7 @@ EXPECTED_ALL = [
     "local_n_for_central_accuracy",
     "max_error_scale",
     "norm_sub",
+    "pm1_mean_abs_error",
     "pm1_mean_estimate",
     "posterior_bounds",
     "posterior_true_yes",

@@ -393,6 +393,22 @@ def test_asymptotics_defaults_match_ldp_core():
         assert table["central simulated"][i] == fmt(central, 3)
 
 
+def test_asymptotics_checks_the_course_bound_on_the_share_scale():
+    from ldp_core import EpsilonRR, pm1_mean_abs_error
+
+    at = page_app("study_asymptotics").run()
+    check_page(at)
+    table = next(t for t in at.dataframe if "c_ε/(2√n)" in t.value.columns)
+    rows = table.value.to_dict("records")
+    for row, eps in zip(rows, (0.25, 0.5, 1.0, 2.0)):
+        err = pm1_mean_abs_error(eps, 100, 50)
+        assert row["c_ε/(2√n)"] == fmt(EpsilonRR(eps).c_epsilon / 20, 3)
+        assert row["E|share − true share|"] == fmt(err / 2, 3)
+        assert row["E|A − mean| (±1)"] == fmt(err, 3)
+        assert err / 2 <= EpsilonRR(eps).c_epsilon / 20  # holds for the share
+    assert float(rows[1]["E|A − mean| (±1)"]) > float(rows[1]["c_ε/(2√n)"])
+
+
 def test_asymptotics_every_slider_extreme():
     at = page_app("study_asymptotics").run()
     runs = sweep(at, ["asy_eps", "asy_mu", "asy_classes", "asy_n"],
