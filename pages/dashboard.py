@@ -484,11 +484,11 @@ def _controls(svc, poll, question) -> None:
     with reveal:
         _reveal_button(question, key="dash_reveal")
     with again:
-        st.button("New round (same design)", icon=":material/replay:", key="dash_new_round",
+        st.button("New round", icon=":material/replay:", key="dash_new_round",
                   on_click=_cb_new_round,
                   args=(question.id, None), width="stretch",
-                  help="Ask the same question again: a fresh round, results hidden, voting "
-                  "not yet open. Earlier rounds stay in the history.")
+                  help="Ask the same question again with the same design: a fresh round, "
+                  "results hidden, voting not yet open. Earlier rounds stay in the history.")
     with export:
         try:
             data = svc.export_csv(
@@ -610,7 +610,7 @@ def _join_panel(poll, *, big: bool) -> None:
         f"<b>{html.escape(host)}</b> with the code</div>"
         f"<div class='ldp-join-code' data-testid='ldp-join-code'>"
         f"{html.escape(poll.join_code)}</div></div>", unsafe_allow_html=True)
-    st.image(_qr_png(url), width=320 if big else 220,
+    st.image(_qr_png(url), width=260 if big else 170,
              caption=None if big else "Scan to join", alt=f"QR code of {url}")
     st.code(url, language=None, wrap_lines=True)
     if not big:
@@ -798,36 +798,48 @@ def _binary_panel(q, est, rounds, projector: bool) -> None:
     z = ldp_core.z_quantile(level)
 
     top = st.columns(3)
-    _stat(top[0], "Reports received", fmt_count(n), "$n$")
+    _stat(top[0], "Reports received", fmt_count(n), None if projector else "$n$")
     _stat(top[1], f"Reported “{plain(yes_label)}”", f"{fmt_count(v)} of {fmt_count(n)}",
+          None if projector else
           rf"$V = {v}$, reported share $V/n = {v}/{n} = {fmt_fixed(b.reported_share, 3)}$")
     _stat(top[2], "Privacy loss ε", fmt_fixed(est.epsilon, 2),
-          _eps_formula(design, est.epsilon) if one_design else
+          None if projector else _eps_formula(design, est.epsilon) if one_design else
           "largest ε of the designs used in this round")
 
-    st.markdown(f"**The share whose true answer is “{plain(yes_label)}”**, "
-                "estimated from the randomized reports:")
-    row = st.columns([1, 1, 1.45])
     mu_help = (f"The estimated share of the class whose true answer is “{plain(yes_label)}”. "
                "Unbiased: on average over the randomization it equals the true share. "
                "It corrects the reported share for the known lies.")
-    _stat(row[0], "Estimate μ̂", fmt_fixed(b.mu_hat, 3),
-          _mu_formula(design, n, v, b.mu_hat) if one_design else
-          r"$\hat\mu = \frac{1}{n}\sum_i \frac{y_i - b_i}{a_i - b_i}$ (each report with its "
-          "own design)", help=mu_help)
-    _stat(row[1], "SD, fixed class", fmt_fixed(b.sd_worst, 3),
-          _sd_formula(design, n, b.sd_worst) if one_design else "largest over class shares",
-          help=SD_FIXED_CLASS_HELP)
-    _stat(row[2], f"{level:.0%} CI", fmt_interval(b.ci_low, b.ci_high, 3),
-          rf"$\hat\mu \pm {z:.2f}\,\mathrm{{SD}}$")
-    with row[1]:
-        if b.sd_plugin is None:
-            st.caption("SD, population (plug-in): needs at least 2 reports.")
-        else:
-            st.metric("SD, population (plug-in)", fmt_fixed(b.sd_plugin, 3),
-                      help=SD_POPULATION_HELP)
-            st.caption(r"$\sqrt{\frac{\bar y(1-\bar y)}{(n-1)(a-b)^2}}$ with $\bar y = V/n$"
-                       if one_design else "sample SD of the per-report estimates over √n")
+    if projector:  # one row, no formulas: everything on one screen, readable from the back
+        row = st.columns([1, 1, 1, 1.35])
+        _stat(row[0], "Estimate μ̂", fmt_fixed(b.mu_hat, 3), None, help=mu_help)
+        _stat(row[1], "SD, fixed class", fmt_fixed(b.sd_worst, 3), None,
+              help=SD_FIXED_CLASS_HELP)
+        _stat(row[2], "SD, population", fmt_fixed(b.sd_plugin, 3), None,
+              help=SD_POPULATION_HELP)
+        _stat(row[3], f"{level:.0%} CI", fmt_interval(b.ci_low, b.ci_high, 3), None,
+              help=f"μ̂ ± {z:.2f} × the fixed-class SD")
+    else:
+        st.markdown(f"**The share whose true answer is “{plain(yes_label)}”**, "
+                    "estimated from the randomized reports:")
+        row = st.columns([1, 1, 1.45])
+        _stat(row[0], "Estimate μ̂", fmt_fixed(b.mu_hat, 3),
+              _mu_formula(design, n, v, b.mu_hat) if one_design else
+              r"$\hat\mu = \frac{1}{n}\sum_i \frac{y_i - b_i}{a_i - b_i}$ (each report with "
+              "its own design)", help=mu_help)
+        _stat(row[1], "SD, fixed class", fmt_fixed(b.sd_worst, 3),
+              _sd_formula(design, n, b.sd_worst) if one_design else "largest over class shares",
+              help=SD_FIXED_CLASS_HELP)
+        _stat(row[2], f"{level:.0%} CI", fmt_interval(b.ci_low, b.ci_high, 3),
+              rf"$\hat\mu \pm {z:.2f}\,\mathrm{{SD}}$")
+        with row[1]:
+            if b.sd_plugin is None:
+                st.caption("SD, population (plug-in): needs at least 2 reports.")
+            else:
+                st.metric("SD, population (plug-in)", fmt_fixed(b.sd_plugin, 3),
+                          help=SD_POPULATION_HELP)
+                st.caption(r"$\sqrt{\frac{\bar y(1-\bar y)}{(n-1)(a-b)^2}}$ with "
+                           r"$\bar y = V/n$" if one_design else
+                           "sample SD of the per-report estimates over √n")
     note = simulated_class_note(q, est.n_simulated)
     if note:
         st.caption(note)
@@ -1215,6 +1227,7 @@ def _manage_panel(poll, question) -> None:
 
 _DESK_CSS = """
 <style>
+[data-testid="stMainBlockContainer"], .block-container { padding-top: 2.5rem !important; }
 .ldp-join { container-type: inline-size; }
 .ldp-join-label { font-size: 1.05rem; }
 .ldp-join-code { font: 800 min(21cqi, 5rem)/1.1 ui-monospace, SFMono-Regular, Menlo,
@@ -1235,15 +1248,15 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li {
   font-size: 1.55rem; line-height: 1.35; }
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {
-  font-size: 1.3rem !important; }
+  font-size: 1.5rem !important; }
 [data-testid="stCaptionContainer"] { opacity: 1 !important; }
 [data-testid="stCaptionContainer"] * { color: #111111 !important; }
-[data-testid="stTable"] th, [data-testid="stTable"] td { font-size: 1.2rem !important;
+[data-testid="stTable"] th, [data-testid="stTable"] td { font-size: 1.5rem !important;
   color: #000000 !important; }
 [data-testid="stMetricLabel"] p {
-  font-size: 1.45rem !important; font-weight: 700; color: #000000 !important; }
+  font-size: 1.5rem !important; font-weight: 700; color: #000000 !important; }
 [data-testid="stMetricValue"], [data-testid="stMetricValue"] p {
-  font-size: clamp(2.2rem, 3.2vw, 4rem) !important; font-weight: 800; line-height: 1.1;
+  font-size: clamp(2.2rem, 3vw, 3.6rem) !important; font-weight: 800; line-height: 1.1;
   color: #000000 !important; overflow: visible; text-overflow: clip; white-space: nowrap; }
 .katex { color: #000000; }
 [data-testid="stAlert"] p { font-size: 1.5rem; }
@@ -1254,8 +1267,13 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 .ldp-join-code { font: 900 min(21cqi, 9rem)/1 ui-monospace, SFMono-Regular, Menlo,
   Consolas, monospace; letter-spacing: .06em; color: #000000; margin: .2rem 0 .8rem;
   white-space: nowrap; }
-[data-testid="stCode"] code { font-size: 1.2rem !important; }
-.stButton button p, [data-testid="stCheckbox"] p { font-size: 1.2rem; }
+[data-testid="stCode"] code { font-size: 1.5rem !important; }
+.stButton button p, [data-testid="stCheckbox"] p { font-size: 1.5rem; }
+.stButton button [data-testid="stIconMaterial"] { font-size: 1.5rem !important; }
+[data-testid="stMetric"] { gap: 0; }
+[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * { white-space: normal !important;
+  overflow: visible !important; text-overflow: clip !important; }
+[data-testid="stVerticalBlock"] { gap: .6rem; }
 </style>
 """
 

@@ -61,8 +61,12 @@ __all__ = ["MAX_BODY_BYTES", "MAX_JSON_DEPTH", "MAX_WAIT_S", "PhoneApi", "routes
 MAX_BODY_BYTES = 4096
 MAX_JSON_DEPTH = 6
 MAX_WAIT_S = 30.0
-#: Wrong join codes one address may try per minute before it is asked to slow down.
+#: Wrong join codes one phone (its device cookie, else its address) may try per minute
+#: before it is asked to slow down. Not per address alone: a lecture hall behind one NAT
+#: shares an address, and one student's typos must not lock out the class.
 JOIN_MISSES_PER_MINUTE = 10
+#: Wrong join codes per minute from one network address, whatever the cookies.
+JOIN_MISSES_PER_ADDRESS = 300
 
 _PAGE_VERSION = hashlib.sha256(page.PAGE_HTML).hexdigest()[:20]
 #: The page compressed once, at the highest level, instead of once per phone.
@@ -121,6 +125,7 @@ class PhoneApi:
         self._states: PollStates | None = None
         self._misses = MovingWindowRateLimiter(MemoryStorage())
         self._miss_rate = RateLimitItemPerMinute(JOIN_MISSES_PER_MINUTE)
+        self._address_miss_rate = RateLimitItemPerMinute(JOIN_MISSES_PER_ADDRESS)
 
     @property
     def service(self) -> PollService:
@@ -162,18 +167,23 @@ class PhoneApi:
 
     async def _snapshot(self, request: Request) -> Snapshot | Response:
         raw = request.path_params["code"]
-        client = self._client(request)
-        if not self._misses.test(self._miss_rate, client):
-            reset = self._misses.get_window_stats(self._miss_rate, client).reset_time
-            wait = max(1, math.ceil(reset - time.time()))
-            return _error(429, "slow_down",
-                          f"Too many codes that did not match: wait {wait} s, then check the "
-                          "code on the projector and try again.", {"Retry-After": str(wait)})
+        address = f"address:{self._client(request)}"
+        device = request.cookies.get(DEVICE_COOKIE)
+        phone = f"device:{device}" if device else address
+        for rate, key in ((self._miss_rate, phone), (self._address_miss_rate, address)):
+            if not self._misses.test(rate, key):
+                reset = self._misses.get_window_stats(rate, key).reset_time
+                wait = max(1, math.ceil(reset - time.time()))
+                return _error(429, "slow_down",
+                              f"Too many codes that did not match: wait {wait} s, then check "
+                              "the code on the projector and try again.",
+                              {"Retry-After": str(wait)})
         try:
             code = normalize_join_code(raw)
             return await self.states.get(code)
         except (BadInput, UnknownPoll) as exc:
-            self._misses.hit(self._miss_rate, client)
+            self._misses.hit(self._miss_rate, phone)
+            self._misses.hit(self._address_miss_rate, address)
             status, kind = (404, "unknown_poll") if isinstance(exc, UnknownPoll) else \
                 (400, "bad_code")
             return _error(status, kind, join_error(exc, raw))

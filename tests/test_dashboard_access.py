@@ -307,7 +307,7 @@ def test_every_url_after_startup_and_login_as_control(browser, classroom_env):
         instructor = browser.new_context()
         try:
             page = instructor.new_page()
-            page.goto(f"{base}/auth/login?key=access-test-key")
+            page.goto(f"{base}/auth/login?key=access-test-key-0123")
             text = settled(page, page.url)
             assert page.url.startswith(f"{base}/dashboard") and "key=" not in page.url
             assert code in text and "Close voting" in text
@@ -325,7 +325,7 @@ def test_login_url_as_the_first_request_opens_the_dashboard(browser, classroom_e
         ctx = browser.new_context()
         try:
             page = ctx.new_page()
-            page.goto(f"{base}/auth/login?key=access-test-key")
+            page.goto(f"{base}/auth/login?key=access-test-key-0123")
             text = settled(page, page.url)
             assert code in text and "Close voting" in text
         finally:
