@@ -288,8 +288,8 @@ def render_doc(results: dict) -> list[str]:
     if hl:
         lines += [f"### Headline: {hl['median']['students']:,} students, one process, SQLite "
                   f"({hl['stamp']})", "",
-                  "Command: `python bench/load.py`" + (f" --repeats {len(hl['runs'])}`"
-                                                       if len(hl["runs"]) > 1 else "`"), "",
+                  "Command: `python bench/load.py" + (f" --repeats {len(hl['runs'])}`"
+                                                      if len(hl["runs"]) > 1 else "`"), "",
                   TABLE_HEAD, TABLE_RULE]
         for i, r in enumerate(hl["runs"]):
             lines.append(table_row(r, f"seed {i}"))
