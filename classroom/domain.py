@@ -25,7 +25,14 @@ from datetime import datetime, timezone
 from typing import Any
 
 import ldp_core
-from ldp_core import BinaryCounts, BinaryDesign, BinaryEstimate, FrequencyOracle
+from ldp_core import (
+    BinaryCounts,
+    BinaryDesign,
+    BinaryEstimate,
+    FrequencyOracle,
+    Plausibility,
+    binary_plausibility,
+)
 
 __all__ = [
     "BINARY_DESIGNS",
@@ -444,6 +451,8 @@ class CategoricalEstimate:
     norm_sub: tuple[float, ...] | None
     sd: tuple[float, ...] | None
     epsilon: float
+    #: Unary encoding: do the 1-bits per report fit the design? (None for GRR.)
+    plausibility: Plausibility | None = None
 
     @property
     def empty(self) -> bool:
@@ -478,6 +487,14 @@ class QuestionEstimate:
     @property
     def empty(self) -> bool:
         return self.n == 0
+
+    @property
+    def plausibility(self) -> Plausibility | None:
+        """Whether the reports fit the design for some class at all (ldp_core's check
+        against ballot stuffing); None when there is nothing to check."""
+        if self.binary_counts is not None and self.n:
+            return binary_plausibility(self.binary_counts)
+        return None if self.categorical is None else self.categorical.plausibility
 
 
 def finite_or_inf(values: list[float]) -> float:

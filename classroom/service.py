@@ -639,12 +639,14 @@ def _categorical_round(design_of, items: list[tuple[str, str, int]], fallback: s
                        k: int) -> CategoricalEstimate:
     per: dict[str, np.ndarray] = {}
     ns: dict[str, int] = defaultdict(int)
+    ones: dict[str, np.ndarray] = {}  # unary encoding: reports by their number of 1-bits
     for design_json, answer, count in items:
         design = design_of(design_json)
         support = per.setdefault(design_json, np.zeros(k, dtype=np.int64))
         if getattr(design, "kind", "") == "ue":
             bits = np.frombuffer(answer.encode("ascii"), dtype=np.uint8).astype(np.int64) - 48
             support += count * bits
+            ones.setdefault(design_json, np.zeros(k + 1, dtype=np.int64))[int(bits.sum())] += count
         else:
             support[int(answer)] += count
         ns[design_json] += count
@@ -663,12 +665,14 @@ def _categorical_round(design_of, items: list[tuple[str, str, int]], fallback: s
     var = np.zeros(k)
     for dj in per:
         var += np.asarray(design_of(dj).count_variance(ns[dj], shares), dtype=float)
+    checks = [ldp_core.ue_plausibility(design_of(dj), hist) for dj, hist in ones.items()]
     return CategoricalEstimate(
         n=n, support_counts=tuple(int(c) for c in support_total),
         raw=tuple(float(x) for x in raw),
         clipped=tuple(float(x) for x in ldp_core.clip_counts(raw)),
         norm_sub=tuple(float(x) for x in ns_counts),
-        sd=tuple(float(math.sqrt(max(v, 0.0))) for v in var), epsilon=eps)
+        sd=tuple(float(math.sqrt(max(v, 0.0))) for v in var), epsilon=eps,
+        plausibility=min(checks, key=lambda c: c.p_value) if checks else None)
 
 
 def estimate_from_groups(*, question_id: int | None, kind: str, options: tuple[str, ...],

@@ -48,6 +48,13 @@ from .estimate import (
     pm1_mean_estimate,
     z_quantile,
 )
+from .plausibility import (
+    ALPHA,
+    Plausibility,
+    binary_plausibility,
+    chi2_sf,
+    ue_plausibility,
+)
 from .explore import (
     ErrorSummary,
     LikelihoodProfile,
@@ -64,6 +71,7 @@ from .explore import (
 from .postprocess import POSTPROCESSING, clip_counts, grr_em, norm_sub
 
 __all__ = [
+    "ALPHA",
     "BinaryCounts",
     "BinaryDesign",
     "BinaryEstimate",
@@ -78,14 +86,17 @@ __all__ = [
     "OLH",
     "OLHReports",
     "POSTPROCESSING",
+    "Plausibility",
     "Posterior",
     "TwoCoinRR",
     "UnaryEncoding",
     "WarnerRR",
     "binary_design_from_params",
+    "binary_plausibility",
     "categorical_oracle_from_params",
     "central_mean_sd",
     "chi2_1_quantile",
+    "chi2_sf",
     "clip_counts",
     "empirical_channel",
     "epsilon_to_gamma",
@@ -108,5 +119,6 @@ __all__ = [
     "sequential_composition",
     "share_estimates",
     "subsample_counts",
+    "ue_plausibility",
     "z_quantile",
 ]

@@ -751,6 +751,9 @@ def _live_panel(question_id: int, projector: bool) -> None:
         st.warning(f"{exc}")
         return
     st.markdown(_status_line(q, est))
+    warning = implausible_reports_warning(q, est)
+    if warning and (q.revealed or not projector):
+        st.error(warning, icon=":material/report:")
     if not q.revealed:
         st.markdown(":orange[:material/visibility_off: **Results hidden**]")
         st.metric("Reports received", fmt_count(est.n))
@@ -768,6 +771,27 @@ def _live_panel(question_id: int, projector: bool) -> None:
         _binary_panel(q, est, rounds, projector)
     else:
         _categorical_panel(q, est, rounds, projector)
+
+
+def implausible_reports_warning(q, est) -> str | None:
+    """Plain words when the reports fit the design for no class at all (ballot stuffing?)."""
+    check = est.plausibility
+    if check is None or check.fits:
+        return None
+    yes = plain(q.options[1]) if len(q.options) > 1 else ""
+    what = {
+        "too_many_yes": f"more “{yes}” than even a class where everyone truly prefers "
+                        f"“{yes}” would report",
+        "too_few_yes": f"fewer “{yes}” than even a class where nobody truly prefers "
+                       f"“{yes}” would report",
+        "too_many_ones": "more 1s per report than the phones' randomizer produces "
+                         "(reports like “11111”)",
+        "too_few_ones": "fewer 1s per report than the phones' randomizer produces",
+    }.get(check.direction or "", "a pattern the design cannot produce")
+    return (f"**These reports do not fit the design**: {what} "
+            f"(p = {check.p_value:.1g}, below {check.alpha:g}). This is not randomization "
+            "noise. Likely causes: repeated votes from one device (ballot stuffing), or "
+            "students not following the randomizer. The estimate below is not reliable.")
 
 
 def _stat(col, label: str, value: str, formula: str | None, help: str | None = None) -> None:
@@ -850,7 +874,7 @@ def _binary_panel(q, est, rounds, projector: bool) -> None:
         st.info("Only one report so far: the estimate rests on a single randomized answer, "
                 "so it can only be one of two values, both possibly outside [0, 1]. The "
                 "plug-in SD needs at least two reports.")
-    if b.outside_unit_interval:
+    if b.outside_unit_interval and (est.plausibility is None or est.plausibility.fits):
         side = "above 1" if b.mu_hat > 1 else "below 0"
         st.warning(
             f"μ̂ = {fmt_fixed(b.mu_hat, 3)} is {side}. A share cannot be, but the unbiased "

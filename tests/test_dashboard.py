@@ -588,3 +588,39 @@ def test_what_if_sliders_start_from_each_questions_design(app_env):
     at.selectbox(key="dash_question_select").set_value(q2.id).run()
     assert at.slider(key="dash_wi_eps").value == pytest.approx(2.5)
     assert_clean(at)
+
+
+def test_fifty_of_fifty_yes_is_flagged_as_not_fitting_the_design(app_env):
+    """One device voting "Yes" 50 times (fresh cookies) gives 50 of 50 under the die: the
+    dashboard says the reports do not fit the design and never calls it noise."""
+    seed(app_env, DIE, 50, 50)
+    at = dashboard()
+    assert not at.exception
+    errors = " ".join(e.value for e in at.error)
+    assert "These reports do not fit the design" in errors
+    assert "more “Vanilla” than even a class where everyone truly prefers “Vanilla”" in errors
+    assert "repeated votes from one device" in errors and "not randomization noise" in errors
+    assert not any("randomization noise" in w.value and "can push it" in w.value
+                   for w in at.warning)
+
+
+def test_honest_reports_raise_no_alarm(app_env):
+    seed(app_env, DIE, 30, 40)
+    at = dashboard()
+    assert not any("do not fit the design" in e.value for e in at.error)
+
+
+def test_all_ones_unary_reports_are_flagged(app_env):
+    poll = app_env.create_poll("ue")
+    oue = {"design": "ue", "d": 5, "p": 0.5, "q": 0.25}
+    q = app_env.add_question(poll.id, "Which flavour?", options=("A", "B", "C", "D", "E"),
+                             design_params=oue, kind="categorical")
+    app_env.open_question(q.id)
+    for i in range(50):
+        app_env.submit_report(poll.join_code, q.id, answer="11111", design_params=oue,
+                              submission_id=f"ones-{i:06d}", device_id=f"ones-device-{i}")
+    app_env.set_revealed(q.id, True)
+    at = dashboard()
+    assert not at.exception
+    assert any("more 1s per report than the phones' randomizer produces" in e.value
+               for e in at.error)

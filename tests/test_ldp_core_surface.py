@@ -20,6 +20,7 @@ FIVE_MINUTES = ROOT / "docs" / "ldp-core-in-five-minutes.md"
 #: The public names. Adding or removing one is an API change: update this list
 #: deliberately, together with ldp_core.__all__.
 EXPECTED_ALL = [
+    "ALPHA",
     "BinaryCounts",
     "BinaryDesign",
     "BinaryEstimate",
@@ -34,14 +35,17 @@ EXPECTED_ALL = [
     "OLH",
     "OLHReports",
     "POSTPROCESSING",
+    "Plausibility",
     "Posterior",
     "TwoCoinRR",
     "UnaryEncoding",
     "WarnerRR",
     "binary_design_from_params",
+    "binary_plausibility",
     "categorical_oracle_from_params",
     "central_mean_sd",
     "chi2_1_quantile",
+    "chi2_sf",
     "clip_counts",
     "empirical_channel",
     "epsilon_to_gamma",
@@ -64,6 +68,7 @@ EXPECTED_ALL = [
     "sequential_composition",
     "share_estimates",
     "subsample_counts",
+    "ue_plausibility",
     "z_quantile",
 ]
 

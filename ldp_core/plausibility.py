@@ -1,0 +1,158 @@
+"""Do the reports fit the design at all? A check against ballot stuffing.
+
+Under a binary design with channel (a, b), a class with true share mu in [0, 1]
+reports "yes" with probability lambda = b + (a - b) mu, which lies in [b, a]
+whatever the class believes. Reports far outside that band are not noise: they
+come from repeated votes of one device, from students who did not follow the
+randomizer, or from a forged client. Under unary encoding, the number of 1-bits
+in a report has the same distribution for every true answer (one bit with p,
+d - 1 bits with q: a Poisson-binomial); all-ones reports are far outside it.
+
+Both checks are likelihood-ratio (G) tests at :data:`ALPHA` = 1e-4. The alarm
+rate is kept very low on purpose: an instructor runs a few questions a lecture
+and dozens a term, and a false alarm would accuse honest students; stuffing
+worth flagging is far beyond it (one device voting "Yes" 50 times under the die
+gives p < 1e-7). The chi-squared approximation of the G statistic is a little
+liberal for small classes; at 1e-4 the measured alarm rate on honest classes
+stays well under 0.1% (tests/test_ldp_core_plausibility.py).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .categorical import UnaryEncoding
+from .estimate import BinaryCounts
+
+__all__ = ["ALPHA", "Plausibility", "binary_plausibility", "chi2_sf", "ue_plausibility"]
+
+#: Significance of the plausibility alarm (see the module docstring for why so small).
+ALPHA = 1e-4
+
+
+@dataclass(frozen=True)
+class Plausibility:
+    """The outcome of a plausibility check.
+
+    ``fits`` is False when the reports do not fit the design for any true share
+    (p-value below ``alpha``). ``direction`` says which way they stray:
+    ``"too_many_yes"`` (more "yes" than even an all-yes class would report),
+    ``"too_few_yes"``, ``"too_many_ones"`` or ``"too_few_ones"``; None when they fit.
+    """
+
+    fits: bool
+    p_value: float
+    statistic: float
+    alpha: float
+    direction: str | None
+
+
+def chi2_sf(x: float, df: int) -> float:
+    """``P(chi2_df > x)`` in closed form for integer ``df`` (no SciPy needed).
+
+    >>> round(chi2_sf(3.841458820694124, 1), 6), round(chi2_sf(5.991464547107979, 2), 6)
+    (0.05, 0.05)
+    """
+    if df < 1:
+        raise ValueError(f"df must be at least 1, got {df}")
+    if x <= 0:
+        return 1.0
+    if not math.isfinite(x):
+        return 0.0
+    half = x / 2
+    if df % 2 == 0:  # e^(-x/2) sum_{i < df/2} (x/2)^i / i!
+        term = total = math.exp(-half)
+        for i in range(1, df // 2):
+            term *= half / i
+            total += term
+        return min(1.0, total)
+    total = math.erfc(math.sqrt(half))  # df = 1
+    term = math.sqrt(2 * x / math.pi) * math.exp(-half)
+    for i in range(1, (df + 1) // 2):
+        total += term
+        term *= x / (2 * i + 1)
+    return min(1.0, max(0.0, total))
+
+
+def binary_plausibility(counts: BinaryCounts, alpha: float = ALPHA) -> Plausibility:
+    """Do these reports fit their designs for some true share in [0, 1]?
+
+    The statistic compares each design group's own reported share (the
+    unrestricted fit) with the best single share mu in [0, 1] (the MLE):
+    ``G = 2 (l_groups - l(mu_mle))``. With one design G is zero while the
+    reported share lies in [b, a]. Its p-value uses chi-squared with one degree
+    of freedom per design group, which is conservative at the boundary of [0, 1]
+    (there the exact null is a mixture of chi-squared(0) and chi-squared(1)).
+    """
+    mle = counts.mle()
+    if mle is None:
+        return Plausibility(True, 1.0, 0.0, alpha, None)
+    saturated = 0.0
+    for _, _, n, y in counts._groups_abny():
+        share = y / n
+        if 0 < y < n:
+            saturated += y * math.log(share) + (n - y) * math.log1p(-share)
+    stat = max(0.0, 2 * (saturated - counts._loglik_scalar(mle)))
+    p = chi2_sf(stat, len(counts._groups_abny()))
+    fits = p >= alpha
+    direction = None if fits else ("too_many_yes" if mle >= 0.5 else "too_few_yes")
+    return Plausibility(fits, p, stat, alpha, direction)
+
+
+def ones_distribution(oracle: UnaryEncoding) -> np.ndarray:
+    """P(a report has k 1-bits), k = 0..d: one bit with p, d - 1 bits with q, whatever
+    the true answer (a Poisson-binomial)."""
+    d, p, q = oracle.d, oracle.p, oracle.q
+    k = np.arange(d)
+    others = np.array([math.comb(d - 1, int(j)) for j in k]) * q**k * (1 - q) ** (d - 1 - k)
+    out = np.zeros(d + 1)
+    out[:d] += (1 - p) * others
+    out[1:] += p * others
+    return out
+
+
+def ue_plausibility(oracle: UnaryEncoding, ones_histogram: object,
+                    alpha: float = ALPHA) -> Plausibility:
+    """Does the histogram of 1-bits per report fit unary encoding's exact distribution?
+
+    ``ones_histogram[k]`` is the number of reports with k ones (k = 0..d). A
+    G-test on cells pooled from the tails inward until each expects at least 5
+    reports; chi-squared with (cells - 1) degrees of freedom.
+    """
+    h = np.asarray(ones_histogram, dtype=float)
+    if h.shape != (oracle.d + 1,) or np.any(h < 0):
+        raise ValueError(f"ones_histogram needs {oracle.d + 1} non-negative counts")
+    n = float(h.sum())
+    if n == 0:
+        return Plausibility(True, 1.0, 0.0, alpha, None)
+    expected = ones_distribution(oracle) * n
+    obs, exp = _pool(h, expected)
+    if len(obs) < 2:
+        return Plausibility(True, 1.0, 0.0, alpha, None)
+    mask = obs > 0
+    stat = float(2 * np.sum(obs[mask] * np.log(obs[mask] / exp[mask])))
+    p = chi2_sf(max(0.0, stat), len(obs) - 1)
+    fits = p >= alpha
+    mean_seen = float(np.arange(oracle.d + 1) @ h) / n
+    mean_expected = oracle.p + (oracle.d - 1) * oracle.q
+    direction = None if fits else (
+        "too_many_ones" if mean_seen > mean_expected else "too_few_ones")
+    return Plausibility(fits, p, stat, alpha, direction)
+
+
+def _pool(obs: np.ndarray, exp: np.ndarray, least: float = 5.0
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """Merge cells from both tails inward until every pooled cell expects >= ``least``."""
+    cells_o, cells_e = list(obs), list(exp)
+    while len(cells_e) > 1 and cells_e[0] < least:
+        e, o = cells_e.pop(0), cells_o.pop(0)
+        cells_e[0] += e
+        cells_o[0] += o
+    while len(cells_e) > 1 and cells_e[-1] < least:
+        e, o = cells_e.pop(), cells_o.pop()
+        cells_e[-1] += e
+        cells_o[-1] += o
+    return np.array(cells_o), np.array(cells_e)
