@@ -41,7 +41,7 @@ def _server(data):
     url = f"sqlite:///{data / 'classroom.db'}"
     store = Store(url)
     env = {"LDP_CLASSROOM_DATA_DIR": str(data), "LDP_CLASSROOM_DATABASE_URL": url,
-           "LDP_CLASSROOM_INSTRUCTOR_KEY": "k"}
+           "LDP_CLASSROOM_INSTRUCTOR_KEY": "failure-test-instructor-key"}
     try:
         with running_server(env, log_path=data / "server.log") as srv:
             yield srv, PollService(store)
