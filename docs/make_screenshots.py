@@ -53,7 +53,7 @@ EXERCISE_DESIGN = {"design": "die", "faces": 4, "truthful": 3}
 
 REHEARSAL_N = 40
 REHEARSAL_SHARE = 0.60
-SEED = 47  # 21 of 40 report Vanilla: μ̂ = 0.550, the numbers of docs/instructor-guide.md
+SEED = 4  # 21 of 40 report Vanilla (24 truly prefer it): μ̂ = 0.550, as in docs/instructor-guide.md
 
 #: The address the join panel shows: a typical laptop on a lecture-hall network.
 PUBLIC_URL = "http://192.168.1.20:8501"
