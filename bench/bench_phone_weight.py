@@ -14,6 +14,8 @@ host other than the app's. Targets: first load <= 60 KB in <= 5 requests,
 
 from __future__ import annotations
 
+import importlib.metadata
+
 import argparse
 import os
 import platform
@@ -129,26 +131,27 @@ def main() -> int:
         f"TARGET phone_other_hosts measured={len(others)}hosts goal={GOAL_OTHER_HOSTS}hosts "
         f"{'PASS' if len(others) <= GOAL_OTHER_HOSTS else 'MISS'}",
     ]
+    # The section is built in every run, --smoke included, so a mistake in it cannot hide.
+    pw_version = importlib.metadata.version("playwright")
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    section = [
+        "## Phone page weight (`python bench/bench_phone_weight.py`)", "",
+        f"Machine: {os.cpu_count()} cores, {cpu_model()}, Python "
+        f"{platform.python_version()}, Debian Chromium through Playwright "
+        f"{pw_version}. Run {when}, load average {load0:.1f} at start. "
+        f"Medians of {args.repeats} first loads of `/join/CODE`, each in a fresh browser "
+        "context (no cache, no cookie) at 360 × 640; bytes are headers plus encoded "
+        "bodies as Chromium received them.", "",
+        "| | requests | transferred | time |", "| --- | ---: | ---: | ---: |",
+        f"| first load, until the answer buttons show | {med['load_requests']:.0f} | "
+        f"{med['load_kb']:.1f} KB | {med['load_s']:.2f} s |",
+        f"| tap → receipt | {med['tap_requests']:.0f} | {med['tap_kb']:.1f} KB | "
+        f"{med['tap_s']:.2f} s |", "",
+        f"Requests of the first load: {', '.join(f'`{u}`' for u in runs[0]['urls'])}. "
+        f"Requests to any other host: {len(others)}.", "",
+        "```", *targets, "```"]
     if not args.no_doc:
-        import playwright
-
-        when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        update_doc("bench_phone_weight", [
-            "## Phone page weight (`python bench/bench_phone_weight.py`)", "",
-            f"Machine: {os.cpu_count()} cores, {cpu_model()}, Python "
-            f"{platform.python_version()}, Debian Chromium through Playwright "
-            f"{playwright.__version__}. Run {when}, load average {load0:.1f} at start. "
-            f"Medians of {args.repeats} first loads of `/join/CODE`, each in a fresh browser "
-            "context (no cache, no cookie) at 360 × 640; bytes are headers plus encoded "
-            "bodies as Chromium received them.", "",
-            "| | requests | transferred | time |", "| --- | ---: | ---: | ---: |",
-            f"| first load, until the answer buttons show | {med['load_requests']:.0f} | "
-            f"{med['load_kb']:.1f} KB | {med['load_s']:.2f} s |",
-            f"| tap → receipt | {med['tap_requests']:.0f} | {med['tap_kb']:.1f} KB | "
-            f"{med['tap_s']:.2f} s |", "",
-            f"Requests of the first load: {', '.join(f'`{u}`' for u in runs[0]['urls'])}. "
-            f"Requests to any other host: {len(others)}.", "",
-            "```", *targets, "```"])
+        update_doc("bench_phone_weight", section)
     print("\n".join(targets))
     return 0
 
