@@ -3,7 +3,7 @@
 `streamlit run app.py` serves this file in two roles:
 
 * imported as the module ``app``, it builds the ASGI application: the middleware
-  (gzip, device cookie, security headers), the instructor login route, the
+  (gzip, device cookie, security headers), the instructor login routes, the
   students' phone page and its JSON API (``phone/``), and the start-up banner;
 * executed by Streamlit as ``__main__`` on every rerun, it is the script: it
   registers the pages for this visitor's role and runs the chosen one.

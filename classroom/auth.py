@@ -1,13 +1,20 @@
-"""Instructor access: one secret key, compared in constant time.
+"""Instructor access: a secret key, one-time login links and server-side sessions.
 
 The key comes from, in order: the environment variable
 ``LDP_CLASSROOM_INSTRUCTOR_KEY``; ``instructor_key`` in ``.streamlit/secrets.toml``;
 otherwise a random key generated on first start and kept in
-``<data dir>/instructor_key`` (readable by its owner only).
+``<data dir>/instructor_key`` (readable by its owner only). It never appears in
+a URL:
 
-A logged-in browser holds an HttpOnly cookie whose value is an HMAC of a fixed
-label under the key: it proves knowledge of the key without containing it, and
-changing the key logs every browser out.
+* the start-up banner prints a **one-time login link**: a random nonce signed
+  with the key and timed by ``itsdangerous``, good for one use within
+  :data:`LOGIN_LINK_TTL_S`; the database remembers used nonces;
+* otherwise the instructor types the key on the login form (sent by POST).
+
+Either way the browser gets a random **session id** in an HttpOnly cookie. The
+database keeps only its SHA-256 and its expiry (:data:`SESSION_TTL_S`), so
+logging out revokes it, "log out everywhere" revokes them all, and a copy of
+the database logs nobody in.
 """
 
 from __future__ import annotations
@@ -16,26 +23,42 @@ import hashlib
 import hmac
 import os
 import secrets
+import threading
+import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from . import config
-from .domain import ConfigError
+from .domain import ClassroomError, ConfigError
+
+if TYPE_CHECKING:
+    from .store import Store
 
 __all__ = [
     "INSTRUCTOR_COOKIE",
     "KEY_ENV",
+    "LOGIN_LINK_TTL_S",
     "MIN_KEY_CHARS",
+    "SESSION_TTL_S",
+    "InstructorAuth",
     "check_key",
-    "check_session_token",
     "instructor_key",
-    "session_token",
+    "key_source",
+    "login_link_token",
 ]
 
 KEY_ENV = "LDP_CLASSROOM_INSTRUCTOR_KEY"
 #: A configured key shorter than this stops the start: it could be guessed.
 MIN_KEY_CHARS = 16
 INSTRUCTOR_COOKIE = "ldp_instructor"
-_TOKEN_LABEL = b"ldp-classroom instructor session v1"
+#: A login link works once, within this many seconds of being printed.
+LOGIN_LINK_TTL_S = 15 * 60
+#: A logged-in browser stays logged in this long (a day of teaching), then logs in again.
+SESSION_TTL_S = 12 * 3600
+_LINK_SALT = "ldp-classroom one-time login link"
 
 
 def _key_file() -> Path:
@@ -73,20 +96,118 @@ def instructor_key() -> str:
     return key
 
 
-def check_key(candidate: object) -> bool:
-    """Constant-time comparison of a typed or linked key with the instructor key."""
+def check_key(candidate: object, key: str | None = None) -> bool:
+    """Constant-time comparison of a typed key with the instructor key."""
     if not isinstance(candidate, str) or not candidate:
         return False
-    return hmac.compare_digest(candidate.strip().encode(), instructor_key().encode())
+    return hmac.compare_digest(candidate.strip().encode(), (key or instructor_key()).encode())
 
 
-def session_token(key: str | None = None) -> str:
-    """The cookie value that marks a logged-in instructor browser."""
-    k = (key or instructor_key()).encode()
-    return hmac.new(k, _TOKEN_LABEL, hashlib.sha256).hexdigest()
+def login_link_token(key: str | None = None) -> str:
+    """A fresh one-time login token for ``/auth/login?token=...``: a random nonce, signed
+    with the instructor key and timed (``itsdangerous``). Spent by
+    :meth:`InstructorAuth.redeem_link`."""
+    return str(URLSafeTimedSerializer(key or instructor_key(), salt=_LINK_SALT)
+               .dumps(secrets.token_urlsafe(18)))
 
 
-def check_session_token(token: object) -> bool:
-    if not isinstance(token, str) or not token:
-        return False
-    return hmac.compare_digest(token.encode(), session_token().encode())
+def key_source() -> str:
+    """Where the instructor key comes from, in words for the start-up message."""
+    if os.environ.get(KEY_ENV, "").strip():
+        return f"the value of {KEY_ENV}"
+    if str(config.secret("instructor_key") or "").strip():
+        return "instructor_key in .streamlit/secrets.toml"
+    return str(_key_file())
+
+
+def _digest(value: str) -> str:
+    return hashlib.sha256(value.encode("utf-8")).hexdigest()
+
+
+class InstructorAuth:
+    """Login links and sessions on one store, for one process (thread-safe).
+
+    A session's validity is remembered for :attr:`cache_s` seconds, so a dashboard
+    refreshing every 2 s does not read the database each time; a logout in this
+    process takes effect at once, one in another process within ``cache_s``.
+    """
+
+    def __init__(self, store: Store, *, key: str | None = None, cache_s: float = 5.0,
+                 clock=time.time) -> None:
+        self._store = store
+        self._key = key
+        self.cache_s = cache_s
+        self._clock = clock
+        self._valid: dict[str, float] = {}  # session digest -> checked until (clock time)
+        self._lock = threading.Lock()
+
+    @property
+    def key(self) -> str:
+        return self._key or instructor_key()
+
+    def _now(self) -> datetime:
+        return datetime.fromtimestamp(self._clock(), tz=timezone.utc)
+
+    # -- logging in -----------------------------------------------------------------------
+    def redeem_link(self, token: object) -> str | None:
+        """A new session id for a valid, unused, unexpired login token; else None.
+
+        A token is spent by its first use, even by another process sharing the database.
+        """
+        if not isinstance(token, str) or not token or len(token) > 200:
+            return None
+        try:
+            nonce = URLSafeTimedSerializer(self.key, salt=_LINK_SALT).loads(
+                token, max_age=LOGIN_LINK_TTL_S)
+        except BadSignature:  # includes SignatureExpired
+            return None
+        if not isinstance(nonce, str):
+            return None
+        expires = self._now() + timedelta(seconds=LOGIN_LINK_TTL_S)
+        if not self._store.use_login_link(_digest(nonce), expires):
+            return None
+        return self.start_session()
+
+    def log_in(self, candidate: object) -> str | None:
+        """A new session id if ``candidate`` is the instructor key, else None."""
+        return self.start_session() if check_key(candidate, self.key) else None
+
+    def start_session(self) -> str:
+        session_id = secrets.token_urlsafe(32)
+        now = self._now()
+        self._store.add_session(_digest(session_id), now, now + timedelta(seconds=SESSION_TTL_S))
+        return session_id
+
+    # -- checking and ending sessions -----------------------------------------------------
+    def is_valid(self, session_id: object) -> bool:
+        """True for the id of a stored, unexpired session. A dead database counts as no."""
+        if not isinstance(session_id, str) or not session_id or len(session_id) > 100:
+            return False
+        digest = _digest(session_id)
+        now = self._clock()
+        with self._lock:
+            if self._valid.get(digest, 0.0) > now:
+                return True
+        try:
+            expires = self._store.session_expiry(digest)
+        except ClassroomError:
+            return False
+        if expires is None or expires.timestamp() <= now:
+            return False
+        with self._lock:
+            self._valid[digest] = min(now + self.cache_s, expires.timestamp())
+        return True
+
+    def end(self, session_id: object) -> None:
+        """Log this session out (an unknown id is ignored)."""
+        if isinstance(session_id, str) and session_id and len(session_id) <= 100:
+            digest = _digest(session_id)
+            with self._lock:
+                self._valid.pop(digest, None)
+            self._store.delete_session(digest)
+
+    def end_all(self) -> int:
+        """Log every instructor browser out; the number of sessions ended."""
+        with self._lock:
+            self._valid.clear()
+        return self._store.delete_all_sessions()

@@ -31,10 +31,12 @@ __all__ = [
     "APP_ROOT",
     "DATABASE_URL_ENV",
     "DATA_DIR_ENV",
+    "MAX_PER_ADDRESS_ENV",
     "SECRETS_KEY",
     "data_dir",
     "database_url",
     "masked_url",
+    "max_reports_per_address",
     "normalize_url",
     "public_base_url",
     "secret",
@@ -165,3 +167,25 @@ def public_base_url(*, environ: Mapping[str, str] | None = None,
     if not re.match(r"^https?://[^\s/]+", raw):
         raise ConfigError(f"{PUBLIC_URL_ENV} must start with http:// or https://, got {raw!r}")
     return raw.rstrip("/")
+
+
+MAX_PER_ADDRESS_ENV = "LDP_CLASSROOM_MAX_REPORTS_PER_ADDRESS"
+
+
+def max_reports_per_address(*, environ: Mapping[str, str] | None = None,
+                            root: Path | None = None) -> int | None:
+    """The optional limit of reports per network address and question round (None: off).
+
+    Off by default: a lecture hall behind one NAT sends every phone's report from one
+    address. Set ``LDP_CLASSROOM_MAX_REPORTS_PER_ADDRESS`` (or
+    ``max_reports_per_address`` in secrets.toml) where each phone has its own address.
+    """
+    env = os.environ if environ is None else environ
+    raw = env.get(MAX_PER_ADDRESS_ENV, "").strip() or str(
+        secret("max_reports_per_address", root=root) or "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) < 1:
+        raise ConfigError(f"{MAX_PER_ADDRESS_ENV} must be a whole number of at least 1 "
+                          f"(or unset for no limit), got {raw[:20]!r}")
+    return int(raw)

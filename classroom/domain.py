@@ -47,6 +47,7 @@ __all__ = [
     "MIN_OPTIONS",
     "MODES",
     "STATES",
+    "AddressLimit",
     "BadInput",
     "BadReport",
     "CategoricalEstimate",
@@ -108,6 +109,10 @@ class QuestionClosed(ClassroomError):
 
 class BadReport(ClassroomError):
     """A report's answer, design parameters or ids are not acceptable."""
+
+
+class AddressLimit(ClassroomError):
+    """The optional per-address limit of a round is reached (nothing was written)."""
 
 
 # -- vocabulary and limits ----------------------------------------------------------------
@@ -483,6 +488,9 @@ class QuestionEstimate:
     binary_counts: BinaryCounts | None = None
     categorical: CategoricalEstimate | None = None
     history: tuple[tuple[int, Any], ...] = field(default=())
+    #: Distinct network addresses among the round's real reports (each stored only as a
+    #: per-round HMAC); None when none of them carried one (imported or simulated).
+    addresses: int | None = None
 
     @property
     def empty(self) -> bool:

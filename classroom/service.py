@@ -8,10 +8,12 @@ holds nothing but its store, so one instance can serve every session.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import hmac
 import io
 import json
+import logging
 import math
 import re
 import secrets
@@ -30,6 +32,7 @@ from .domain import (
     MAX_QUESTION_CHARS,
     MAX_TITLE_CHARS,
     MODES,
+    AddressLimit,
     BadInput,
     BadReport,
     CategoricalEstimate,
@@ -60,7 +63,9 @@ from .store import ReportRow, RoundSecret, Store
 __all__ = [
     "CSV_COLUMNS",
     "MAX_SIMULATED",
+    "BURST_LOG_AT",
     "PollService",
+    "address_tag",
     "dedup_token",
     "exact_class",
     "estimate_from_groups",
@@ -73,6 +78,7 @@ CSV_COLUMNS = ("round", "answer", "answer_label", "design_params", "created_at")
 MAX_SIMULATED = 100_000
 MAX_CSV_ROWS = 1_000_000
 SALT_BYTES = 32
+_LOG = logging.getLogger(__name__)
 _SUBMISSION_ID = re.compile(r"[A-Za-z0-9_.:\-]{8,100}")
 _MAX_DEVICE_ID = 256
 
@@ -85,6 +91,17 @@ def new_join_code() -> str:
 def dedup_token(salt: bytes, device_id: str) -> str:
     """``HMAC-SHA256(key=round salt, msg=device id)`` as hex."""
     return hmac.new(salt, device_id.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def address_tag(salt: bytes, address: str) -> str:
+    """``HMAC-SHA256(key=round salt, msg="address " + address)`` as hex: counts the
+    distinct network addresses of one round; unrelated in any other round."""
+    return hmac.new(salt, b"address " + address.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+#: One network address reaching one of these report counts in a round is logged: far
+#: more than one phone, which a lecture hall behind one NAT also does.
+BURST_LOG_AT = frozenset({25, 50, 100, 200, 400, 800, 1600, 3200})
 
 
 def _id(name: str, value: object) -> int:
@@ -132,8 +149,11 @@ def _params_diff(got: dict, expected: dict) -> str:
 class PollService:
     """Polls, questions, rounds and reports; every rule is enforced here, on the server."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, max_reports_per_address: int | None = None) -> None:
+        """``max_reports_per_address``: the optional limit of reports per network address
+        and round (None: no limit; see :func:`classroom.config.max_reports_per_address`)."""
         self._store = store
+        self._max_per_address = max_reports_per_address
 
     @property
     def store(self) -> Store:
@@ -331,11 +351,14 @@ class PollService:
 
     def submit_report(self, code: str, question_id: int, *, answer: object,
                       design_params: dict, submission_id: str, device_id: str,
-                      simulated: bool = False) -> Receipt:
+                      simulated: bool = False, address: str | None = None) -> Receipt:
         """Store one randomized report, or explain why not (nothing is written then).
 
         A device that already answered this round (double tap, refresh, second
         tab) gets its FIRST receipt back with ``already_answered=True``.
+        ``address`` (the sender's network address) is kept only as
+        :func:`address_tag` under the round's salt; with a per-address limit set,
+        one more report from a full address raises :class:`AddressLimit`.
         """
         norm = normalize_join_code(code)
         qid = _id("question id", question_id)
@@ -360,16 +383,28 @@ class PollService:
                 return existing
             raise
         now = utcnow()
+        tag = address_tag(rnd.salt, address) if address else None
         try:
             inserted = self._store.insert_report(
                 round_id=rnd.round_id, answer=stored, design_json=design_json, created_at=now,
-                submission_id=sid, token=token, simulated=bool(simulated))
+                submission_id=sid, token=token, simulated=bool(simulated), address_tag=tag,
+                max_per_address=self._max_per_address)
         except QuestionClosed:  # closed (or a new round began) since we looked
             existing = self._existing(question, rnd, token, sid)
             if existing is not None:
                 return existing
             raise
-        if inserted:
+        except AddressLimit:
+            _LOG.warning("question %d round %d: refused a report, its network address "
+                         "already sent %d (the per-address limit)", question.id, rnd.number,
+                         self._max_per_address)
+            raise
+        if inserted is not None and inserted in BURST_LOG_AT:
+            _LOG.warning("question %d round %d: %d reports so far came from one network "
+                         "address (a class behind one NAT, or one device voting with many "
+                         "cookies: see the dashboard's plausibility check)", question.id,
+                         rnd.number, inserted)
+        if inserted is not None:
             return Receipt(
                 question_id=question.id, question_text=question.text,
                 round_number=rnd.number, answer=stored,
@@ -493,12 +528,13 @@ class PollService:
         found = self._store.estimate_inputs(qid, include_simulated=include_simulated)
         if found is None:
             raise UnknownQuestion(f"no question with id {qid}")
-        q, rounds, groups = found
-        return estimate_from_groups(
-            question_id=q.id, kind=q.kind, options=q.options, groups=groups,
-            round_designs={r.number: r.design_json for r in rounds},
-            round_number=q.round_number if round_number is None else round_number,
-            level=level)
+        q = found.question
+        number = q.round_number if round_number is None else round_number
+        est = estimate_from_groups(
+            question_id=q.id, kind=q.kind, options=q.options, groups=found.groups,
+            round_designs={r.number: r.design_json for r in found.rounds},
+            round_number=number, level=level)
+        return dataclasses.replace(est, addresses=found.addresses.get(number))
 
     def estimate_trajectory(self, question_id: int, round_number: int | None = None, *,
                             points: int = 60, include_simulated: bool = True,

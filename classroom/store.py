@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
+from typing import NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -37,6 +38,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
 
 from . import config
 from .domain import (
+    AddressLimit,
     ClassroomError,
     Poll,
     QuestionClosed,
@@ -50,6 +52,7 @@ __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "Conflict",
+    "EstimateInputs",
     "ReportRow",
     "RoundSecret",
     "Store",
@@ -58,11 +61,7 @@ __all__ = [
 ]
 
 #: The schema version this code creates and understands.
-SCHEMA_VERSION = 1
-
-#: ``MIGRATIONS[v](conn)`` upgrades a version-``v`` database to ``v + 1`` inside
-#: the start-up transaction. Empty while there is only version 1.
-MIGRATIONS: Mapping[int, Callable[[Connection], None]] = MappingProxyType({})
+SCHEMA_VERSION = 2
 
 SQLITE_BUSY_TIMEOUT_S = 10
 PG_CONNECT_TIMEOUT_S = 5
@@ -149,10 +148,43 @@ reports = sa.Table(
     sa.Column("submission_id", sa.String(100), nullable=False, unique=True),
     sa.Column("dedup_token", sa.String(64), nullable=False),
     sa.Column("simulated", sa.Boolean, nullable=False, default=False),
+    # HMAC of the sender's network address under the round's salt (never the address):
+    # counts distinct addresses per round and nothing across rounds. NULL for simulated
+    # and imported reports.
+    sa.Column("address_tag", sa.String(64), nullable=True),
     sa.UniqueConstraint("round_id", "dedup_token", name="uq_reports_round_token"),
     # Covers the dashboard's grouped query without touching the table.
     sa.Index("ix_reports_round_group", "round_id", "design_params", "answer", "simulated"),
+    sa.Index("ix_reports_round_address", "round_id", "address_tag"),
 )
+
+#: Logged-in instructor browsers. The cookie holds a random session id; only its
+#: SHA-256 is stored, so a copy of the database logs nobody in.
+instructor_sessions = sa.Table(
+    "instructor_sessions", metadata,
+    sa.Column("id_hash", sa.String(64), primary_key=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+#: One-time login links already used (their nonce's SHA-256), until they expire anyway.
+used_login_links = sa.Table(
+    "used_login_links", metadata,
+    sa.Column("nonce_hash", sa.String(64), primary_key=True),
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+
+def _migrate_1_to_2(conn: Connection) -> None:
+    """Version 2: per-round address tags on reports, instructor sessions, used links."""
+    conn.execute(sa.text("ALTER TABLE reports ADD COLUMN address_tag VARCHAR(64)"))
+    next(i for i in reports.indexes if i.name == "ix_reports_round_address").create(conn)
+    metadata.create_all(conn, tables=[instructor_sessions, used_login_links])
+
+
+#: ``MIGRATIONS[v](conn)`` upgrades a version-``v`` database to ``v + 1`` inside
+#: the start-up transaction.
+MIGRATIONS: Mapping[int, Callable[[Connection], None]] = MappingProxyType({1: _migrate_1_to_2})
 
 
 # -- engine -------------------------------------------------------------------------------
@@ -267,6 +299,15 @@ class ReportRow:
     submission_id_matched: bool = False
 
 
+class EstimateInputs(NamedTuple):
+    """What one estimate needs, read in one transaction (see :meth:`Store.estimate_inputs`)."""
+
+    question: Question
+    rounds: list[Round]
+    groups: list[tuple[int, str, str, bool, int]]
+    addresses: dict[int, int]
+
+
 _QUESTION_COLS = (
     questions.c.id, questions.c.poll_id, questions.c.position, questions.c.text,
     questions.c.kind, questions.c.options, questions.c.design_params, questions.c.mode,
@@ -343,6 +384,19 @@ class Store:
                                  .where(rounds.c.id == sa.bindparam("round_id"),
                                         rounds.c.number == questions.c.round_count)
                                  .with_for_update(read=True, of=questions))
+        self._stmt_address_count = (sa.select(sa.func.count()).select_from(reports)
+                                    .where(reports.c.round_id == sa.bindparam("round_id"),
+                                           reports.c.address_tag == sa.bindparam("tag")))
+        self._stmt_duplicate = (sa.select(reports.c.id)
+                                .where(sa.or_(sa.and_(reports.c.round_id == sa.bindparam("round_id"),
+                                                      reports.c.dedup_token == sa.bindparam("token")),
+                                              reports.c.submission_id == sa.bindparam("sid"))))
+        self._stmt_addresses = (sa.select(reports.c.round_id,
+                                          sa.func.count(sa.distinct(reports.c.address_tag)))
+                                .where(reports.c.round_id.in_(sa.bindparam("round_ids",
+                                                                           expanding=True)),
+                                       reports.c.simulated.is_(False))
+                                .group_by(reports.c.round_id))
         self._stmt_question = sa.select(*_QUESTION_COLS).where(
             questions.c.id == sa.bindparam("question_id"))
         self._stmt_rounds = (sa.select(rounds.c.id, rounds.c.question_id, rounds.c.number,
@@ -656,22 +710,41 @@ class Store:
 
     def insert_report(self, *, round_id: int, answer: str, design_json: str,
                       created_at: datetime, submission_id: str, token: str,
-                      simulated: bool) -> bool:
-        """Insert one report; False (nothing written) when the token or id already exists.
+                      simulated: bool, address_tag: str | None = None,
+                      max_per_address: int | None = None) -> int | None:
+        """Insert one report. Returns None (nothing written) when the token or the
+        submission id already exists; otherwise the number of reports of this round
+        from the same ``address_tag``, this one included (0 without a tag).
 
         Refuses with ``QuestionClosed`` unless, inside the same transaction, the
-        round is still its question's current round and the question is open.
+        round is still its question's current round and the question is open, and
+        with ``AddressLimit`` when ``max_per_address`` reports of this round already
+        came from ``address_tag``.
         """
         values = {"round_id": round_id, "answer": answer, "design_params": design_json,
                   "created_at": created_at, "submission_id": submission_id,
-                  "dedup_token": token, "simulated": simulated}
+                  "dedup_token": token, "simulated": simulated, "address_tag": address_tag}
         with self.transaction(write=True) as conn:
             state = conn.execute(self._stmt_round_open, {"round_id": round_id}).scalar()
             if state != "open":  # closed, or a new round began, since the caller looked
                 raise QuestionClosed("voting is closed for this question")
+            before = 0
+            if address_tag is not None:
+                before = int(conn.execute(self._stmt_address_count,
+                                          {"round_id": round_id, "tag": address_tag}
+                                          ).scalar_one())
+                if max_per_address is not None and before >= max_per_address:
+                    if conn.execute(self._stmt_duplicate, {"round_id": round_id, "token": token,
+                                                           "sid": submission_id}).first():
+                        return None  # a repeat of a stored report: the caller finds it
+                    raise AddressLimit(
+                        f"{max_per_address} answers to this question already came from "
+                        "this network, the most the instructor allows")
             # RETURNING, not rowcount: rowcount of ON CONFLICT DO NOTHING is not
             # reliable on every driver.
-            return conn.execute(self._stmt_insert_report, values).first() is not None
+            if conn.execute(self._stmt_insert_report, values).first() is None:
+                return None
+            return before + 1 if address_tag is not None else 0
 
     def insert_reports(self, rows: Iterable[dict]) -> int:
         """Insert many reports in one transaction (all or nothing)."""
@@ -709,12 +782,6 @@ class Store:
                                 ).rowcount
 
     # -- reading reports back -------------------------------------------------------------
-    def grouped_counts(self, question_id: int, *, include_simulated: bool = True
-                       ) -> list[tuple[int, str, str, bool, int]]:
-        """``(round number, design JSON, answer, simulated, count)`` for every group."""
-        found = self.estimate_inputs(question_id, include_simulated=include_simulated)
-        return [] if found is None else found[2]
-
     def answers_in_order(self, question_id: int, round_number: int, *,
                          include_simulated: bool = True) -> list[tuple[str, str]]:
         """``(design JSON, answer)`` of one round's reports, in arrival order."""
@@ -728,13 +795,15 @@ class Store:
             return [(r.design_params, r.answer) for r in conn.execute(stmt)]
 
     def estimate_inputs(self, question_id: int, *, include_simulated: bool = True
-                        ) -> tuple[Question, list[Round], list[tuple[int, str, str, bool, int]]
-                                   ] | None:
-        """The question, its rounds and its grouped counts, from one snapshot.
+                        ) -> EstimateInputs | None:
+        """The question, its rounds, its grouped counts and its distinct-address counts,
+        from one snapshot.
 
         Groups are ``(round number, design JSON, answer, simulated, count)``:
         one aggregate over ``reports`` by ``round_id`` (served by the covering
         index ``ix_reports_round_group``), round ids mapped to numbers here.
+        ``addresses`` maps a round number to the number of distinct address tags
+        among its real reports (rounds without any are absent).
         """
         with self.transaction(write=False) as conn:
             qrow = conn.execute(self._stmt_question, {"question_id": question_id}).first()
@@ -742,17 +811,15 @@ class Store:
                 return None
             question = _question(qrow)
             round_rows = conn.execute(self._stmt_rounds, {"question_id": question_id}).all()
+            ids = [r.id for r in round_rows]
             stmt = self._stmt_grouped if include_simulated else self._stmt_grouped_real
-            rows = conn.execute(stmt, {"round_ids": [r.id for r in round_rows]}).all()
+            rows = conn.execute(stmt, {"round_ids": ids}).all()
+            tagged = conn.execute(self._stmt_addresses, {"round_ids": ids}).all()
         numbers = {r.id: r.number for r in round_rows}
-        return (question, [_round(r, question.kind) for r in round_rows],
-                [(numbers[r[0]], r[1], r[2], bool(r[3]), int(r[4])) for r in rows])
-
-    def round_numbers(self, question_id: int) -> list[int]:
-        with self.transaction(write=False) as conn:
-            return list(conn.execute(sa.select(rounds.c.number)
-                                     .where(rounds.c.question_id == question_id)
-                                     .order_by(rounds.c.number)).scalars())
+        return EstimateInputs(
+            question, [_round(r, question.kind) for r in round_rows],
+            [(numbers[r[0]], r[1], r[2], bool(r[3]), int(r[4])) for r in rows],
+            {numbers[r[0]]: int(r[1]) for r in tagged if r[1]})
 
     def export_rows(self, question_id: int, *, include_simulated: bool
                     ) -> list[tuple[int, str, str, datetime]]:
@@ -784,3 +851,38 @@ class Store:
                 .select_from(reports.join(rounds, reports.c.round_id == rounds.c.id))
                 .where(rounds.c.question_id == question_id)).scalars())
 
+    # -- instructor sessions and one-time login links -------------------------------------
+    def add_session(self, id_hash: str, created_at: datetime, expires_at: datetime) -> None:
+        """Store a new instructor session (and forget expired sessions and links)."""
+        with self.transaction(write=True) as conn:
+            conn.execute(instructor_sessions.delete()
+                         .where(instructor_sessions.c.expires_at <= created_at))
+            conn.execute(used_login_links.delete()
+                         .where(used_login_links.c.expires_at <= created_at))
+            conn.execute(instructor_sessions.insert().values(
+                id_hash=id_hash, created_at=created_at, expires_at=expires_at))
+
+    def session_expiry(self, id_hash: str) -> datetime | None:
+        """When this session expires, or None if there is no such session."""
+        with self.transaction(write=False) as conn:
+            value = conn.execute(sa.select(instructor_sessions.c.expires_at)
+                                 .where(instructor_sessions.c.id_hash == id_hash)).scalar()
+        return None if value is None else as_utc(value)
+
+    def delete_session(self, id_hash: str) -> bool:
+        with self.transaction(write=True) as conn:
+            return bool(conn.execute(instructor_sessions.delete()
+                                     .where(instructor_sessions.c.id_hash == id_hash)).rowcount)
+
+    def delete_all_sessions(self) -> int:
+        with self.transaction(write=True) as conn:
+            return int(conn.execute(instructor_sessions.delete()).rowcount)
+
+    def use_login_link(self, nonce_hash: str, expires_at: datetime) -> bool:
+        """Mark a one-time login link as used: True the first time, False ever after."""
+        stmt = (self._insert(used_login_links)
+                .values(nonce_hash=nonce_hash, expires_at=expires_at)
+                .on_conflict_do_nothing()
+                .returning(used_login_links.c.nonce_hash))
+        with self.transaction(write=True) as conn:
+            return conn.execute(stmt).first() is not None

@@ -751,6 +751,8 @@ def _live_panel(question_id: int, projector: bool) -> None:
         st.warning(f"{exc}")
         return
     st.markdown(_status_line(q, est))
+    if not projector and est.n:
+        st.caption(distinct_addresses_note(est))
     warning = implausible_reports_warning(q, est)
     if warning and (q.revealed or not projector):
         st.error(warning, icon=":material/report:")
@@ -771,6 +773,21 @@ def _live_panel(question_id: int, projector: bool) -> None:
         _binary_panel(q, est, rounds, projector)
     else:
         _categorical_panel(q, est, rounds, projector)
+
+
+def distinct_addresses_note(est) -> str:
+    """How many network addresses this round's reports came from, in words."""
+    real = est.n - est.n_simulated
+    if not est.addresses:
+        return ("No network addresses were recorded for these reports (simulated or "
+                "imported).") if real == 0 else ("Network addresses: not recorded for these "
+                                                  "reports.")
+    return (f"{fmt_count(real)} report{'s' if real != 1 else ''} from students came from "
+            f"{fmt_count(est.addresses)} "
+            f"network address{'es' if est.addresses != 1 else ''}. On a lecture-hall "
+            "network this is about the number of phones; behind one router (NAT) many "
+            "phones share one address. Many reports from few addresses on a network where "
+            "each phone has its own address suggest repeated votes.")
 
 
 def implausible_reports_warning(q, est) -> str | None:

@@ -38,6 +38,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from classroom.domain import (
+    AddressLimit,
     BadInput,
     BadReport,
     ClassroomError,
@@ -273,7 +274,8 @@ class PhoneApi:
         def submit() -> dict[str, Any]:
             receipt = self.service.submit_report(
                 raw, data["question_id"], answer=data["answer"], design_params=data["params"],
-                submission_id=data["submission_id"], device_id=device)
+                submission_id=data["submission_id"], device_id=device,
+                address=self._client(request))
             if snap is not None and snap.question_id == receipt.question_id:
                 poll_id, note = snap.poll_id, snap.privacy_note
             else:  # the cached state is a moment old: read the question itself
@@ -287,6 +289,10 @@ class PhoneApi:
 
         try:
             return _json(await run_in_threadpool(submit))
+        except AddressLimit:
+            return _error(429, "address_limit", "Not saved: the instructor allows only a few "
+                          "answers per network to this question, and this network has sent "
+                          "them all. Tell the instructor.")
         except QuestionClosed:
             return _error(409, "closed", "Voting closed: the instructor closed this question "
                           "before your answer arrived, so nothing was saved.")
@@ -331,7 +337,8 @@ def _default_service() -> PollService:
     from classroom import config
     from classroom.store import Store
 
-    return PollService(Store(config.database_url()))
+    return PollService(Store(config.database_url()),
+                       max_reports_per_address=config.max_reports_per_address())
 
 
 def make_routes(api: PhoneApi) -> list[Route]:

@@ -1,0 +1,295 @@
+"""Instructor login: the POST form, one-time links, server-side sessions, logout, rate limits.
+
+The routes run in a Starlette app with the app's middleware; sessions and used links are
+stored in a real database (SQLite in a temporary directory).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import urllib.error
+import urllib.request
+
+import pytest
+from starlette.applications import Starlette
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
+from starlette.testclient import TestClient
+
+from classroom import auth, web
+from classroom.store import Store
+
+KEY = "the-right-key-0123456"
+ORIGIN = {"origin": "http://testserver"}
+
+
+class Clock:
+    def __init__(self, now: float = 1_800_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(f"sqlite:///{tmp_path / 'auth.db'}")
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def instructor(store, clock):
+    return auth.InstructorAuth(store, key=KEY, cache_s=0.0, clock=clock)
+
+
+def _app(instructor) -> Starlette:
+    async def dashboard(request):
+        return PlainTextResponse("dashboard")
+
+    return Starlette(routes=[Route("/dashboard", dashboard),
+                             *web.make_routes(web.AuthApi(lambda: instructor))],
+                     middleware=web.middleware())
+
+
+@pytest.fixture
+def client(instructor):
+    return TestClient(_app(instructor), follow_redirects=False)
+
+
+def _session_cookie(response) -> str:
+    cookie = response.headers["set-cookie"]
+    assert cookie.startswith(f"{auth.INSTRUCTOR_COOKIE}=")
+    return cookie.split(";")[0].split("=", 1)[1]
+
+
+def _post_key(client, key: str, **kw):
+    return client.post("/auth/login", data={"key": key}, headers=ORIGIN, **kw)
+
+
+# -- the login form ---------------------------------------------------------------------------
+
+def test_the_login_page_is_a_post_form_that_is_not_cached(client):
+    r = client.get("/auth/login")
+    assert r.status_code == 200
+    assert re.search(r'<form method="post" action="/auth/login">', r.text)
+    assert 'type="password"' in r.text
+    assert r.headers["cache-control"] == "no-store"
+    assert r.headers["referrer-policy"] == "same-origin"
+    assert "script-src" not in r.headers["content-security-policy"]  # no script at all
+
+
+def test_the_right_key_starts_a_random_server_side_session(client, instructor):
+    r = _post_key(client, KEY)
+    assert r.status_code == 303 and r.headers["location"] == "/dashboard"
+    cookie = r.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=strict" in cookie
+    assert f"max-age={auth.SESSION_TTL_S}" in cookie
+    first = _session_cookie(r)
+    assert KEY not in first and len(first) >= 40
+    assert instructor.is_valid(first)
+    client.cookies.clear()
+    second = _session_cookie(_post_key(client, KEY))
+    assert second != first  # one session per login, not one value per key
+
+
+@pytest.mark.parametrize("key", ["", "wrong", KEY.upper(), KEY[:-1]])
+def test_a_wrong_key_is_refused_and_sets_nothing(client, key):
+    r = _post_key(client, key)
+    assert r.status_code == 403
+    assert "set-cookie" not in r.headers
+    assert "not right" in r.text
+
+
+def test_surrounding_whitespace_from_a_paste_is_forgiven(client):
+    assert _post_key(client, f"  {KEY}\n").status_code == 303
+
+
+def test_a_post_from_another_site_is_refused(client, instructor):
+    r = client.post("/auth/login", data={"key": KEY}, headers={"origin": "http://evil.example"})
+    assert r.status_code == 403 and "set-cookie" not in r.headers
+    assert client.post("/auth/login", data={"key": KEY}).status_code == 403  # no Origin
+
+
+def test_an_old_link_with_the_key_logs_nobody_in(client):
+    r = client.get("/auth/login", params={"key": KEY})
+    assert r.status_code == 200 and "set-cookie" not in r.headers
+    assert "no longer carry the key" in r.text
+
+
+def test_an_oversized_form_is_read_as_no_key(client):
+    r = client.post("/auth/login", content=b"key=" + b"x" * 10_000, headers={
+        **ORIGIN, "content-type": "application/x-www-form-urlencoded"})
+    assert r.status_code == 403 and "set-cookie" not in r.headers
+
+
+# -- one-time login links ----------------------------------------------------------------------
+
+def test_a_login_link_works_once(client, store, instructor):
+    token = auth.login_link_token(KEY)
+    assert KEY not in token
+    r = client.get("/auth/login", params={"token": token})
+    assert r.status_code == 303 and instructor.is_valid(_session_cookie(r))
+    client.cookies.clear()
+    again = client.get("/auth/login", params={"token": token})
+    assert again.status_code == 403 and "already been used" in again.text
+    assert "set-cookie" not in again.headers
+    # Another process on the same database refuses it too.
+    other = auth.InstructorAuth(store, key=KEY, cache_s=0.0)
+    assert other.redeem_link(token) is None
+
+
+def test_a_login_link_expires_after_15_minutes(instructor, monkeypatch):
+    import itsdangerous.timed
+
+    issued = 1_800_000_000
+    monkeypatch.setattr(itsdangerous.timed.time, "time", lambda: issued)
+    token = auth.login_link_token(KEY)
+    later = auth.login_link_token(KEY)
+    monkeypatch.setattr(itsdangerous.timed.time, "time", lambda: issued + 14 * 60)
+    assert instructor.redeem_link(later) is not None
+    monkeypatch.setattr(itsdangerous.timed.time, "time",
+                        lambda: issued + auth.LOGIN_LINK_TTL_S + 1)
+    assert instructor.redeem_link(token) is None
+
+
+@pytest.mark.parametrize("token", ["", "x" * 500, "not-a-token",
+                                   auth.login_link_token("another-key-0123456789")])
+def test_forged_or_foreign_links_are_refused(instructor, token):
+    assert instructor.redeem_link(token) is None
+
+
+def test_a_tampered_link_is_refused(instructor):
+    token = auth.login_link_token(KEY)
+    assert instructor.redeem_link(token[:-2] + ("AA" if token[-2:] != "AA" else "BB")) is None
+
+
+# -- sessions ------------------------------------------------------------------------------------
+
+def test_a_session_expires_after_12_hours(instructor, clock):
+    session = instructor.log_in(KEY)
+    clock.now += auth.SESSION_TTL_S - 60
+    assert instructor.is_valid(session)
+    clock.now += 120
+    assert not instructor.is_valid(session)
+
+
+def test_the_validity_cache_never_outlives_the_session(store, clock):
+    cached = auth.InstructorAuth(store, key=KEY, cache_s=10_000.0, clock=clock)
+    session = cached.log_in(KEY)
+    assert cached.is_valid(session)
+    clock.now += auth.SESSION_TTL_S + 1
+    assert not cached.is_valid(session)
+
+
+def test_logout_revokes_the_session_on_the_server(client, instructor):
+    session = _session_cookie(_post_key(client, KEY))
+    r = client.post("/auth/logout", headers=ORIGIN)
+    assert r.status_code == 200 and "logged out" in r.text
+    assert f'{auth.INSTRUCTOR_COOKIE}=""' in r.headers["set-cookie"]
+    assert not instructor.is_valid(session)  # a copied cookie no longer works
+
+
+def test_log_out_everywhere_ends_every_session(client, instructor):
+    other_browser = instructor.log_in(KEY)
+    _post_key(client, KEY)
+    r = client.post("/auth/logout", data={"everywhere": "1"}, headers=ORIGIN)
+    assert r.status_code == 200 and "Every instructor login has ended (2 in all)" in r.text
+    assert not instructor.is_valid(other_browser)
+
+
+def test_only_a_logged_in_instructor_can_log_everyone_out(client, instructor):
+    session = instructor.log_in(KEY)
+    client.post("/auth/logout", data={"everywhere": "1"}, headers=ORIGIN)
+    assert instructor.is_valid(session)
+    client.cookies.set(auth.INSTRUCTOR_COOKIE, session)
+    assert client.post("/auth/logout", data={"everywhere": "1"},
+                       headers={"origin": "http://evil.example"}).status_code == 403
+    assert instructor.is_valid(session)
+
+
+def test_the_logout_page_offers_both_choices(client):
+    r = client.get("/auth/logout")
+    assert r.text.count('method="post" action="/auth/logout"') == 2
+    assert 'name="everywhere"' in r.text
+
+
+def test_a_dead_database_logs_nobody_in_and_says_so(tmp_path):
+    dead = Store(f"sqlite:///{tmp_path / 'gone.db'}")
+    instructor = auth.InstructorAuth(dead, key=KEY, cache_s=0.0)
+    session = instructor.log_in(KEY)
+    (tmp_path / "gone.db").unlink()
+    dead.close()
+    (tmp_path / "gone.db").mkdir()  # the path is now a directory: every open fails
+    assert not instructor.is_valid(session)
+    r = _post_key(TestClient(_app(instructor), follow_redirects=False), KEY)
+    assert r.status_code == 503 and "cannot reach its database" in r.text
+
+
+# -- guessing ------------------------------------------------------------------------------------
+
+def test_failed_keys_are_limited_per_address_and_logged_without_it(instructor, caplog):
+    app = _app(instructor)
+    guesser = TestClient(app, follow_redirects=False, client=("203.0.113.7", 5000))
+    with caplog.at_level(logging.WARNING, logger="classroom.web"):
+        for i in range(web.LOGIN_FAILURES_PER_MINUTE):
+            assert _post_key(guesser, f"guess-{i:02d}-xxxxxxxxxx").status_code == 403
+        blocked = _post_key(guesser, KEY)  # even the right key waits now
+    assert blocked.status_code == 429 and "set-cookie" not in blocked.headers
+    assert 1 <= int(blocked.headers["retry-after"]) <= 60
+    refusals = [r for r in caplog.records if "instructor login refused" in r.getMessage()]
+    assert len(refusals) == web.LOGIN_FAILURES_PER_MINUTE
+    assert not any("203.0.113.7" in r.getMessage() or "guess-" in r.getMessage()
+                   for r in caplog.records)
+    # Another address is not slowed down by this one.
+    other = TestClient(app, follow_redirects=False, client=("198.51.100.9", 5000))
+    assert _post_key(other, KEY).status_code == 303
+
+
+def test_spent_links_count_as_failures(instructor):
+    guesser = TestClient(_app(instructor), follow_redirects=False, client=("203.0.113.8", 1))
+    for _ in range(web.LOGIN_FAILURES_PER_MINUTE):
+        assert guesser.get("/auth/login", params={"token": "forged"}).status_code == 403
+    assert guesser.get("/auth/login", params={"token": "forged"}).status_code == 429
+
+
+# -- the running app: trusted proxies ----------------------------------------------------------
+
+def _wrong_keys_until_refused(base: str, forwarded: list[str]) -> list[int]:
+    codes = []
+    for address in forwarded:
+        request = urllib.request.Request(
+            f"{base}/auth/login", data=b"key=not-the-key-00000000", method="POST",
+            headers={"Origin": base, "X-Forwarded-For": address,
+                     "Content-Type": "application/x-www-form-urlencoded"})
+        try:
+            urllib.request.urlopen(request, timeout=30)
+            codes.append(200)
+        except urllib.error.HTTPError as exc:
+            codes.append(exc.code)
+    return codes
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("trusted", [None, "", "10.0.0.0/8"])
+def test_forwarded_addresses_are_believed_only_from_trusted_proxies(tmp_path, trusted):
+    """uvicorn's FORWARDED_ALLOW_IPS names the trusted proxies; by default 127.0.0.1 and
+    ::1 (nginx on the same machine). This test's requests come from 127.0.0.1."""
+    from tests.support.server import running_server
+
+    env = {"LDP_CLASSROOM_DATA_DIR": str(tmp_path), auth.KEY_ENV: KEY}
+    if trusted is not None:
+        env["FORWARDED_ALLOW_IPS"] = trusted
+    forwarded = [f"198.51.100.{i}" for i in range(web.LOGIN_FAILURES_PER_MINUTE + 2)]
+    with running_server(env) as base:
+        codes = _wrong_keys_until_refused(base, forwarded)
+    if trusted is None:  # a local proxy: each forwarded address is its own client
+        assert codes == [403] * len(forwarded)
+    else:  # the header is ignored: every try comes from one client, 127.0.0.1
+        assert codes == [403] * web.LOGIN_FAILURES_PER_MINUTE + [429, 429]
