@@ -373,6 +373,29 @@ async def simulate(url: str, code: str, cfg: LoadConfig,
 
 
 # -- the projector -----------------------------------------------------------------------------
+def instructor_session(base_url: str, key: str = INSTRUCTOR_KEY) -> str:
+    """Log in on the app's form (a POST, as a browser does) and return the session cookie."""
+    import http.client
+    from urllib.parse import urlencode, urlsplit
+
+    from classroom import auth
+
+    url = urlsplit(base_url)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
+    try:
+        conn.request("POST", "/auth/login", body=urlencode({"key": key}),
+                     headers={"Origin": base_url.rstrip("/"),
+                              "Content-Type": "application/x-www-form-urlencoded"})
+        response = conn.getresponse()
+        response.read()
+        for name, value in response.getheaders():
+            if name.lower() == "set-cookie" and value.startswith(f"{auth.INSTRUCTOR_COOKIE}="):
+                return value.split(";")[0].split("=", 1)[1]
+        raise RuntimeError(f"instructor login at {base_url} failed: HTTP {response.status}")
+    finally:
+        conn.close()
+
+
 class Projector(Tab):
     """The instructor's dashboard in projection mode, as a headless Streamlit session."""
 
@@ -383,7 +406,7 @@ class Projector(Tab):
         from classroom import auth
 
         super().__init__(base_url, f"projector=1&pid={poll_id}&qid={question_id}",
-                         cookies={auth.INSTRUCTOR_COOKIE: auth.session_token(key)},
+                         cookies={auth.INSTRUCTOR_COOKIE: instructor_session(base_url, key)},
                          timeout=timeout)
 
     def rerun_message(self, *args, **kwargs):

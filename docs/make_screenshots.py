@@ -148,7 +148,10 @@ def dashboard(browser, base: str, key: str, svc, poll, question) -> None:
     ctx = browser.new_context(viewport=PROJECTOR, device_scale_factor=1,
                               reduced_motion="reduce")
     page = ctx.new_page()
-    page.goto(f"{base}/auth/login?key={key}")
+    page.goto(f"{base}/auth/login")
+    page.fill("#key", key)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{base}/dashboard**")
     settle(page)
     page.goto(f"{base}/dashboard?projector=1&pid={poll.id}&qid={question.id}")
     settle(page)

@@ -15,7 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ldp_core
-from tests.support.apptest import app_env  # noqa: F401 (fixture)
+from tests.support.apptest import app_env, log_in  # noqa: F401 (fixture)
 
 DIE = {"design": "die", "faces": 4, "truthful": 3}
 TWO_COIN = {"design": "two_coin"}
@@ -32,7 +32,7 @@ def dashboard(*, instructor: bool = True, query: dict | None = None,
     """A browser session on the dashboard page (the instructor flag set as after login)."""
     at = AppTest.from_string(SCRIPT, default_timeout=timeout)
     if instructor:
-        at.session_state["_ldp_instructor"] = True
+        log_in(at)
     for key, value in (query or {}).items():
         at.query_params[key] = value
     return at.run()

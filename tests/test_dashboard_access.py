@@ -21,8 +21,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.support.apptest import APP, ROOT, app_env  # noqa: F401 (fixture)
-from tests.support.browser import ARGS, CHROMIUM, require_browser
+from tests.support.apptest import APP, ROOT, app_env, log_in  # noqa: F401 (fixture)
+from tests.support.browser import ARGS, CHROMIUM, log_in, login_link, require_browser
 from tests.support.server import running_server
 from tests.test_dashboard import DIE, dashboard, seed
 
@@ -77,7 +77,7 @@ def assert_no_dashboard(at: AppTest, code: str | None = None) -> None:
 
 
 @pytest.mark.parametrize("query", [{}, {"projector": "1"}, {"key": KEY}, {"poll": "X"},
-                                   {"_ldp_instructor": "true"}])
+                                   {"_ldp_session_id": "x" * 43}])
 def test_render_without_login_shows_only_the_login_message(app_env, query):
     poll, q = seed(app_env, DIE, 30, 40)
     query = {**query, "pid": str(poll.id), "qid": str(q.id)}
@@ -90,52 +90,65 @@ def test_render_without_login_shows_only_the_login_message(app_env, query):
     assert app_env.question(q.id).is_open  # nothing happened
 
 
-def test_a_look_alike_session_flag_is_not_a_login(app_env):
+@pytest.mark.parametrize("forged", [True, "True", "x" * 43, "", 1])
+def test_a_forged_session_id_is_not_a_login(app_env, forged):
     poll, _ = seed(app_env, DIE, 3, 4)
     at = AppTest.from_string(TEACH_OR_DASHBOARD, default_timeout=60)
-    at.session_state["_ldp_instructor"] = "True"  # not the boolean True set by a login
+    at.session_state["_ldp_session_id"] = forged  # not a session the server started
     at.query_params["page"] = "dashboard"
     at.run()
     assert_no_dashboard(at, poll.join_code)
 
 
-# -- the key form ---------------------------------------------------------------------------
+def test_an_ended_session_is_no_longer_a_login(app_env):
+    from ui import session
 
-
-@pytest.mark.parametrize("typed", ["", "   ", "wrong-key", KEY + "x", KEY[:-1]])
-def test_no_key_or_wrong_key_gives_an_error_and_no_dashboard(app_env, typed):
     poll, _ = seed(app_env, DIE, 3, 4)
+    at = AppTest.from_string(TEACH_OR_DASHBOARD, default_timeout=60)
+    session_id = log_in(at)
+    at.query_params["page"] = "dashboard"
+    at.run()
+    assert "Close voting" in page_text(at)
+    session.instructor_auth().end_all()
+    at.run()
+    assert_no_dashboard(at, poll.join_code)
+
+
+# -- the teach page -------------------------------------------------------------------------
+
+
+def test_the_teach_page_has_a_post_form_and_no_key_widget(app_env):
     at = AppTest.from_string(TEACH_OR_DASHBOARD, default_timeout=60).run()
-    at.text_input[0].input(typed)
-    at.button[0].click().run()
-    assert not at.exception
-    assert any("That key is not right" in e.value for e in at.error)
-    assert "_ldp_instructor" not in at.session_state
+    assert not at.exception and not at.text_input
+    html = " ".join(str(h.proto.body) for h in at.get("html"))
+    assert '<form action="/auth/login" method="post"' in html
+    assert 'name="key" type="password"' in html
+
+
+def test_a_key_in_the_teach_link_logs_nobody_in_and_leaves_the_address(app_env):
+    poll, _ = seed(app_env, DIE, 3, 4)
+    at = AppTest.from_string(TEACH_OR_DASHBOARD, default_timeout=60)
+    at.query_params["key"] = KEY  # even the right key
+    at.run()
+    assert "key" not in at.query_params
+    assert any("no longer log in" in w.value for w in at.warning)
     at.query_params["page"] = "dashboard"
     at.run()
     assert_no_dashboard(at, poll.join_code)
 
 
-def test_the_right_key_opens_the_dashboard(app_env):
-    """Positive control: the same checks do see the dashboard after a real login."""
+def test_a_logged_in_instructor_sees_the_dashboard_link_and_logout_forms(app_env):
     poll, _ = seed(app_env, DIE, 3, 4)
-    at = AppTest.from_string(TEACH_OR_DASHBOARD, default_timeout=60).run()
-    at.text_input[0].input(KEY)
-    at.button[0].click().run()
+    at = AppTest.from_string(TEACH_OR_DASHBOARD, default_timeout=60)
+    log_in(at)
+    at.run()
     assert any("logged in as the instructor" in s.value for s in at.success)
+    html = " ".join(str(h.proto.body) for h in at.get("html"))
+    assert html.count('<form action="/auth/logout" method="post"') == 2
     at.query_params["page"] = "dashboard"
     at.run()
     text = page_text(at)
     assert "Close voting" in text and poll.join_code in text
-
-
-def test_wrong_key_in_the_teach_link_is_refused_and_removed(app_env):
-    at = AppTest.from_string(TEACH_OR_DASHBOARD, default_timeout=60)
-    at.query_params["key"] = "wrong-key"
-    at.run()
-    assert "key" not in at.query_params
-    assert any("That key is not right" in e.value for e in at.error)
-    assert "_ldp_instructor" not in at.session_state
 
 
 # -- the navigation of app.py ---------------------------------------------------------------
@@ -147,7 +160,7 @@ def test_navigation_has_the_dashboard_only_for_the_instructor(app_env):
     assert "dashboard" not in registered_paths(visitor)
     assert "teach" in registered_paths(visitor)
     instructor = AppTest.from_file(APP, default_timeout=60)
-    instructor.session_state["_ldp_instructor"] = True
+    log_in(instructor)
     instructor.run()
     assert "dashboard" in registered_paths(instructor)
 
@@ -184,7 +197,7 @@ def test_page_file_executed_directly_shows_nothing(app_env, name, instructor):
     seed(app_env, DIE, 3, 4)
     at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=60)
     if instructor:
-        at.session_state["_ldp_instructor"] = True
+        log_in(at)
     at.run()
     assert not at.exception
     assert not page_text(at)
@@ -199,7 +212,7 @@ PAGE_PATHS = ["", "randomized-response", "class-exercise", "likelihood", "local-
 #: The legacy pages/ mode names pages after their files, and the entry point "app".
 LEGACY_PATHS = ["pages/dashboard", "pages/dashboard.py", "home", "student", "study_rr", "app"]
 TRICKS = ["dashboard?key=wrong", "dashboard?projector=1&pid=1&qid=1", "?projector=1&pid=1&qid=1",
-          "teach?key=wrong", "dashboard?_ldp_instructor=1", "?poll=ZZZZZZ&projector=1"]
+          "teach?key=wrong", "dashboard?_ldp_session_id=1", "?poll=ZZZZZZ&projector=1"]
 URLS = sorted(set(PAGE_PATHS + LEGACY_PATHS + TRICKS))
 #: Loaded as the very first session of their own fresh server.
 FIRST_SESSION_URLS = ["", "dashboard", "pages/dashboard", "dashboard?key=wrong",
@@ -307,7 +320,7 @@ def test_every_url_after_startup_and_login_as_control(browser, classroom_env):
         instructor = browser.new_context()
         try:
             page = instructor.new_page()
-            page.goto(f"{base}/auth/login?key=access-test-key-0123")
+            log_in(page, base, "access-test-key-0123")
             text = settled(page, page.url)
             assert page.url.startswith(f"{base}/dashboard") and "key=" not in page.url
             assert code in text and "Close voting" in text
@@ -318,15 +331,16 @@ def test_every_url_after_startup_and_login_as_control(browser, classroom_env):
 @pytest.mark.browser
 @pytest.mark.server
 def test_login_url_as_the_first_request_opens_the_dashboard(browser, classroom_env):
-    """The login URL printed at start-up is usually the first request a server gets; it
+    """The login link printed at start-up is usually the first request a server gets; it
     must land on a working dashboard, not on the bare file of the legacy pages/ mode."""
     env, code = classroom_env
     with running_server(env) as base:
         ctx = browser.new_context()
         try:
             page = ctx.new_page()
-            page.goto(f"{base}/auth/login?key=access-test-key-0123")
+            page.goto(login_link(base))
             text = settled(page, page.url)
+            assert page.url.startswith(f"{base}/dashboard") and "token=" not in page.url
             assert code in text and "Close voting" in text
         finally:
             ctx.close()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import PHONE, chromium, require_browser  # noqa: F401
+from tests.support.browser import PHONE, chromium, log_in, require_browser  # noqa: F401
 from tests.support.server import running_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
@@ -79,7 +79,7 @@ def test_dashboard_has_no_serious_findings(classroom, chromium):
     base, _, _ = classroom
     ctx = chromium.new_context(viewport=DESKTOP)
     page = ctx.new_page()
-    page.goto(f"{base}/auth/login?key={KEY}")
+    log_in(page, base, KEY)
     page.get_by_text("Reports received").first.wait_for(timeout=30_000)
     page.wait_for_timeout(500)
     assert _serious(page) == []

@@ -24,7 +24,7 @@ import time
 
 import pytest
 
-from tests.support.browser import PHONE, chromium, require_browser  # noqa: F401 (fixture)
+from tests.support.browser import PHONE, chromium, login_link, require_browser  # noqa: F401 (fixture)
 from tests.support.server import APP_ROOT, running_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
@@ -83,7 +83,7 @@ def test_class_exercise_projected_with_twenty_phones(classroom, chromium):
     base, svc = classroom
     instructor = chromium.new_context(viewport=PROJECTOR)
     proj = instructor.new_page()
-    proj.goto(f"{base}/auth/login?key={KEY}")  # the first request this server gets
+    proj.goto(login_link(base))  # the link printed at start: the first request this server gets
     proj.get_by_role("button", name="Start the class exercise").click(timeout=30_000)
     code = proj.locator(".ldp-join-code").inner_text(timeout=30_000).strip()
     assert re.fullmatch(r"[2-9A-HJKMNP-Z]{6}", code)

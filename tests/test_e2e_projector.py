@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.browser import chromium, require_browser  # noqa: F401
+from tests.support.browser import chromium, log_in, require_browser  # noqa: F401
 from tests.support.server import running_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
@@ -63,7 +63,7 @@ def test_projector_fits_one_screen(classroom, chromium, width, height):
     ctx = chromium.new_context(viewport={"width": width, "height": height},
                                reduced_motion="reduce")
     page = ctx.new_page()
-    page.goto(f"{base}/auth/login?key={KEY}")
+    log_in(page, base, KEY)
     page.get_by_text("Reports received").first.wait_for(timeout=60_000)
     page.goto(f"{base}/dashboard?projector=1&pid={poll.id}&qid={q.id}")
     page.get_by_text("SD, population").first.wait_for(timeout=60_000)
@@ -113,7 +113,7 @@ def test_desk_view_controls_are_not_clipped(classroom, chromium):
     base, poll, q = classroom
     ctx = chromium.new_context(viewport={"width": 1280, "height": 800})
     page = ctx.new_page()
-    page.goto(f"{base}/auth/login?key={KEY}")
+    log_in(page, base, KEY)
     page.goto(f"{base}/dashboard?pid={poll.id}&qid={q.id}")
     page.get_by_role("button", name="New round").wait_for(timeout=60_000)
     clipped = page.evaluate("""() => [...document.querySelectorAll("button p")]

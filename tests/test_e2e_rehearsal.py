@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from tests.support.browser import chromium, require_browser  # noqa: F401 (fixture)
+from tests.support.browser import chromium, log_in, require_browser  # noqa: F401 (fixture)
 from tests.support.server import running_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
@@ -91,7 +91,7 @@ def test_rehearse_forty_students_then_clear(classroom, chromium):
     base, svc = classroom
     ctx = chromium.new_context(viewport=DESK, reduced_motion="reduce")
     page = ctx.new_page()
-    page.goto(f"{base}/auth/login?key={KEY}")
+    log_in(page, base, KEY)
     page.get_by_role("button", name="Start the class exercise").click(timeout=WAIT_MS)
     code = page.locator(".ldp-join-code").inner_text(timeout=WAIT_MS).strip()
     assert re.fullmatch(r"[2-9A-HJKMNP-Z]{6}", code)

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from tests.support.browser import PHONE, chromium, require_browser  # noqa: F401
+from tests.support.browser import PHONE, chromium, login_link, require_browser  # noqa: F401
 from tests.support.server import running_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
@@ -89,5 +89,11 @@ def test_study_page_asks_no_other_host(classroom, chromium, path):
 
 def test_dashboard_asks_no_other_host(classroom, chromium):
     base, _ = classroom
-    urls = _visit(chromium, base, f"/auth/login?key={KEY}", "Reports received")
+    urls = _visit(chromium, base, login_link(base).removeprefix(base), "Reports received")
     assert _others(base, urls) == []
+
+
+def test_login_page_asks_no_other_host(classroom, chromium):
+    base, _ = classroom
+    urls = _visit(chromium, base, "/auth/login", "Instructor key")
+    assert urls and _others(base, urls) == []

@@ -58,8 +58,10 @@ def test_killing_one_of_two_processes_loses_and_doubles_nothing(tmp_path):
         run_dir = tmp_path / "cluster"
         try:
             with running_cluster(2, env, run_dir=run_dir) as cluster:
-                with pytest.raises(urllib.error.HTTPError):  # a login link with a wrong key
-                    urllib.request.urlopen(f"{cluster.url}/auth/login?key=wrong-{KEY}")
+                with pytest.raises(urllib.error.HTTPError):  # a login with a wrong key
+                    urllib.request.urlopen(urllib.request.Request(
+                        f"{cluster.url}/auth/login", data=f"key=wrong-{KEY}".encode(),
+                        headers={"Origin": cluster.url}))
                 ports = [s.url.rsplit(":", 1)[1] for s in cluster.servers]
                 acked, devices, stats = asyncio.run(_scenario(cluster, poll.join_code))
                 assert cluster.servers[0].alive() is False

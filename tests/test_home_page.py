@@ -35,24 +35,3 @@ def test_dashboard_is_not_in_the_navigation_without_the_key(app_env):
     at = _home()
     links = " ".join(str(link.proto.page) for link in at.get("page_link"))
     assert "dashboard" not in links
-
-
-def test_instructor_key_form(app_env):
-    form = AppTest.from_string("from pages import teach\nteach.render()",
-                               default_timeout=20).run()
-    form.text_input[0].input("wrong")
-    form.button[0].click().run()
-    assert "not right" in form.error[0].value
-    assert "_ldp_instructor" not in form.session_state
-    form.text_input[0].input("test-instructor-key")
-    form.button[0].click().run()
-    assert form.session_state["_ldp_instructor"] is True
-    assert "logged in as the instructor" in form.success[0].value
-
-
-def test_key_in_the_address_logs_in_and_leaves_the_address(app_env):
-    at = AppTest.from_string("from pages import teach\nteach.render()", default_timeout=20)
-    at.query_params["key"] = "test-instructor-key"
-    at.run()
-    assert "key" not in at.query_params
-    assert at.session_state["_ldp_instructor"] is True

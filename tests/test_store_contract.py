@@ -39,7 +39,7 @@ GRR3 = {"design": "grr", "d": 3, "epsilon": 1.0}
 UE3 = {"design": "ue", "d": 3, "p": 0.75, "q": 0.25}
 
 REPORT_COLUMNS = {"id", "round_id", "answer", "design_params", "created_at", "submission_id",
-                  "dedup_token", "simulated"}
+                  "dedup_token", "simulated", "address_tag"}
 
 
 def n_reports(store: Store) -> int:
@@ -112,13 +112,14 @@ def test_migration_hook_upgrades_an_existing_database_without_losing_it(fresh_db
     poll = PollService(s1).create_poll("before the upgrade")
     s1.close()
 
-    def v1_to_v2(conn):
+    def next_version(conn):
         conn.execute(sa.text("CREATE TABLE migration_probe (note VARCHAR(20))"))
         conn.execute(sa.text("INSERT INTO migration_probe (note) VALUES ('migrated')"))
 
-    s2 = Store(db_url, migrations={1: v1_to_v2}, target_version=2)
+    s2 = Store(db_url, migrations={SCHEMA_VERSION: next_version},
+               target_version=SCHEMA_VERSION + 1)
     try:
-        assert s2.schema_version() == 2
+        assert s2.schema_version() == SCHEMA_VERSION + 1
         assert PollService(s2).poll(poll.id).title == "before the upgrade"
         assert raw_rows(s2, "migration_probe") == [{"note": "migrated"}]
     finally:
@@ -131,13 +132,52 @@ def test_migration_hook_upgrades_an_existing_database_without_losing_it(fresh_db
 def test_missing_migration_leaves_the_database_unchanged(fresh_db):
     db_url = fresh_db()
     Store(db_url).close()
-    with pytest.raises(StoreUnavailable, match="no migration from schema version 1"):
-        Store(db_url, migrations={}, target_version=2)
+    with pytest.raises(StoreUnavailable,
+                       match=f"no migration from schema version {SCHEMA_VERSION}"):
+        Store(db_url, migrations={}, target_version=SCHEMA_VERSION + 1)
     s = Store(db_url)
     try:
-        assert s.schema_version() == 1
+        assert s.schema_version() == SCHEMA_VERSION
     finally:
         s.close()
+
+
+def _as_version_1(db_url: str) -> None:
+    """Turn a fresh database back into schema version 1 (before address tags and sessions)."""
+    s = Store(db_url)
+    try:
+        with s.engine.begin() as conn:
+            conn.execute(sa.text("DROP TABLE instructor_sessions"))
+            conn.execute(sa.text("DROP TABLE used_login_links"))
+            conn.execute(sa.text("DROP INDEX ix_reports_round_address"))
+            conn.execute(sa.text("ALTER TABLE reports DROP COLUMN address_tag"))
+            conn.execute(sa.text("UPDATE schema_version SET version = 1"))
+    finally:
+        s.close()
+
+
+def test_a_version_1_database_is_upgraded_in_place(fresh_db):
+    db_url = fresh_db()
+    s0 = Store(db_url)
+    service = PollService(s0)
+    poll = service.create_poll("from version 1")
+    q = service.open_question(service.add_question(poll.id, "Q?", design_params=DIE).id)
+    submit(service, poll, q, device="old-phone")
+    s0.close()
+    _as_version_1(db_url)
+    s1 = Store(db_url)
+    try:
+        assert s1.schema_version() == SCHEMA_VERSION == 2
+        assert s1.columns("reports") == REPORT_COLUMNS
+        service = PollService(s1)
+        assert service.estimate(q.id).n == 1  # the old report is still there
+        submit(service, poll, q, device="new-phone", address="192.0.2.1")
+        assert service.estimate(q.id).addresses == 1  # the old report has no tag
+        from classroom import auth
+        instructor = auth.InstructorAuth(s1, key="k" * 20, cache_s=0)
+        assert instructor.is_valid(instructor.log_in("k" * 20))
+    finally:
+        s1.close()
 
 
 def test_dedup_tokens_differ_across_rounds_and_questions(service, store, open_question):
@@ -715,3 +755,71 @@ def test_import_round_trips_categorical(service, open_question):
     live = service.estimate(q.id)
     assert replay.kind == "categorical" and replay.counts == live.counts
     assert replay.categorical == live.categorical
+
+
+# -- network addresses: counted per round, never stored, optionally limited ----------------
+
+
+def test_distinct_addresses_are_counted_per_round_without_storing_any(service, store,
+                                                                      open_question):
+    poll, q = open_question()
+    for i, address in enumerate(["198.51.100.7", "198.51.100.7", "203.0.113.9", None]):
+        submit(service, poll, q, device=f"phone-{i}", address=address)
+    est = service.estimate(q.id)
+    assert est.n == 4 and est.addresses == 2  # the report without an address is not counted
+    text = " ".join(str(v) for table in ("polls", "questions", "rounds", "reports")
+                    for row in raw_rows(store, table) for v in row.values())
+    assert "198.51.100.7" not in text and "203.0.113.9" not in text
+    first = {r["address_tag"] for r in raw_rows(store, "reports")} - {None}
+    service.new_round(q.id, open_now=True)
+    submit(service, poll, q, device="phone-0", address="198.51.100.7")
+    assert service.estimate(q.id).addresses == 1
+    second = {r["address_tag"] for r in raw_rows(store, "reports")} - {None} - first
+    assert len(first) == 2 and len(second) == 1 and not first & second  # unlinkable
+    assert service.estimate(q.id, round_number=1).addresses == 2
+
+
+def test_simulated_reports_are_not_counted_as_addresses(service, open_question):
+    poll, q = open_question()
+    submit(service, poll, q, device="sim", simulated=True, address="192.0.2.1")
+    submit(service, poll, q, device="real", address="192.0.2.2")
+    assert service.estimate(q.id).addresses == 1
+
+
+def test_the_per_address_limit_refuses_and_writes_nothing(store, open_question, caplog):
+    from classroom.domain import AddressLimit
+
+    limited = PollService(store, max_reports_per_address=2)
+    poll, q = open_question()
+    first = submit(limited, poll, q, device="a", sid="sub-limit-a", address="192.0.2.50")
+    submit(limited, poll, q, device="b", address="192.0.2.50")
+    with caplog.at_level("WARNING", logger="classroom.service"):
+        with pytest.raises(AddressLimit, match="2 answers to this question already came"):
+            submit(limited, poll, q, device="c", address="192.0.2.50")
+    assert n_reports(store) == 2
+    assert any("per-address limit" in r.getMessage() for r in caplog.records)
+    assert not any("192.0.2.50" in r.getMessage() for r in caplog.records)
+    # A double tap of a stored report still gets its receipt, and another network votes.
+    again = submit(limited, poll, q, device="a", sid="sub-limit-a", address="192.0.2.50")
+    assert again.already_answered and again.answer == first.answer
+    submit(limited, poll, q, device="c", address="192.0.2.51")
+    assert n_reports(store) == 3
+    # The limit is per round: a new round starts from zero.
+    limited.new_round(q.id, open_now=True)
+    submit(limited, poll, q, device="c", address="192.0.2.50")
+
+
+def test_a_burst_from_one_address_is_logged_without_the_address(service, open_question,
+                                                                 caplog):
+    from classroom.service import BURST_LOG_AT
+
+    poll, q = open_question()
+    with caplog.at_level("WARNING", logger="classroom.service"):
+        for i in range(min(BURST_LOG_AT)):
+            submit(service, poll, q, device=f"stuffer-{i}", address="192.0.2.99")
+    bursts = [r.getMessage() for r in caplog.records if "came from one network" in r.getMessage()]
+    assert bursts == [f"question {q.id} round 1: {min(BURST_LOG_AT)} reports so far came "
+                      "from one network address (a class behind one NAT, or one device "
+                      "voting with many cookies: see the dashboard's plausibility check)"]
+    assert not any("192.0.2.99" in r.getMessage() or "stuffer" in r.getMessage()
+                   for r in caplog.records)

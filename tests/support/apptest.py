@@ -22,6 +22,18 @@ def app_env(tmp_path, monkeypatch):
     monkeypatch.setenv("LDP_CLASSROOM_DATABASE_URL", url)
     monkeypatch.setenv("LDP_CLASSROOM_INSTRUCTOR_KEY", "test-instructor-key")
     session.service.clear()
+    session.instructor_auth.clear()
     svc = PollService(Store(url))
     yield svc
     session.service.clear()
+    session.instructor_auth.clear()
+
+
+def log_in(at) -> str:
+    """Log this AppTest session in as the instructor, as a browser's session cookie would
+    (AppTest has no cookies): a real session, stored in the app's database."""
+    from ui import session
+
+    session_id = session.instructor_auth().start_session()
+    at.session_state["_ldp_session_id"] = session_id
+    return session_id

@@ -44,3 +44,23 @@ def chromium():
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield browser
         browser.close()
+
+
+def log_in(page, base: str, key: str, *, timeout_ms: float = 60_000) -> None:
+    """Log this browser in as the instructor the way a person does: the key typed on the
+    login form, sent by POST; the server answers with the dashboard."""
+    page.goto(f"{base}/auth/login")
+    page.fill("#key", key)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{base}/dashboard**", timeout=timeout_ms)
+
+
+def login_link(base: str) -> str:
+    """The one-time login link the server at ``base`` printed when it started."""
+    import re
+
+    from tests.support.server import server_log
+
+    found = re.search(r"Instructor login link: (\S+)", server_log(base))
+    assert found, "the server printed no login link"
+    return found.group(1)
