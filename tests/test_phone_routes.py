@@ -363,3 +363,31 @@ def test_gzip_body_decodes_to_the_page(client):
     assert zipped.headers["content-encoding"] == "gzip" and zipped.content == page.PAGE_HTML
     plain = client.get("/join", headers={"accept-encoding": "identity"})
     assert "content-encoding" not in plain.headers and plain.content == page.PAGE_HTML
+
+
+# -- network addresses -------------------------------------------------------------------
+def test_votes_are_tagged_with_their_address_and_counted(svc, client):
+    poll, q = _open(svc)
+    assert _vote(client, poll.join_code, q).status_code == 200
+    est = svc.estimate(q.id)
+    assert est.n == 1 and est.addresses == 1  # TestClient's address, kept only as an HMAC
+
+
+def test_the_per_address_limit_answers_429_and_saves_nothing(tmp_path):
+    from classroom.service import PollService
+    from classroom.store import Store
+
+    store = Store(f"sqlite:///{tmp_path / 'limit.db'}")
+    limited = PollService(store, max_reports_per_address=1)
+    app = Starlette(routes=make_routes(PhoneApi(lambda: limited)), middleware=web.middleware())
+    try:
+        poll, q = _open(limited)
+        for i, expected in enumerate([200, 429]):
+            with TestClient(app) as phone:  # a new phone (cookie) on the same network
+                phone.get("/join", headers={"accept": "text/html"})
+                r = _vote(phone, poll.join_code, q, sid=f"sid-limit-{i}")
+                assert r.status_code == expected, r.text
+        assert r.json()["error"] == "address_limit" and "Tell the instructor" in r.json()["message"]
+        assert store.count_reports(q.id) == 1
+    finally:
+        store.close()

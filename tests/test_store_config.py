@@ -170,3 +170,21 @@ def test_epsilon_of_every_design_is_finite_or_inf_never_nan():
     assert finite_or_inf([]) == 0.0
     assert finite_or_inf([math.log(3), 1.0]) == pytest.approx(math.log(3) + 1)
     assert finite_or_inf([1.0, math.inf]) == math.inf
+
+
+@pytest.mark.parametrize("raw, expected", [("", None), ("1", 1), (" 40 ", 40)])
+def test_the_per_address_limit_is_off_unless_set(raw, expected, tmp_path):
+    from classroom import config
+
+    env = {config.MAX_PER_ADDRESS_ENV: raw}
+    assert config.max_reports_per_address(environ=env, root=tmp_path) == expected
+
+
+@pytest.mark.parametrize("raw", ["0", "-3", "ten", "2.5"])
+def test_a_bad_per_address_limit_names_the_setting(raw, tmp_path):
+    from classroom import config
+    from classroom.domain import ConfigError
+
+    with pytest.raises(ConfigError, match="LDP_CLASSROOM_MAX_REPORTS_PER_ADDRESS must be a "
+                                          "whole number of at least 1"):
+        config.max_reports_per_address(environ={config.MAX_PER_ADDRESS_ENV: raw}, root=tmp_path)
