@@ -22,7 +22,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.support.apptest import APP, ROOT, app_env, log_in  # noqa: F401 (fixture)
-from tests.support.browser import ARGS, CHROMIUM, log_in, login_link, require_browser
+from tests.support.browser import ARGS, CHROMIUM, login_link, require_browser
+from tests.support.browser import log_in as browser_log_in
 from tests.support.server import running_server
 from tests.test_dashboard import DIE, dashboard, seed
 
@@ -105,7 +106,7 @@ def test_an_ended_session_is_no_longer_a_login(app_env):
 
     poll, _ = seed(app_env, DIE, 3, 4)
     at = AppTest.from_string(TEACH_OR_DASHBOARD, default_timeout=60)
-    session_id = log_in(at)
+    log_in(at)
     at.query_params["page"] = "dashboard"
     at.run()
     assert "Close voting" in page_text(at)
@@ -320,7 +321,7 @@ def test_every_url_after_startup_and_login_as_control(browser, classroom_env):
         instructor = browser.new_context()
         try:
             page = instructor.new_page()
-            log_in(page, base, "access-test-key-0123")
+            browser_log_in(page, base, "access-test-key-0123")
             text = settled(page, page.url)
             assert page.url.startswith(f"{base}/dashboard") and "key=" not in page.url
             assert code in text and "Close voting" in text
