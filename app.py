@@ -4,7 +4,8 @@
 
 * imported as the module ``app``, it builds the ASGI application: the middleware
   (gzip, device cookie, security headers), the instructor login routes, the
-  students' phone page and its JSON API (``phone/``), and the start-up banner;
+  students' phone page and its JSON API (``phone/``), the start-up banner, and the
+  check that drops widget states no control could have sent (``ui/widget_guard.py``);
 * executed by Streamlit as ``__main__`` on every rerun, it is the script: it
   registers the pages for this visitor's role and runs the chosen one.
 
@@ -18,12 +19,15 @@ import streamlit as st
 if __name__ == "__main__":
     from pathlib import Path
 
-    from ui import nav, session
+    from ui import nav, session, widget_guard
 
     # The favicon is the app's own file: a ":material/..." icon would make every browser
     # fetch it from a third party.
     icon = Path(__file__).parent / "phone" / "assets" / "favicon.svg"
     st.set_page_config(page_title="LDP classroom", page_icon=str(icon), layout="wide")
+    if widget_guard.take_refused():
+        st.warning("This page ignored input that none of its controls could have sent. "
+                   "If the page looks wrong, reload it.")
     sections = nav.sections(session.is_instructor())
     page = st.navigation(sections, position="hidden")
     # The projector sees no navigation.
@@ -35,6 +39,8 @@ else:
 
     from classroom import web
     from phone import routes as phone
+    from ui import widget_guard
 
+    widget_guard.install()  # before any session runs: malformed widget states never parse
     app = st.App(Path(__file__).with_name("app.py"), middleware=web.middleware(),
                  routes=[*web.routes, *phone.routes], lifespan=web.lifespan)

@@ -50,6 +50,10 @@ def render() -> None:
         del st.query_params["key"]
         st.warning("Links with the instructor key no longer log in, and a key in an address "
                    "stays in the browser's history. Type the key below instead.")
+    problem = session.database_problem()
+    if problem:
+        st.error(f"The app cannot use its database, so nobody can log in: {problem}")
+        return
     if session.is_instructor():
         st.success("You are logged in as the instructor on this browser.")
         st.page_link(nav.dashboard_page(), label="Open the dashboard",

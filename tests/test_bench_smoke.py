@@ -27,6 +27,7 @@ SCRIPTS = [
     pytest.param("load.py", id="load", marks=pytest.mark.server),
     pytest.param("profile_server.py", id="profile_server", marks=pytest.mark.server),
     pytest.param("bench_phone_weight.py", id="phone_weight", marks=pytest.mark.server),
+    pytest.param("bench_ws_messages.py", id="ws_messages", marks=pytest.mark.server),
 ]
 
 
@@ -38,7 +39,7 @@ def test_every_script_in_bench_has_a_smoke_run_here():
 
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_smoke_mode_runs_to_its_targets(script):
-    if script == "bench_phone_weight.py":
+    if script in ("bench_phone_weight.py", "bench_ws_messages.py"):
         from tests.support.browser import require_browser
 
         require_browser()

@@ -508,12 +508,19 @@ def test_unusable_database_is_a_message_not_a_traceback(tmp_path, monkeypatch):
     monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("LDP_CLASSROOM_DATABASE_URL", "sqlite://")
     session.service.clear()
+    session.instructor_auth.clear()
     try:
-        at = dashboard()
+        at = dashboard(instructor=False)  # no session can be started or checked
         assert not at.exception
-        assert any("in-memory" in e.value for e in at.error)
+        assert "for the instructor" in at.info[0].value
+        teach = AppTest.from_string("from pages import teach\nteach.render()",
+                                    default_timeout=60).run()
+        assert not teach.exception
+        assert any("nobody can log in" in e.value and "in-memory" in e.value
+                   for e in teach.error)
     finally:
         session.service.clear()
+        session.instructor_auth.clear()
 
 
 def test_deleted_question_under_the_live_panel(app_env):

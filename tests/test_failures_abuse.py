@@ -8,7 +8,8 @@ Streamlit messages, and question text that tries to be markup.
   report from the same phone still counts, once;
 * Streamlit's websocket (the dashboard and the self-study pages still use it): frames
   that are not Streamlit messages, or beyond its size limit, close the stream; the
-  server stays up;
+  server stays up; widget states of the wrong type for their control are ignored
+  with a message to that session and one warning line in the log, never a traceback;
 * question text and option labels with HTML and Markdown reach the phone as data:
   exact in the JSON, never part of the page document (the page sets them as text).
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import tomllib
 
 import pytest
@@ -305,3 +307,89 @@ def test_question_text_with_html_and_markdown_travels_as_data(server):
     assert "onerror=alert" not in html and "evil.example" not in html and "<i>No</i>" not in html
     assert vote.status == 200
     assert vote.json["receipt"]["answer_label"] in ("<i>No</i>", "**Yes**")
+
+
+# -- crafted widget states ------------------------------------------------------------------------
+_DEEP_JSON = "[" * 10_000 + "]" * 10_000
+
+
+def _crafted_states(widget_id: str) -> list:
+    """Values of every type a control can have, most of them wrong for this control."""
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    def make(**value):
+        state = WidgetState(id=widget_id, **{k: v for k, v in value.items()
+                                             if not k.endswith("_array")})
+        for name, data in value.items():
+            if name.endswith("_array"):
+                getattr(state, f"{name}_value").data.extend(data)
+        return state
+
+    return [make(double_array=[math.nan, math.inf, -1e308, 1e308, 7.0]), make(double_array=[]),
+            make(double_value=math.nan), make(int_value=2 ** 62), make(int_value=-5),
+            make(string_value="x" * 5000), make(json_value=_DEEP_JSON),
+            make(json_value="{not json"), make(bool_value=True), make(trigger_value=True),
+            make(string_array=["zz", "\x00"]), make(int_array=[2 ** 62, -1])]
+
+
+def _widget_ids(result) -> list[str]:
+    ids = []
+    for el in result.elements:
+        kind = el.WhichOneof("type")
+        widget_id = getattr(getattr(el, kind), "id", "") if kind else ""
+        if widget_id:
+            ids.append(widget_id)
+    return ids
+
+
+class _PageTab(Tab):
+    """A tab on one page of the navigation (by its URL path)."""
+
+    def __init__(self, base_url: str, page: str, **kwargs) -> None:
+        super().__init__(base_url, **kwargs)
+        self.page = page
+
+    def rerun_message(self, *args, **kwargs):
+        msg = super().rerun_message(*args, **kwargs)
+        msg.rerun_script.page_name = self.page
+        msg.rerun_script.context_info.url = f"{self.base_url}/{self.page}"
+        return msg
+
+
+@pytest.mark.parametrize("page", ["randomized-response", "histograms", "dashboard"])
+def test_crafted_widget_states_get_a_message_and_no_traceback(server, page):
+    """Every control of the page receives values of every wrong type (and a JSON value
+    10,000 deep): the session says it ignored them, the page still works, and the
+    server log gets one warning line per message instead of a traceback."""
+    from bench.harness import instructor_session
+
+    srv, svc = server
+    _poll(svc)
+    log = srv.log_path
+    before = log.read_text(errors="replace")
+    cookies = ({"ldp_instructor": instructor_session(srv.url, "failure-test-instructor-key")}
+               if page == "dashboard" else None)
+
+    async def scenario():
+        async with _PageTab(srv.url, page, cookies=cookies, timeout=60) as tab:
+            await tab.open()
+            first = await tab.run()
+            ids = _widget_ids(first)
+            outcomes = []
+            for widget_id in ids:
+                for state in _crafted_states(widget_id):
+                    outcomes.append(await tab.run([state]))
+            after = await tab.run()
+            return first, ids, outcomes, after
+
+    first, ids, outcomes, after = asyncio.run(scenario())
+    assert len(ids) >= 4, ids  # the page has controls to attack
+    assert not first.exceptions()
+    for outcome in outcomes:
+        assert not outcome.exceptions(), outcome.exceptions()[:1]
+    assert any(o.has_text("ignored input that none of its controls could have sent")
+               for o in outcomes)
+    assert not after.exceptions() and len(_widget_ids(after)) == len(ids)
+    new_log = log.read_text(errors="replace")[len(before):]
+    assert "Traceback" not in new_log and "Error" not in new_log
+    assert "widget state(s) that no control on the page could have sent" in new_log

@@ -10,9 +10,10 @@ from __future__ import annotations
 import streamlit as st
 
 from classroom import auth
+from classroom.domain import ClassroomError
 from classroom.web import DEVICE_COOKIE
 
-__all__ = ["device_id", "instructor_auth", "is_instructor", "service"]
+__all__ = ["database_problem", "device_id", "instructor_auth", "is_instructor", "service"]
 
 # Keys in st.session_state that no widget uses. Tests put a device id or an instructor
 # session id there (AppTest has no cookies); a session id is checked like a cookie's.
@@ -54,6 +55,24 @@ def device_id() -> str | None:
 
 
 def is_instructor() -> bool:
-    """True for a browser holding a live instructor session (logged in at /auth/login)."""
+    """True for a browser holding a live instructor session (logged in at /auth/login).
+
+    False when the database cannot be used: no session can be checked then
+    (:func:`database_problem` says why).
+    """
     session_id = _cookie(auth.INSTRUCTOR_COOKIE) or st.session_state.get(_SESSION_FOR_TESTS)
-    return session_id is not None and instructor_auth().is_valid(session_id)
+    if session_id is None:
+        return False
+    try:
+        return instructor_auth().is_valid(session_id)
+    except ClassroomError:
+        return False
+
+
+def database_problem() -> str | None:
+    """Why the app cannot use its database (a configuration error), or None."""
+    try:
+        service()
+    except ClassroomError as exc:
+        return str(exc)
+    return None

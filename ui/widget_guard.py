@@ -1,0 +1,145 @@
+"""Refuse widget states that no page control sent, before Streamlit reads them.
+
+A browser tells the server the value of every control on its page (``BackMsg``
+widget states). Streamlit trusts their type: a slider's id carrying a string, a
+radio's carrying a list, or a JSON value nested 10,000 deep makes the value's
+deserializer raise while the session state is prepared, before the page runs,
+and a full traceback lands in the server log for every such message.
+
+:func:`install` puts a check in front of that step. A state is kept only if the
+previous run of the same session registered a control with its id, the value has
+that control's type, its numbers are finite and its JSON parses within
+:data:`MAX_JSON_DEPTH`. Anything else is dropped, counted in one warning line
+(never the values) and, in a session that had controls, reported to that
+session with a short message (:func:`take_refused`). A browser that reconnects
+to a new session after a restart sends its old states to a session without
+controls yet; those are dropped quietly and the page starts from its defaults.
+
+Streamlit offers no hook for this; the check wraps
+``SessionState.on_script_will_rerun`` and reads ``widget_metadata``. A future
+Streamlit without them leaves the wrapper out (see :func:`install`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import math
+from typing import Any
+
+__all__ = ["MAX_JSON_DEPTH", "REFUSED_KEY", "acceptable", "install", "take_refused"]
+
+MAX_JSON_DEPTH = 32
+#: Session-state key holding how many states were refused since the page last said so.
+REFUSED_KEY = "_ldp_refused_widget_states"
+_LOG = logging.getLogger(__name__)
+
+
+def _json_depth(value: object) -> int:
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        if isinstance(item, dict):
+            stack.extend((v, level + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, level + 1) for v in item)
+    return deepest
+
+
+def _json_ok(text: str) -> bool:
+    # A cheap bound first: json.loads recurses once per bracket.
+    if text.count("[") + text.count("{") > 100_000:
+        return False
+    try:
+        return _json_depth(json.loads(text)) <= MAX_JSON_DEPTH
+    except (ValueError, RecursionError):
+        return False
+
+
+def acceptable(state: Any, value_type: str | None) -> bool:
+    """True when a widget state could have come from a control of ``value_type``
+    (Streamlit's name of the ``WidgetState`` field it uses, e.g. ``"double_array_value"``).
+
+    >>> from streamlit.proto.WidgetStates_pb2 import WidgetState
+    >>> acceptable(WidgetState(id="s", double_value=0.5), "double_value")
+    True
+    >>> acceptable(WidgetState(id="s", string_value="0.5"), "double_value")
+    False
+    >>> acceptable(WidgetState(id="s", double_value=float("nan")), "double_value")
+    False
+    >>> acceptable(WidgetState(id="s", json_value="[" * 99 + "]" * 99), "json_value")
+    False
+    """
+    kind = state.WhichOneof("value")
+    if value_type is None or kind != value_type:
+        return False
+    if kind == "double_value":
+        return math.isfinite(state.double_value)
+    if kind == "double_array_value":
+        return all(math.isfinite(x) for x in state.double_array_value.data)
+    if kind in ("json_value", "json_trigger_value"):
+        return _json_ok(getattr(state, kind))
+    return True
+
+
+def _filter(session_state: Any, fresh: Any) -> None:
+    metadata = session_state._new_widget_state.widget_metadata
+    states = list(fresh.widgets)
+    keep = [w for w in states
+            if acceptable(w, getattr(metadata.get(w.id), "value_type", None))]
+    refused = len(states) - len(keep)
+    if not refused:
+        return
+    del fresh.widgets[:]
+    fresh.widgets.extend(keep)
+    if not metadata:  # a new session, e.g. a browser reconnecting after a restart
+        return
+    _LOG.warning("ignored %d widget state(s) that no control on the page could have sent",
+                 refused)
+    try:
+        session_state[REFUSED_KEY] = int(session_state[REFUSED_KEY]) + refused \
+            if REFUSED_KEY in session_state else refused
+    except Exception:  # noqa: BLE001 - the message is a courtesy; the filtering is done
+        pass
+
+
+def install() -> bool:
+    """Put the check in front of Streamlit's widget-state step (once per process).
+
+    Returns False, leaving Streamlit as it is, if its internals are not the ones
+    this check was written against.
+    """
+    try:
+        from streamlit.runtime.state.session_state import SessionState
+    except ImportError:
+        return False
+    original = getattr(SessionState, "on_script_will_rerun", None)
+    if original is None:
+        return False
+    if getattr(original, "_ldp_guarded", False):
+        return True
+
+    @functools.wraps(original)
+    def guarded(self: Any, fresh_widget_states: Any, *args: Any, **kwargs: Any) -> Any:
+        if fresh_widget_states is not None:
+            try:
+                _filter(self, fresh_widget_states)
+            except AttributeError:  # internals changed: let Streamlit handle the states
+                pass
+        return original(self, fresh_widget_states, *args, **kwargs)
+
+    guarded._ldp_guarded = True  # type: ignore[attr-defined]  # a marker on the function
+    SessionState.on_script_will_rerun = guarded  # type: ignore[method-assign]  # the hook
+    return True
+
+
+def take_refused() -> int:
+    """How many widget states of this session were refused since the last call (then 0)."""
+    import streamlit as st
+
+    try:
+        return int(st.session_state.pop(REFUSED_KEY, 0))
+    except Exception:  # noqa: BLE001 - no session (bare mode)
+        return 0
