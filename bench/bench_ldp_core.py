@@ -28,15 +28,15 @@ import statistics
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench._report import BENCH_DOC, cpu_model, update_doc  # noqa: E402
 import numpy as np  # noqa: E402
 
+from bench._report import BENCH_DOC, cpu_model, update_doc  # noqa: E402
 from ldp_core import GRR, DieRR, UnaryEncoding  # noqa: E402
 
 D, EPS = 14, 1.0
@@ -165,8 +165,8 @@ def run(args: argparse.Namespace) -> dict:
     die = DieRR(4, 3)
     agg = res["aggregate"]
     agg["binary"] = median_ms(
-        lambda: die.simulate_yes_counts(class_n * 2 // 5, class_n, size=classes, rng=rng), args.repeats,
-        "agg_binary")
+        lambda: die.simulate_yes_counts(class_n * 2 // 5, class_n, size=classes, rng=rng),
+        args.repeats, "agg_binary")
     agg["oue"] = median_ms(
         lambda: oue.sample_support_counts(true_counts, size=classes, rng=rng), args.repeats,
         "agg_oue")
@@ -258,7 +258,8 @@ def main() -> int:
     ap.add_argument("--loop-repeats", type=int, default=3, help="runs per Python-loop median")
     ap.add_argument("--no-doc", action="store_true", help="do not update docs/benchmarks.md")
     ap.add_argument("--smoke", action="store_true",
-                    help="every measurement once at n = 1,000 / 10,000 and 10 classes, in seconds; no doc update (its targets are not the documented ones)")
+                    help="every measurement once at n = 1,000 / 10,000 and 10 classes, in "
+                         "seconds; no doc update (its targets are not the documented ones)")
     args = ap.parse_args()
     args.sizes, args.classes = (100_000, 1_000_000), (CLASSES, CLASS_N)
     if args.smoke:
@@ -277,7 +278,7 @@ def main() -> int:
     print("\n".join(lines))
     print()
     if not args.no_doc:
-        when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
         section = [
             "## ldp_core simulators (`python bench/bench_ldp_core.py`)",
             "",

@@ -14,16 +14,15 @@ host other than the app's. Targets: first load <= 60 KB in <= 5 requests,
 
 from __future__ import annotations
 
-import importlib.metadata
-
 import argparse
+import importlib.metadata
 import os
 import platform
 import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -127,13 +126,14 @@ def main() -> int:
         f"TARGET phone_first_load_kb measured={med['load_kb']:.1f}KB goal={GOAL_KB:.1f}KB "
         f"{'PASS' if med['load_kb'] <= GOAL_KB else 'MISS'}",
         f"TARGET phone_first_load_requests measured={med['load_requests']:.0f}requests "
-        f"goal={GOAL_REQUESTS}requests {'PASS' if med['load_requests'] <= GOAL_REQUESTS else 'MISS'}",
+        f"goal={GOAL_REQUESTS}requests "
+        f"{'PASS' if med['load_requests'] <= GOAL_REQUESTS else 'MISS'}",
         f"TARGET phone_other_hosts measured={len(others)}hosts goal={GOAL_OTHER_HOSTS}hosts "
         f"{'PASS' if len(others) <= GOAL_OTHER_HOSTS else 'MISS'}",
     ]
     # The section is built in every run, --smoke included, so a mistake in it cannot hide.
     pw_version = importlib.metadata.version("playwright")
-    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     section = [
         "## Phone page weight (`python bench/bench_phone_weight.py`)", "",
         f"Machine: {os.cpu_count()} cores, {cpu_model()}, Python "

@@ -27,16 +27,16 @@ import tempfile
 import threading
 import time
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench._report import update_doc  # noqa: E402
 import sqlalchemy as sa  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
+from bench._report import update_doc  # noqa: E402
 from classroom import PollService, Store  # noqa: E402
 
 DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -288,7 +288,7 @@ def main() -> int:
     print()
     cmd = "python bench/bench_store.py" + (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else "")
     if not args.no_doc:
-        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
         update_doc("bench_store", [
             "## Store: submit throughput and the dashboard's aggregate query",
             "",

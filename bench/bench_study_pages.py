@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench._report import cpu_model, update_doc  # noqa: E402
+
 GOAL_RERUN_MS = 300.0
 
 PAGES = ["study_rr", "study_exercise", "study_likelihood", "study_asymptotics",
@@ -208,7 +209,7 @@ def main() -> int:
             verdict = "PASS" if r["wall"] <= GOAL_RERUN_MS else "MISS"
             targets.append(f"TARGET {page}_default_rerun measured={r['wall']:.0f}ms "
                            f"goal={GOAL_RERUN_MS:.0f}ms {verdict}")
-    for page, name, r in results:
+    for page, _name, r in results:
         if "move_wall" in r:
             verdict = "PASS" if r["move_wall"] <= GOAL_RERUN_MS else "MISS"
             targets.append(f"TARGET {page}_slider_move measured={r['move_wall']:.0f}ms "

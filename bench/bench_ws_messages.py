@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 import tomllib
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -163,7 +163,7 @@ def main() -> int:
         f"TARGET ws_limit_mb measured={limit_mb:g}MB goal={GOAL_LIMIT_MB}MB "
         f"{'PASS' if limit_mb <= GOAL_LIMIT_MB else 'MISS'}",
     ]
-    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     section = [
         "## Websocket message sizes (`python bench/bench_ws_messages.py`)", "",
         f"Machine: {os.cpu_count()} cores, {cpu_model()}, Python "

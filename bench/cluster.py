@@ -170,9 +170,9 @@ def running_server(env: Mapping[str, str] | None = None, *, extra_args: Sequence
         log_path = Path(name)
     child_env = {**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"}
     with log_path.open("wb") as log:
-        proc = subprocess.Popen(_streamlit_cmd(port, extra_args, launcher), cwd=APP_ROOT, env=child_env,
-                                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True)
+        proc = subprocess.Popen(_streamlit_cmd(port, extra_args, launcher), cwd=APP_ROOT,
+                                env=child_env, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
     server = Server(f"http://127.0.0.1:{port}", proc.pid, log_path)
     try:
         deadline = time.monotonic() + timeout

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import os
 import random
 import resource
@@ -42,6 +43,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -237,7 +239,7 @@ class LoadReport:
                 out[f"{which}_{name}_s"] = r(self.stat(which, q), 3)
         pj = self.projector
         if pj is not None:
-            gaps = [b[0] - a[0] for a, b in zip(pj.shown, pj.shown[1:])]
+            gaps = [b[0] - a[0] for a, b in itertools.pairwise(pj.shown)]
             out["projector"] = {
                 "refreshes": len(pj.shown), "interval_s": pj.interval_s,
                 "errors": len(pj.errors), "first_error": pj.errors[0] if pj.errors else None,
@@ -355,7 +357,7 @@ async def simulate(url: str, code: str, cfg: LoadConfig,
         tasks.append(asyncio.create_task(_phone(o, phone, cfg, start, after, truth, t0)))
     try:
         await asyncio.wait_for(asyncio.gather(*tasks), cfg.max_run_s)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -464,7 +466,7 @@ class Projector(Tab):
                     log.errors.append("a refresh showed no count: " + " | ".join(run.texts())[:200])
                 else:
                     log.shown.append((time.time(), n))
-        except (ProtocolError, OSError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, ProtocolError, OSError) as exc:
             log.errors.append(f"{type(exc).__name__}: {exc}"[:300])
         finally:
             await self.close()
@@ -618,9 +620,8 @@ def stored_times(store, question_id: int) -> list[float]:
     out = []
     for ts in rows:
         if ts.tzinfo is None:  # SQLite hands back naive UTC
-            from datetime import timezone
 
-            ts = ts.replace(tzinfo=timezone.utc)
+            ts = ts.replace(tzinfo=UTC)
         out.append(ts.timestamp())
     return out
 

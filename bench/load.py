@@ -24,7 +24,7 @@ import os
 import platform
 import sys
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -161,7 +161,7 @@ def machine() -> str:
 
 
 def stamp() -> str:
-    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     return f"{now}, load average {os.getloadavg()[0]:.1f} at the end"
 
 
@@ -262,8 +262,9 @@ def render_doc(results: dict) -> list[str]:
         for n in sorted({*before["runs"], *after}, key=int):
             b = before["runs"].get(n)
             if b:
-                lines.append(f"| {int(n):,} | Streamlit session per phone | {b['join_p95_s']:.2f} s "
-                             f"| {b['tap_p95_s']:.2f} s | {b['cpu_ms_per_student']:.0f} ms | "
+                lines.append(f"| {int(n):,} | Streamlit session per phone | "
+                             f"{b['join_p95_s']:.2f} s | {b['tap_p95_s']:.2f} s | "
+                             f"{b['cpu_ms_per_student']:.0f} ms | "
                              f"{b['lost']}, {b['duplicated']} | {b['load_avg']} |")
             a = after.get(n)
             if a:

@@ -25,7 +25,7 @@ import os
 import secrets
 import threading
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -146,7 +146,7 @@ class InstructorAuth:
         return self._key or instructor_key()
 
     def _now(self) -> datetime:
-        return datetime.fromtimestamp(self._clock(), tz=timezone.utc)
+        return datetime.fromtimestamp(self._clock(), tz=UTC)
 
     # -- logging in -----------------------------------------------------------------------
     def redeem_link(self, token: object) -> str | None:

@@ -21,7 +21,7 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import ldp_core
@@ -320,13 +320,13 @@ def answer_label(kind: str, design_name: str, options: tuple[str, ...], stored: 
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def as_utc(value: datetime) -> datetime:
     """Database times come back naive from SQLite; they are UTC."""
-    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else \
-        value.astimezone(timezone.utc)
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else \
+        value.astimezone(UTC)
 
 
 # -- entities -----------------------------------------------------------------------------

@@ -492,7 +492,8 @@ class PollService:
             raise QuestionClosed("voting is closed for this question; open it before adding "
                                  "simulated students")
         if values.min() < 0 or values.max() >= len(question.options):
-            raise BadInput(f"simulated answers must be option numbers 0..{len(question.options) - 1}")
+            raise BadInput("simulated answers must be option numbers "
+                           f"0..{len(question.options) - 1}")
         design = question.design
         rng = np.random.default_rng(seed)
         if question.kind == "binary":

@@ -41,8 +41,8 @@ from .domain import (
     AddressLimit,
     ClassroomError,
     Poll,
-    QuestionClosed,
     Question,
+    QuestionClosed,
     Round,
     StoreUnavailable,
     as_utc,
@@ -387,10 +387,10 @@ class Store:
         self._stmt_address_count = (sa.select(sa.func.count()).select_from(reports)
                                     .where(reports.c.round_id == sa.bindparam("round_id"),
                                            reports.c.address_tag == sa.bindparam("tag")))
-        self._stmt_duplicate = (sa.select(reports.c.id)
-                                .where(sa.or_(sa.and_(reports.c.round_id == sa.bindparam("round_id"),
-                                                      reports.c.dedup_token == sa.bindparam("token")),
-                                              reports.c.submission_id == sa.bindparam("sid"))))
+        same_device = sa.and_(reports.c.round_id == sa.bindparam("round_id"),
+                              reports.c.dedup_token == sa.bindparam("token"))
+        self._stmt_duplicate = sa.select(reports.c.id).where(
+            sa.or_(same_device, reports.c.submission_id == sa.bindparam("sid")))
         self._stmt_addresses = (sa.select(reports.c.round_id,
                                           sa.func.count(sa.distinct(reports.c.address_tag)))
                                 .where(reports.c.round_id.in_(sa.bindparam("round_ids",

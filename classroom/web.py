@@ -38,7 +38,6 @@ from limits import RateLimitItemPerMinute
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 from starlette.concurrency import run_in_threadpool
-
 from starlette.datastructures import MutableHeaders
 from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
@@ -384,7 +383,7 @@ async def lifespan(app: Any):
         print(banner(st_config.get_option("server.address"), st_config.get_option("server.port"),
                      config.public_base_url(), auth.login_link_token(key), auth.key_source()),
               file=sys.stderr, flush=True)
-    except Exception as exc:  # noqa: BLE001 - report any start-up problem in plain words
+    except Exception as exc:
         print(f"\n  LDP classroom cannot start: {exc}\n", file=sys.stderr, flush=True)
         raise SystemExit(2) from exc
     _leave_legacy_pages_mode()

@@ -48,13 +48,6 @@ from .estimate import (
     pm1_mean_estimate,
     z_quantile,
 )
-from .plausibility import (
-    ALPHA,
-    Plausibility,
-    binary_plausibility,
-    chi2_sf,
-    ue_plausibility,
-)
 from .explore import (
     ErrorSummary,
     LikelihoodProfile,
@@ -67,6 +60,13 @@ from .explore import (
     posterior_true_yes,
     share_estimates,
     subsample_counts,
+)
+from .plausibility import (
+    ALPHA,
+    Plausibility,
+    binary_plausibility,
+    chi2_sf,
+    ue_plausibility,
 )
 from .postprocess import POSTPROCESSING, clip_counts, grr_em, norm_sub
 

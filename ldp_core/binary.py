@@ -300,8 +300,8 @@ def _epsilon_of(design: BinaryDesign) -> float:
 
 def _weights_epsilon(weights: tuple[int, int, int, int]) -> float:
     """The exact ε of integer weights ``(truth, lie, yes, no)``."""
-    t, l, y, n = weights
-    return max(_log_ratio_int(t + y, l + y), _log_ratio_int(l + n, t + n))
+    truth, lie, yes, no = weights
+    return max(_log_ratio_int(truth + yes, lie + yes), _log_ratio_int(lie + no, truth + no))
 
 
 def _log_ratio_int(p: int, q: int) -> float:
@@ -321,11 +321,11 @@ def _round_toward_privacy(weights: tuple[int, int, int, int], epsilon: float
     rounds toward privacy. One unit changes the ratio by at most a few parts in 2**32,
     so this takes a step or two.
     """
-    t, l, y, n = weights
-    step = 1 if t > l else -1
-    while t != l and _weights_epsilon((t, l, y, n)) > epsilon:
-        t, l = t - step, l + step
-    return (t, l, y, n)
+    truth, lie, yes, no = weights
+    step = 1 if truth > lie else -1
+    while truth != lie and _weights_epsilon((truth, lie, yes, no)) > epsilon:
+        truth, lie = truth - step, lie + step
+    return (truth, lie, yes, no)
 
 
 def _json_number(v: object) -> object:

@@ -283,7 +283,7 @@ def simulated_class_note(question, n_simulated: int) -> str | None:
         return (f"Simulated class: {fmt_count(yes)} of {fmt_count(total)} truly "
                 f"“{plain(question.options[1])}” ({yes / total:.0%}), the share the 95% CI "
                 "is about.")
-    parts = ", ".join(f"{plain(opt)} {c}" for opt, c in zip(question.options, counts))
+    parts = ", ".join(f"{plain(opt)} {c}" for opt, c in zip(question.options, counts, strict=True))
     return f"Simulated class (true answers): {parts}."
 
 

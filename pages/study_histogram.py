@@ -118,7 +118,6 @@ def _simulate(params: tuple, n: int, seed: int) -> dict[str, np.ndarray]:
 
 
 def _oracle(kind: str, d: int, eps: float) -> FrequencyOracle | None:
-    ss = st.session_state
     if kind == "sue":
         return UnaryEncoding.symmetric(d, eps)
     if kind == "oue":

@@ -39,8 +39,8 @@ def device_scheme(design_params: dict) -> dict[str, Any]:
         return {"type": "ue", "d": oracle.d, "p": p, "q": q}
     design = ldp_core.binary_design_from_params(design_params)
     animation = {"die": "die", "two_coin": "coins"}.get(design.kind, "spinner")
-    scheme: dict[str, Any] = {"type": "binary", "weights": [int(w) for w in design.sampling_weights()],
-                              "animation": animation}
+    weights = [int(w) for w in design.sampling_weights()]
+    scheme: dict[str, Any] = {"type": "binary", "weights": weights, "animation": animation}
     if animation == "die":
         scheme["faces"] = int(design_params["faces"])
     return scheme
@@ -100,7 +100,8 @@ def results_view(question: Question, est: QuestionEstimate) -> dict[str, Any]:
     shares = cat.shares() if cat is not None else None
     return {"n": est.n, "categorical": [
         {"label": label, "share": None if shares is None else _finite(s)}
-        for label, s in zip(question.options, shares or [None] * len(question.options))]}
+        for label, s in zip(question.options, shares or [None] * len(question.options),
+                            strict=True)]}
 
 
 def question_view(question: Question, est: QuestionEstimate | None) -> dict[str, Any]:

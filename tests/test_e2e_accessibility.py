@@ -96,7 +96,8 @@ def test_student_can_vote_with_the_keyboard_alone(classroom, chromium):
         page.keyboard.press("Tab")
         focused = page.evaluate(
             "() => { let e = document.activeElement;"
-            " while (e && e.shadowRoot && e.shadowRoot.activeElement) e = e.shadowRoot.activeElement;"
+            " while (e && e.shadowRoot && e.shadowRoot.activeElement)"
+            " e = e.shadowRoot.activeElement;"
             " return e ? e.getAttribute('data-answer') : null; }")
         if focused is not None:
             break

@@ -103,7 +103,7 @@ def test_class_exercise_projected_with_twenty_phones(classroom, chromium):
 
     # Twenty phones join by the link and vote.
     phones = []
-    for i, truth in enumerate(TRUTHS):
+    for truth in TRUTHS:
         ctx = chromium.new_context(viewport=PHONE, reduced_motion="reduce")
         page = ctx.new_page()
         page.goto(link)

@@ -101,7 +101,7 @@ async def _deliver(p: PhoneStudent, first) -> dict:
     for _ in range(20):
         try:
             resp = await (first() if resp is None and first else p.resend())
-        except (aiohttp.ClientError, asyncio.TimeoutError):
+        except (TimeoutError, aiohttp.ClientError):
             resp = None
             first = None
             await asyncio.sleep(0.2)

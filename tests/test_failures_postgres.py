@@ -105,7 +105,7 @@ def test_outage_keeps_the_report_and_a_resend_stores_it_once(scratch_pg, classro
             await asyncio.to_thread(scratch_pg.stop)
             sent = {}
             for p, resp in zip(during, await asyncio.gather(*(p.vote(i % 2) for i, p in
-                                                              enumerate(during)))):
+                                                              enumerate(during))), strict=True):
                 not_saved(resp)
                 sent[p.device_id] = p.submission_id
             for p in idle:  # the question stays on screen: served from the process's cache

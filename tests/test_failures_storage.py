@@ -104,7 +104,8 @@ def test_unusable_sqlite_directory_stops_the_start_naming_the_path(small_disk, t
     small_disk.read_only() if damage == "read-only" else small_disk.fill()
     text = _refused_start({"LDP_CLASSROOM_DATA_DIR": str(tmp_path),
                            "LDP_CLASSROOM_DATABASE_URL": f"sqlite:///{db}",
-                           "LDP_CLASSROOM_INSTRUCTOR_KEY": "failure-test-instructor-key"}, tmp_path / "server.log")
+                           "LDP_CLASSROOM_INSTRUCTOR_KEY": "failure-test-instructor-key"},
+                          tmp_path / "server.log")
     assert str(db) in text
     assert "LDP_CLASSROOM_DATABASE_URL" in text
 
@@ -128,7 +129,8 @@ def test_read_only_data_directory_stops_the_start_naming_it(small_disk, tmp_path
 def test_wrong_database_url_stops_the_start_with_the_password_masked(tmp_path, url, words):
     text = _refused_start({"LDP_CLASSROOM_DATA_DIR": str(tmp_path),
                            "LDP_CLASSROOM_DATABASE_URL": url,
-                           "LDP_CLASSROOM_INSTRUCTOR_KEY": "failure-test-instructor-key"}, tmp_path / "server.log")
+                           "LDP_CLASSROOM_INSTRUCTOR_KEY": "failure-test-instructor-key"},
+                          tmp_path / "server.log")
     assert words in text
     assert "LDP_CLASSROOM_DATABASE_URL" in text
     assert "ldp:***@127.0.0.1" in text

@@ -51,7 +51,7 @@ def test_device_epsilon_never_exceeds_the_displayed_one_beyond_the_ui():
     designs += [GammaRR(float(g)) for g in rng.uniform(1e-6, 0.4999, 1000)]
     designs += [WarnerRR(float(p)) for p in rng.uniform(0.001, 0.999, 1000)]
     designs += [ForcedResponse(float(t), float(y)) for t, y in
-                zip(rng.uniform(0.05, 0.9, 500), rng.uniform(0.01, 0.05, 500))]
+                zip(rng.uniform(0.05, 0.9, 500), rng.uniform(0.01, 0.05, 500), strict=True)]
     designs.append(EpsilonRR(19.93))
     worse = [d for d in designs if d.device_epsilon() > d.epsilon]
     assert worse == []

@@ -11,11 +11,10 @@ from pathlib import Path
 import pytest
 
 import classroom
+import ldp_core
 from classroom import ConfigError, PollService, Store, StoreUnavailable, config
 from classroom.domain import answer_label, encode_answer
 from classroom.service import dedup_token, new_join_code
-
-import ldp_core
 
 
 def write_secrets(root: Path, body: str) -> None:

@@ -79,7 +79,8 @@ def test_reports_table_has_exactly_the_report_columns(store):
 def test_no_table_has_a_column_for_a_true_answer_or_device_id(store):
     for table in ("polls", "questions", "rounds", "reports", "schema_version"):
         for col in store.columns(table):
-            assert not any(word in col.lower() for word in ("true", "truth", "device", "secret_answer")), \
+            assert not any(word in col.lower()
+                           for word in ("true", "truth", "device", "secret_answer")), \
                 (table, col)
 
 
@@ -235,7 +236,7 @@ def test_two_tabs_racing_store_one_report(service, store, open_question):
         barrier = threading.Barrier(4)
         results, errors = [], []
 
-        def tab(i):
+        def tab(i, barrier=barrier, results=results, errors=errors, attempt=attempt):
             barrier.wait()
             try:
                 results.append(submit(service, poll, q, answer=i % 2,

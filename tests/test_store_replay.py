@@ -47,9 +47,11 @@ def test_replay_categorical():
     (csv_of(f"0,1,x,{DIE_JSON},"), "row 2, column 'round'"),
     (csv_of(f"1,1,x,{DIE_JSON},", f"abc,1,x,{DIE_JSON},"), "row 3, column 'round'"),
     (csv_of("1,1,x,not json,"), "row 2, column 'design_params'"),
-    (csv_of('1,1,x,"{""design"":""die"",""faces"":4,""truthful"":2}",'), "row 2, column 'design_params'"),
+    (csv_of('1,1,x,"{""design"":""die"",""faces"":4,""truthful"":2}",'),
+     "row 2, column 'design_params'"),
     (csv_of(f"1,2,x,{DIE_JSON},"), "row 2, column 'answer'"),
-    (csv_of(f"1,1,x,{DIE_JSON},", f"1,1,x,{GRR_JSON},"), "row 3, column 'design_params'.*categorical"),
+    (csv_of(f"1,1,x,{DIE_JSON},", f"1,1,x,{GRR_JSON},"),
+     "row 3, column 'design_params'.*categorical"),
     (csv_of('1,1,x,"{""design"":""gamma"",""gamma"":0}",'), "carries no information"),
     (csv_of(f"1,1,x,{DIE_JSON},,extra"), "row 2: wrong number of fields"),
 ])

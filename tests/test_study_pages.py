@@ -400,7 +400,7 @@ def test_asymptotics_checks_the_course_bound_on_the_share_scale():
     check_page(at)
     table = next(t for t in at.dataframe if "c_ε/(2√n)" in t.value.columns)
     rows = table.value.to_dict("records")
-    for row, eps in zip(rows, (0.25, 0.5, 1.0, 2.0)):
+    for row, eps in zip(rows, (0.25, 0.5, 1.0, 2.0), strict=True):
         err = pm1_mean_abs_error(eps, 100, 50)
         assert row["c_ε/(2√n)"] == fmt(EpsilonRR(eps).c_epsilon / 20, 3)
         assert row["E|share − true share|"] == fmt(err / 2, 3)
@@ -431,9 +431,9 @@ def _population():
 def test_population_csv_is_the_course_data():
     labels, counts = _population()
     assert len(labels) == 14
-    assert dict(zip(labels, counts.tolist()))["Adm-clerical"] == 3770
-    assert dict(zip(labels, counts.tolist()))["Priv-house-serv"] == 149
-    assert dict(zip(labels, counts.tolist()))["Armed-Forces"] == 9
+    assert dict(zip(labels, counts.tolist(), strict=True))["Adm-clerical"] == 3770
+    assert dict(zip(labels, counts.tolist(), strict=True))["Priv-house-serv"] == 149
+    assert dict(zip(labels, counts.tolist(), strict=True))["Armed-Forces"] == 9
     assert counts.sum() == 30_718
 
 

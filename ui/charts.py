@@ -191,7 +191,7 @@ def bar_counts(labels: Sequence[str], counts: object, *, title: str = "",
     cols = list(colors) if colors is not None else [color] * len(labs)
     texts = list(text) if text is not None else [f"{v:,.1f}" for v in vals]
     rows = [{"label": lab, "value": _num(v), "text": tx, "colour": HIGHLIGHT if lab in hi else c}
-            for lab, v, tx, c in zip(labs, vals, texts, cols)]
+            for lab, v, tx, c in zip(labs, vals, texts, cols, strict=True)]
     tpl = _bar_counts_tpl(_t(labs), value_title, category_title,
                           text is not None, height or 32 * len(labs))
     return Figure(tpl, {"bars": rows, "zero": [{"x": 0.0}]}, title, subtitle)
@@ -226,7 +226,8 @@ def compare_bars(categories: Sequence[str], series: Mapping[str, object], *,
     rows = []
     for name in names:
         vals = _finite(series[name])
-        rows.extend({"category": c, "series": name, "value": _num(v)} for c, v in zip(cats, vals))
+        rows.extend({"category": c, "series": name, "value": _num(v)}
+                    for c, v in zip(cats, vals, strict=True))
     tpl = _compare_bars_tpl(_t(cats), _t(names), _t(colors[n] for n in names),
                             value_title, category_title,
                             height or 13 * len(names) * len(cats) + 10)
@@ -268,7 +269,7 @@ def estimate_with_ci(labels: Sequence[str], estimates: object, lows: object, hig
     labs = [str(x) for x in labels]
     cols = list(colors) if colors is not None else [ESTIMATE] * len(labs)
     rows = [{"label": lab, "estimate": _num(e), "low": _num(a), "high": _num(b), "colour": c}
-            for lab, e, a, b, c in zip(labs, est, lo, hi, cols)]
+            for lab, e, a, b, c in zip(labs, est, lo, hi, cols, strict=True)]
     truth_rows = [{"truth": float(truth)}] if truth is not None and math.isfinite(truth) else []
     tpl = _estimate_ci_tpl(_t(labs), value_title,
                            tuple(domain) if domain is not None else None,
@@ -339,7 +340,7 @@ def _density_bins(values: np.ndarray, max_atoms: int = 60, bins: int = 40
 def _bar_rows(values: np.ndarray) -> list[dict]:
     left, right, dens = _density_bins(values)
     return [{"left": _num(a), "right": _num(b), "density": _num(d), "base": 0.0}
-            for a, b, d in zip(left, right, dens)]
+            for a, b, d in zip(left, right, dens, strict=True)]
 
 
 @lru_cache(maxsize=_TEMPLATES)
@@ -493,7 +494,7 @@ def line_chart(x: object, series: Mapping[str, object], *, colors: Mapping[str, 
             ok &= ys > 0
         group = "points" if name in points else ("dashed" if name in dashed else "solid")
         groups[group].extend({"x": _num(a), "y": _num(b), "series": name}
-                             for a, b in zip(xs[ok], ys[ok]))
+                             for a, b in zip(xs[ok], ys[ok], strict=True))
     marks = []
     if marker is not None:
         mx, my, label = marker
@@ -553,7 +554,7 @@ def loglik_curve(mu: object, values: object, *, y_title: str = "log-likelihood â
     """
     m, v = np.asarray(mu, dtype=float), np.asarray(values, dtype=float)
     ok = np.isfinite(m) & np.isfinite(v)
-    curve = [{"mu": _num(a), "value": _num(b)} for a, b in zip(m[ok], v[ok])]
+    curve = [{"mu": _num(a), "value": _num(b)} for a, b in zip(m[ok], v[ok], strict=True)]
     band = []
     if interval is not None and all(x is not None and math.isfinite(x) for x in interval):
         band = [{"lo": float(interval[0]), "hi": float(interval[1]), "what": interval_label}]
@@ -604,13 +605,13 @@ def posterior_chart(prior: object, after_yes: object, after_no: object, band_lo:
     impossible under that prior) are left out."""
     pi = _finite(prior)
     band = [{"prior": _num(p), "lo": _num(a), "hi": _num(b)}
-            for p, a, b in zip(pi, _finite(band_lo), _finite(band_hi))]
+            for p, a, b in zip(pi, _finite(band_lo), _finite(band_hi), strict=True)]
     lines = []
-    for name, post in zip(_POSTERIOR_NAMES[:2], (after_yes, after_no)):
+    for name, post in zip(_POSTERIOR_NAMES[:2], (after_yes, after_no), strict=True):
         arr = np.asarray(post, dtype=float)
         ok = np.isfinite(arr)
         lines.extend({"prior": _num(p), "posterior": _num(q), "series": name}
-                     for p, q in zip(pi[ok], arr[ok]))
+                     for p, q in zip(pi[ok], arr[ok], strict=True))
     diagonal = [{"prior": _num(p), "posterior": _num(p), "series": _POSTERIOR_NAMES[2]}
                 for p in (pi.min(), pi.max())] if pi.size else []
     cur = [{"x": float(current_prior)}] \

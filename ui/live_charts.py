@@ -138,7 +138,8 @@ def estimate_by_round(rows: Sequence[Mapping[str, object]], *, level: float = 0.
     """Each round's μ̂ with its normal CI (``rows``: round, n, mu, lo, hi); None if no round
     has an estimate yet. The axis always shows [0, 1] and stretches to any interval end
     outside it."""
-    ok = [r for r in rows if is_number(r.get("mu")) and is_number(r.get("lo")) and is_number(r.get("hi"))]
+    ok = [r for r in rows
+          if is_number(r.get("mu")) and is_number(r.get("lo")) and is_number(r.get("hi"))]
     if not ok:
         return None
     lows = [float(r["lo"]) for r in ok]  # type: ignore[arg-type]
@@ -243,9 +244,10 @@ def histogram(options: Sequence[str], shares: Mapping[str, Sequence[float]],
     names = tuple(shares)
     opts = tuple(str(o) for o in options)
     bars = [{"option": o, "series": name, "share": float(v)}
-            for name in names for o, v in zip(opts, shares[name]) if is_number(v)]
+            for name in names for o, v in zip(opts, shares[name], strict=True) if is_number(v)]
     err = [{"option": o, "series": names[0], "lo": float(lo), "hi": float(hi)}
-           for o, lo, hi in zip(opts, raw_low, raw_high) if is_number(lo) and is_number(hi)]
+           for o, lo, hi in zip(opts, raw_low, raw_high, strict=True)
+           if is_number(lo) and is_number(hi)]
     return Figure(_histogram_tpl(opts, names, 260),
                   {"bars": bars, "err": err, "zero": [{"y": 0.0}]})
 
@@ -256,7 +258,7 @@ def share_interval(counts: Sequence[float], sds: Sequence[float], n: int, z: flo
     chart's units (None where a value is missing, or while n = 0)."""
     lows: list[float | None] = []
     highs: list[float | None] = []
-    for c, s in zip(counts, sds):
+    for c, s in zip(counts, sds, strict=True):
         ok = n > 0 and is_number(c) and is_number(s)
         lows.append((float(c) - z * float(s)) / n if ok else None)
         highs.append((float(c) + z * float(s)) / n if ok else None)
@@ -284,7 +286,8 @@ def sd_vs_epsilon(curve: Sequence[tuple[float, float]],
                   marks: Sequence[tuple[str, float, float]]) -> Figure:
     """The worst-case SD at a fixed n against ε (``curve``: (ε, SD) pairs), with
     labelled points ``marks``: (label, ε, SD), e.g. the current and the what-if design."""
-    pts = [(str(lb), float(e), float(s)) for lb, e, s in marks if is_number(e) and is_number(s) and s > 0]
+    pts = [(str(lb), float(e), float(s)) for lb, e, s in marks
+           if is_number(e) and is_number(s) and s > 0]
     return Figure(_sd_tpl(tuple(p[0] for p in pts), "worst-case SD of μ̂", 240), {
         "curve": [{"eps": float(e), "sd": float(s)} for e, s in curve
                   if is_number(e) and is_number(s) and s > 0],

@@ -27,7 +27,8 @@ def require_browser() -> None:
         try:
             import playwright.sync_api  # noqa: F401
         except ImportError:
-            problem = "the playwright package is not installed (pip install -r requirements-dev.txt)"
+            problem = ("the playwright package is not installed "
+                       "(pip install -r requirements-dev.txt)")
     if problem:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(f"browser tests must run in CI: {problem}")

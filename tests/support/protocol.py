@@ -305,7 +305,7 @@ class Tab:
                 raise ProtocolError(f"no script_finished within {self.timeout:.0f} s")
             try:
                 raw = await asyncio.wait_for(self._ws.recv(), left)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 raise ProtocolError(f"no script_finished within {self.timeout:.0f} s") from None
             except Exception as exc:  # websockets.ConnectionClosed and friends
                 self._ws = None
