@@ -85,6 +85,21 @@ def classroom(tmp_path):
     store.close()
 
 
+def _open_expander(page, title: str, inside) -> None:
+    """Open an expander and wait until ``inside`` shows. A rerun that lands just after the
+    click can draw the expander closed again, so click again until it stays open."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while not inside.is_visible():
+        assert time.monotonic() < deadline, f"the expander {title!r} did not open"
+        page.get_by_text(title).click(timeout=WAIT_MS)
+        try:
+            inside.wait_for(state="visible", timeout=3_000)
+        except PlaywrightTimeout:  # still closed: click again
+            pass
+
+
 def test_rehearse_forty_students_then_clear(classroom, chromium):
     from ui.fmt import fmt_fixed
 
@@ -108,9 +123,8 @@ def test_rehearse_forty_students_then_clear(classroom, chromium):
     _wait_metric(page, "Reports received", "0")
 
     # The rehearsal controls: 40 simulated students, true share of Vanilla 0.60.
-    page.get_by_text("Rehearse with simulated students").click(timeout=WAIT_MS)
     how_many = page.get_by_label("Simulated students")
-    how_many.wait_for(timeout=WAIT_MS)
+    _open_expander(page, "Rehearse with simulated students", how_many)
     how_many.fill(str(N))
     how_many.press("Tab")
     _settle(page)
