@@ -93,12 +93,17 @@ def _flash(kind: str, text: str) -> None:
 
 
 def _show_flash(projector: bool = False) -> None:
-    """Messages from the last action; on the projector a success is a passing toast."""
+    """Messages from the last action; on the projector a success is a passing toast.
+
+    Always one container, messages or not: everything below keeps its place on the page,
+    so an open expander stays open after an action.
+    """
+    box = st.container()
     for kind, text in st.session_state.pop(_FLASH, []):
         if projector and kind == "success":
             st.toast(text)
         else:
-            getattr(st, kind)(text)
+            getattr(box, kind)(text)
 
 
 def _do(action: Callable[[], object], ok: str | None = None) -> object | None:
@@ -1095,7 +1100,7 @@ def _what_if_panel(svc, question) -> None:
             st.session_state.pop(key, None)
         st.session_state["_dash_wi_qid"] = (question.id, question.round_number)
     with st.expander(f"What if: the SD at n = {n} under another design (the data stay as "
-                     "they are)"):
+                     "they are)", key="dash_open_what_if", on_change="rerun"):
         if est.n < 1:
             st.caption("No reports yet, so the comparison uses n = 100.")
         whatif = _linked_sliders("dash_wi", question.epsilon)
@@ -1188,7 +1193,8 @@ def _categorical_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
 
 
 def _add_question_panel(poll, *, expanded: bool) -> None:
-    with st.expander("Add a question", icon=":material/add_circle:", expanded=expanded):
+    with st.expander("Add a question", icon=":material/add_circle:", expanded=expanded,
+                     key="dash_open_add_question", on_change="rerun"):
         st.button("Add the class exercise and open voting", icon=":material/play_arrow:",
                   type="primary",
                   key="dash_add_exercise", on_click=_cb_start_exercise, args=(poll.id,),
@@ -1229,8 +1235,14 @@ def _add_question_panel(poll, *, expanded: bool) -> None:
 # -- rehearsal and management ---------------------------------------------------------------
 
 
+# The dashboard's expanders keep their open/closed state in the session (a key and
+# on_change="rerun"): the page above them changes as reports arrive, and an expander
+# the browser alone remembered would close on such a rerun.
+
+
 def _rehearsal_panel(question) -> None:
-    with st.expander("Rehearse with simulated students", icon=":material/theater_comedy:"):
+    with st.expander("Rehearse with simulated students", icon=":material/theater_comedy:",
+                     key="dash_open_rehearsal", on_change="rerun"):
         st.caption("Simulated students answer through the same design and the same checks as "
                    "real ones, arriving over a few seconds. Their reports are flagged as "
                    "simulated, left out of exports unless you ask, and removed by "
@@ -1252,7 +1264,8 @@ def _rehearsal_panel(question) -> None:
 
 
 def _manage_panel(poll, question) -> None:
-    with st.expander("Delete", icon=":material/delete:"):
+    with st.expander("Delete", icon=":material/delete:", key="dash_open_delete",
+                     on_change="rerun"):
         if question is not None:
             st.checkbox(f"Yes, delete question Q{question.position} and all its reports",
                         key=f"dash_confirm_delete_q_{question.id}")
