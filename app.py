@@ -7,11 +7,12 @@
   students' phone page and its JSON API (``phone/``), the start-up banner, and the
   check that drops widget states no control could have sent (``ui/widget_guard.py``);
 * executed by Streamlit as ``__main__`` on every rerun, it is the script: it
-  registers the pages for this visitor's role and runs the chosen one.
+  registers the pages for this visitor's role (``views/shell.py``) and runs the
+  chosen one.
 
-Page modules in ``pages/`` only define functions, so executing one of them
-directly (Streamlit's legacy ``pages/`` mode) shows nothing, and every
-instructor page checks access again itself.
+Views in ``views/`` only define functions, and every instructor view checks
+access again itself. (The folder is not called ``pages/``: Streamlit would treat
+that name as its older multipage mode and serve each file as a page.)
 """
 
 import streamlit as st
@@ -19,7 +20,8 @@ import streamlit as st
 if __name__ == "__main__":
     from pathlib import Path
 
-    from ui import nav, session, widget_guard
+    from ui import session, widget_guard
+    from views import shell
 
     # The favicon is the app's own file: a ":material/..." icon would make every browser
     # fetch it from a third party.
@@ -28,11 +30,11 @@ if __name__ == "__main__":
     if widget_guard.take_refused():
         st.warning("This page ignored input that none of its controls could have sent. "
                    "If the page looks wrong, reload it.")
-    sections = nav.sections(session.is_instructor())
+    sections = shell.sections(session.is_instructor())
     page = st.navigation(sections, position="hidden")
     # The projector sees no navigation.
     if "projector" not in st.query_params:
-        nav.sidebar(sections)
+        shell.sidebar(sections)
     page.run()
 else:
     from pathlib import Path
@@ -42,5 +44,10 @@ else:
     from ui import widget_guard
 
     widget_guard.install()  # before any session runs: malformed widget states never parse
+    from streamlit import config as st_config
+
+    def _listening() -> tuple[str | None, int]:
+        return st_config.get_option("server.address"), st_config.get_option("server.port")
+
     app = st.App(Path(__file__).with_name("app.py"), middleware=web.middleware(),
-                 routes=[*web.routes, *phone.routes], lifespan=web.lifespan)
+                 routes=[*web.routes, *phone.routes], lifespan=web.make_lifespan(_listening))

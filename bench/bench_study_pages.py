@@ -2,7 +2,7 @@
 
 Usage: ``python bench/bench_study_pages.py`` (``--reruns N``, ``--no-doc``).
 
-Each page runs under Streamlit's AppTest as ``from pages import <page>;
+Each page runs under Streamlit's AppTest as ``from views import <page>;
 <page>.render()``, wrapped so that the script itself records how long
 ``render()`` took: wall-clock time and the script thread's CPU time. That is
 the server's work for one interaction (widgets, ldp_core calls, chart data),
@@ -89,7 +89,7 @@ MOVES: dict[str, tuple[str, list]] = {
 SCRIPT = """
 import time
 import streamlit as st
-from pages import {page}
+from views import {page}
 _wall, _cpu = time.perf_counter(), time.thread_time()
 {page}.render()
 st.session_state["_bench_times"] = (time.perf_counter() - _wall, time.thread_time() - _cpu)

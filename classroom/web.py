@@ -30,6 +30,7 @@ import secrets
 import socket
 import sys
 import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import parse_qsl, quote
@@ -50,7 +51,7 @@ from . import auth
 from .domain import ClassroomError
 
 __all__ = ["DEVICE_COOKIE", "LOGIN_FAILURES_PER_MINUTE", "SECURITY_HEADERS", "AppMiddleware",
-           "AuthApi", "banner", "lifespan", "make_routes", "middleware", "routes"]
+           "AuthApi", "banner", "make_lifespan", "make_routes", "middleware", "routes"]
 
 DEVICE_COOKIE = "ldp_device"
 _YEAR = 365 * 24 * 3600
@@ -370,40 +371,27 @@ def _check_database(config: Any) -> None:
     Store(config.database_url()).close()
 
 
-@asynccontextmanager
-async def lifespan(app: Any):
-    from streamlit import config as st_config
+def make_lifespan(listening: Callable[[], tuple[str | None, int]]) -> Callable[[Any], Any]:
+    """The app's lifespan: check the settings and the database, then print the banner.
 
-    from . import config
-
-    try:
-        key = auth.instructor_key()
-        _check_database(config)
-        config.max_reports_per_address()  # a malformed setting stops the start, with its message
-        print(banner(st_config.get_option("server.address"), st_config.get_option("server.port"),
-                     config.public_base_url(), auth.login_link_token(key), auth.key_source()),
-              file=sys.stderr, flush=True)
-    except Exception as exc:
-        print(f"\n  LDP classroom cannot start: {exc}\n", file=sys.stderr, flush=True)
-        raise SystemExit(2) from exc
-    _leave_legacy_pages_mode()
-    yield None
-
-
-def _leave_legacy_pages_mode() -> None:
-    """Start in st.navigation mode, not Streamlit's legacy ``pages/`` folder mode.
-
-    With a ``pages/`` folder beside the entrypoint, a fresh server serves
-    ``/<page>`` from ``pages/<page>.py`` until some session calls
-    ``st.navigation``; the first visitor of a deep link then sees "Page not
-    found". The flag below is what Streamlit checks (class attribute, set only
-    while still None). Access control does not rely on it: page modules only
-    define functions and instructor pages check access themselves.
+    ``listening()`` gives the address and port the server listens on (the web server's
+    own settings, read when the app starts).
     """
-    try:
-        from streamlit.runtime.pages_manager import PagesManager
 
-        if PagesManager.uses_pages_directory is None:
-            PagesManager.uses_pages_directory = False
-    except (ImportError, AttributeError):  # a future Streamlit may drop the flag
-        pass
+    @asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        from . import config
+
+        try:
+            key = auth.instructor_key()
+            _check_database(config)
+            config.max_reports_per_address()  # a malformed setting stops the start, said why
+            address, port = listening()
+            print(banner(address, port, config.public_base_url(), auth.login_link_token(key),
+                         auth.key_source()), file=sys.stderr, flush=True)
+        except Exception as exc:
+            print(f"\n  LDP classroom cannot start: {exc}\n", file=sys.stderr, flush=True)
+            raise SystemExit(2) from exc
+        yield None
+
+    return lifespan

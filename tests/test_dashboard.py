@@ -22,7 +22,7 @@ TWO_COIN = {"design": "two_coin"}
 WARNER = {"design": "warner", "p": 0.7}
 
 SCRIPT = """
-from pages import dashboard
+from views import dashboard
 dashboard.render()
 """
 
@@ -513,7 +513,7 @@ def test_unusable_database_is_a_message_not_a_traceback(tmp_path, monkeypatch):
         at = dashboard(instructor=False)  # no session can be started or checked
         assert not at.exception
         assert "for the instructor" in at.info[0].value
-        teach = AppTest.from_string("from pages import teach\nteach.render()",
+        teach = AppTest.from_string("from views import teach\nteach.render()",
                                     default_timeout=60).run()
         assert not teach.exception
         assert any("nobody can log in" in e.value and "in-memory" in e.value

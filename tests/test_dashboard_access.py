@@ -1,6 +1,6 @@
 """Who can reach the dashboard: no key, a wrong key, a student session, a direct URL.
 
-AppTest part: the teach page's key form and the dashboard's own guard, with the
+AppTest part: the teach page's login form and the dashboard's own guard, with the
 navigation built by ``app.py`` itself. ``AppTest.switch_page`` only finds
 file-based pages, and every page here is a callable ``st.Page``, so
 :func:`open_page` asks for a page the way a browser does, by the hash of its
@@ -8,9 +8,9 @@ URL path (``AppTest._page_hash``; ``_registered_pages`` lists what the
 navigation registered for that session).
 
 Browser part (``browser``, ``server`` marks): each URL is loaded as the FIRST
-session of a freshly started server, the moment Streamlit's legacy ``pages/``
-mode would execute ``pages/<name>.py`` directly, and again on a server whose
-navigation is up. No dashboard control and no exception box may appear.
+session of a freshly started server, before any session has set up the
+navigation, and again on a server whose navigation is up. No dashboard control
+and no exception box may appear.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ MARKERS = ("Close voting", "Open voting", "Reveal results", "Hide results", "Pro
 
 TEACH_OR_DASHBOARD = """
 import streamlit as st
-from pages import dashboard, teach
+from views import dashboard, teach
 (dashboard.render if st.query_params.get("page") == "dashboard" else teach.render)()
 """
 
@@ -191,12 +191,12 @@ def test_visitor_asking_for_the_dashboard_url_gets_no_dashboard(app_env):
 
 
 @pytest.mark.parametrize("instructor", [False, True])
-@pytest.mark.parametrize("name", ["dashboard", "teach", "home"])
+@pytest.mark.parametrize("name", ["dashboard", "teach", "home", "shell"])
 def test_page_file_executed_directly_shows_nothing(app_env, name, instructor):
-    """Streamlit's legacy pages/ mode runs pages/<name>.py as a script: it must draw nothing
-    (the modules only define functions), whoever asks."""
+    """A view file run as a script (as Streamlit's older multipage mode would run a
+    ``pages/`` folder) draws nothing: the modules only define functions."""
     seed(app_env, DIE, 3, 4)
-    at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "views" / f"{name}.py"), default_timeout=60)
     if instructor:
         log_in(at)
     at.run()
@@ -210,8 +210,9 @@ def test_page_file_executed_directly_shows_nothing(app_env, name, instructor):
 
 PAGE_PATHS = ["", "randomized-response", "class-exercise", "likelihood", "local-vs-central",
               "histograms", "teach", "dashboard"]
-#: The legacy pages/ mode names pages after their files, and the entry point "app".
-LEGACY_PATHS = ["pages/dashboard", "pages/dashboard.py", "home", "student", "study_rr", "app"]
+#: Streamlit's older multipage mode named pages after their files, and the entry point "app".
+LEGACY_PATHS = ["pages/dashboard", "pages/dashboard.py", "views/dashboard", "home", "student",
+                "study_rr", "shell", "app"]
 TRICKS = ["dashboard?key=wrong", "dashboard?projector=1&pid=1&qid=1", "?projector=1&pid=1&qid=1",
           "teach?key=wrong", "dashboard?_ldp_session_id=1", "?poll=ZZZZZZ&projector=1"]
 URLS = sorted(set(PAGE_PATHS + LEGACY_PATHS + TRICKS))

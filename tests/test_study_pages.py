@@ -1,7 +1,7 @@
 """The five self-study pages under AppTest: defaults, every slider's extremes, and the
 numbers they show checked against ldp_core for fixed seeds.
 
-Each page is run as ``from pages import <page>; <page>.render()``. ``check_page``
+Each page is run as ``from views import <page>; <page>.render()``. ``check_page``
 asserts no exception, no "nan"/"inf" in any text a learner can read, and no
 blank chart or chart fed NaN/inf data.
 """
@@ -30,7 +30,7 @@ TEXT_TYPES = {"markdown", "caption", "title", "header", "subheader", "latex", "t
 
 def page_app(module: str, timeout: float = 60) -> AppTest:
     """An AppTest that imports ``pages.<module>`` and calls its ``render()``."""
-    return AppTest.from_string(f"from pages import {module}\n{module}.render()\n",
+    return AppTest.from_string(f"from views import {module}\n{module}.render()\n",
                                default_timeout=timeout)
 
 
@@ -178,7 +178,7 @@ def _class(n: int, v: int) -> np.ndarray:
 def test_module_only_defines_things(module):
     """Top level: docstring, imports, constants, functions. No Streamlit call runs on import
     (Streamlit's legacy pages/ mode may execute the file directly)."""
-    tree = ast.parse((ROOT / "pages" / f"{module}.py").read_text(encoding="utf-8"))
+    tree = ast.parse((ROOT / "views" / f"{module}.py").read_text(encoding="utf-8"))
     for node in tree.body:
         if isinstance(node, ast.Expr):
             assert isinstance(node.value, ast.Constant), ast.dump(node)[:80]  # docstring
@@ -192,7 +192,7 @@ def test_module_only_defines_things(module):
 
 @pytest.mark.parametrize("module", PAGES)
 def test_executing_the_file_directly_shows_nothing(module):
-    at = AppTest.from_file(str(ROOT / "pages" / f"{module}.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(ROOT / "views" / f"{module}.py"), default_timeout=60).run()
     assert not at.exception
     assert not list(walk(at.main))
 
@@ -368,7 +368,7 @@ def test_likelihood_edge_cases_explain_themselves():
 # -- local vs central ---------------------------------------------------------------------------
 
 def test_asymptotics_defaults_match_ldp_core():
-    from pages import study_asymptotics as page
+    from views import study_asymptotics as page
 
     at = page_app("study_asymptotics").run()
     check_page(at)

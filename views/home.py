@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import nav
-
 #: A plain HTML form: the code goes to the phone page, which is not a Streamlit page.
 _JOIN_FORM = """
 <form action="/join" method="get" class="ldp-join">
@@ -25,7 +23,8 @@ _JOIN_FORM = """
 """
 
 
-def render() -> None:
+def render(*, teach: st.Page, study: list[st.Page]) -> None:
+    """The home page; ``teach`` and ``study`` are the pages its doors link to."""
     st.title("LDP classroom")
     st.markdown("**Local differential privacy, learned by doing it.**")
     st.write("Answer a sensitive question with randomized response: your phone adds the "
@@ -39,9 +38,9 @@ def render() -> None:
     with teacher_door.container(border=True):
         st.header("I'm teaching", anchor=False)
         st.write("Run the vanilla-or-chocolate exercise live and project the results.")
-        st.page_link(nav.teach_page(), label="Instructor login", icon=":material/key:")
+        st.page_link(teach, label="Instructor login", icon=":material/key:")
     with study_door.container(border=True):
         st.header("Learn on my own", anchor=False)
         st.write("Explore the ideas at your own pace: no class needed.")
-        for page in nav.study_pages():
+        for page in study:
             st.page_link(page)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import nav, session
+from ui import session
 
 _STYLE = """
 <style>
@@ -44,7 +44,8 @@ _LOGOUT_FORMS = """
 """ + _STYLE
 
 
-def render() -> None:
+def render(*, dashboard: st.Page | None = None) -> None:
+    """The login door; ``dashboard`` is the page it links to once logged in."""
     st.title("I'm teaching")
     if "key" in st.query_params:  # an old login link: never leave the key in the address bar
         del st.query_params["key"]
@@ -56,8 +57,8 @@ def render() -> None:
         return
     if session.is_instructor():
         st.success("You are logged in as the instructor on this browser.")
-        st.page_link(nav.dashboard_page(), label="Open the dashboard",
-                     icon=":material/co_present:")
+        if dashboard is not None:
+            st.page_link(dashboard, label="Open the dashboard", icon=":material/co_present:")
         st.html(_LOGOUT_FORMS)
         st.caption("\"Log out everywhere\" ends the instructor's login on every browser, "
                    "for example one left open on a lecture-hall computer. A login lasts "
