@@ -176,8 +176,8 @@ def _class(n: int, v: int) -> np.ndarray:
 
 @pytest.mark.parametrize("module", PAGES)
 def test_module_only_defines_things(module):
-    """Top level: docstring, imports, constants, functions. No Streamlit call runs on import
-    (Streamlit's legacy pages/ mode may execute the file directly)."""
+    """Top level: docstring, imports, constants, functions. No Streamlit call runs on import,
+    so importing a view, or running its file directly, draws nothing."""
     tree = ast.parse((ROOT / "views" / f"{module}.py").read_text(encoding="utf-8"))
     for node in tree.body:
         if isinstance(node, ast.Expr):

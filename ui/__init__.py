@@ -1,5 +1,5 @@
-"""Streamlit glue shared by the pages: session helpers, components, charts, formatting.
+"""Streamlit glue shared by the views: session helpers, charts, formatting, text.
 
-Only the app (``app.py`` and ``pages/``) imports this package; ``ldp_core`` and
+Only the app (``app.py`` and ``views/``) imports this package; ``ldp_core`` and
 ``classroom`` never import Streamlit.
 """

@@ -4,8 +4,8 @@ Layout and widgets only. Every number comes from ``PollService`` (storage and
 estimates) or ``ldp_core`` (what-if designs, formula coefficients); charts are
 in :mod:`ui.live_charts`. The module only defines functions: ``app.py``
 registers :func:`render` for instructors, and :func:`render` checks access
-again itself, so running this file directly (Streamlit's legacy ``pages/``
-mode) shows nothing and a non-instructor sees only a login hint.
+again itself, so running this file directly shows nothing and a non-instructor
+sees only a login hint.
 
 Two modes:
 
