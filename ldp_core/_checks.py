@@ -8,10 +8,16 @@ from __future__ import annotations
 
 import math
 from numbers import Integral, Real
+from typing import TypeAlias
 
 import numpy as np
 
 __all__: list[str] = []
+
+#: What every ``rng`` argument accepts, as in numpy's SPEC 7: a ``Generator``, or
+#: anything ``numpy.random.default_rng`` turns into one (a seed, a bit generator, None).
+RNGLike: TypeAlias = (np.random.Generator | np.random.BitGenerator | np.random.SeedSequence
+                      | int | None)
 
 
 def finite(name: str, value: object) -> float:

@@ -23,13 +23,15 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from . import _checks
+from ._checks import RNGLike
 
 __all__ = [
     "BinaryDesign",
@@ -101,7 +103,7 @@ class BinaryDesign:
     label: ClassVar[str] = ""
 
     # -- what a subclass provides -------------------------------------------------
-    def branches(self) -> dict[str, Fraction | float]:
+    def branches(self) -> Mapping[str, Fraction | float]:
         """Probabilities of the four branches ``truth, lie, yes, no`` (sum 1)."""
         raise NotImplementedError
 
@@ -152,7 +154,7 @@ class BinaryDesign:
         """False when ``a == b``: the report says nothing about the truth."""
         return self.a != self.b
 
-    def params(self) -> dict:
+    def params(self) -> dict[str, Any]:
         """The defining parameters, JSON-ready; inverse of :func:`binary_design_from_params`."""
         fields = {k: _json_number(v) for k, v in self.__dict__.items()}
         return {"design": self.kind, **fields}
@@ -219,7 +221,7 @@ class BinaryDesign:
         return tuple(int(fr[k] * den) for k in _BRANCHES)  # type: ignore[return-value]
 
     # -- per-respondent simulation ------------------------------------------------------
-    def perturb(self, truth: object, rng: object = None) -> np.ndarray:
+    def perturb(self, truth: object, rng: RNGLike = None) -> np.ndarray:
         """Randomize each true answer (array of 0/1); returns uint8 reports.
 
         Vectorized over respondents; a single student is an array of one.
@@ -247,7 +249,7 @@ class BinaryDesign:
         return out.astype(np.uint8)
 
     def simulate_yes_counts(self, n_true_yes: int, n: int, size: int | None = None,
-                            rng: object = None) -> np.ndarray | int:
+                            rng: RNGLike = None) -> np.ndarray | int:
         """Exact aggregate sampling of the number of "yes" reports.
 
         ``V = Binomial(v, a) + Binomial(n - v, b)``, the exact distribution of
@@ -394,7 +396,7 @@ class EpsilonRR(BinaryDesign):
         """``a - b = tanh(eps / 2)``, without the cancellation of ``keep - flip``."""
         return math.tanh(self.epsilon_param / 2)
 
-    def params(self) -> dict:
+    def params(self) -> dict[str, Any]:
         return {"design": self.kind, "epsilon": self.epsilon_param}
 
     @property
@@ -568,7 +570,7 @@ _DESIGNS: dict[str, type[BinaryDesign]] = {
 }
 
 
-def binary_design_from_params(params: dict) -> BinaryDesign:
+def binary_design_from_params(params: dict[str, Any]) -> BinaryDesign:
     """Rebuild a design from :meth:`BinaryDesign.params` (validated again).
 
     >>> binary_design_from_params({"design": "die", "faces": 4, "truthful": 3})

@@ -33,11 +33,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
 from . import _checks
+from ._checks import RNGLike
 
 __all__ = [
     "GRR",
@@ -93,17 +94,17 @@ class FrequencyOracle:
     def _epsilon_of(self, p: float, q: float) -> float:
         raise NotImplementedError
 
-    def params(self) -> dict:
+    def params(self) -> dict[str, Any]:
         raise NotImplementedError
 
-    def perturb(self, values: object, rng: object = None):
+    def perturb(self, values: object, rng: RNGLike = None) -> Any:
         raise NotImplementedError
 
-    def support_counts(self, reports) -> np.ndarray:
+    def support_counts(self, reports: Any) -> np.ndarray:
         raise NotImplementedError
 
     def sample_support_counts(self, true_counts: object, size: int | None = None,
-                              rng: object = None) -> np.ndarray:
+                              rng: RNGLike = None) -> np.ndarray:
         """Exact aggregate sampling of the support counts for a population with
         ``true_counts``; ``size`` simulated classes at O(size * d), whatever n is.
         Returns shape (d,) when ``size`` is None, else (size, d)."""
@@ -152,7 +153,7 @@ class FrequencyOracle:
             raise ValueError("true_shares must be finite shares in [0, 1]")
         return base + n * f * (1 - p - q) / (p - q)
 
-    def simulate_support_counts(self, values: object, rng: object = None,
+    def simulate_support_counts(self, values: object, rng: RNGLike = None,
                                 chunk: int = CHUNK) -> np.ndarray:
         """Per-respondent simulation, in chunks so memory stays bounded; returns C.
 
@@ -274,10 +275,10 @@ class GRR(FrequencyOracle):
         np.fill_diagonal(m, self.p)
         return m
 
-    def params(self) -> dict:
+    def params(self) -> dict[str, Any]:
         return {"design": self.kind, "d": self.d, "epsilon": self.epsilon_param}
 
-    def perturb(self, values: object, rng: object = None) -> np.ndarray:
+    def perturb(self, values: object, rng: RNGLike = None) -> np.ndarray:
         """One reported category per user (int64)."""
         x = _checks.category_array("values", values, self.d)
         gen = np.random.default_rng(rng)
@@ -291,7 +292,7 @@ class GRR(FrequencyOracle):
         return np.bincount(r.ravel(), minlength=self.d).astype(np.int64)
 
     def sample_support_counts(self, true_counts: object, size: int | None = None,
-                              rng: object = None) -> np.ndarray:
+                              rng: RNGLike = None) -> np.ndarray:
         """Exact aggregate sampling of the reported counts, O(size * d).
 
         GRR row v (p on v, q elsewhere) is the mixture "report v w.p. 1 - d q,
@@ -386,10 +387,10 @@ class UnaryEncoding(FrequencyOracle):
     def _epsilon_of(self, p: float, q: float) -> float:
         return math.log(p * (1 - q) / ((1 - p) * q))
 
-    def params(self) -> dict:
+    def params(self) -> dict[str, Any]:
         return {"design": self.kind, "d": self.d, "p": self.p, "q": self.q}
 
-    def perturb(self, values: object, rng: object = None) -> np.ndarray:
+    def perturb(self, values: object, rng: RNGLike = None) -> np.ndarray:
         """A ``(n, d)`` uint8 matrix of perturbed bits: bit v is 1 w.p. p if v is the
         user's value, q otherwise, independently. Uses ``8 n d`` bytes of
         uniforms; :meth:`simulate_support_counts` chunks large n."""
@@ -406,7 +407,7 @@ class UnaryEncoding(FrequencyOracle):
         return r.sum(axis=0, dtype=np.int64)
 
     def sample_support_counts(self, true_counts: object, size: int | None = None,
-                              rng: object = None) -> np.ndarray:
+                              rng: RNGLike = None) -> np.ndarray:
         """Bits are independent, so ``C_v = Bin(n_v, p) + Bin(n - n_v, q)`` exactly,
         independently over v. O(size * d).
 
@@ -482,13 +483,13 @@ class OLH(FrequencyOracle):
     def q(self) -> float:
         return 1 / self.g
 
-    def params(self) -> dict:
+    def params(self) -> dict[str, Any]:
         return {"design": self.kind, "d": self.d, "epsilon": self.epsilon_param, "g": self.g}
 
     def _hash(self, a: np.ndarray, b: np.ndarray, v: np.ndarray | int) -> np.ndarray:
         return ((a * np.asarray(v, dtype=np.uint64) + b) % np.uint64(_PRIME)) % np.uint64(self.g)
 
-    def perturb(self, values: object, rng: object = None) -> OLHReports:
+    def perturb(self, values: object, rng: RNGLike = None) -> OLHReports:
         """Per user: a random hash seed (a, b) and GRR over g buckets of ``H(x)``."""
         x = _checks.category_array("values", values, self.d).ravel()
         gen = np.random.default_rng(rng)
@@ -501,7 +502,7 @@ class OLH(FrequencyOracle):
         return OLHReports(a, b, np.where(keep, h, other))
 
     def sample_support_counts(self, true_counts: object, size: int | None = None,
-                              rng: object = None) -> np.ndarray:
+                              rng: RNGLike = None) -> np.ndarray:
         """Not available: a user's supports for different v are dependent through the
         hash, so there is no exact sampler cheaper than :meth:`simulate_support_counts`."""
         raise NotImplementedError(
@@ -515,7 +516,7 @@ class OLH(FrequencyOracle):
                         dtype=np.int64)
 
 
-def categorical_oracle_from_params(params: dict) -> FrequencyOracle:
+def categorical_oracle_from_params(params: dict[str, Any]) -> FrequencyOracle:
     """Rebuild an oracle from its :meth:`FrequencyOracle.params`.
 
     >>> categorical_oracle_from_params(GRR(5, 1.0).params())
@@ -524,7 +525,8 @@ def categorical_oracle_from_params(params: dict) -> FrequencyOracle:
     if not isinstance(params, dict) or "design" not in params:
         raise ValueError(f"oracle parameters must be a dict with a 'design' key, got {params!r}")
     rest = {k: v for k, v in params.items() if k != "design"}
-    builders = {"grr": GRR, "ue": UnaryEncoding, "olh": OLH}
+    builders: dict[str, type[FrequencyOracle]] = {"grr": GRR, "ue": UnaryEncoding,
+                                                  "olh": OLH}
     cls = builders.get(params["design"])
     if cls is None:
         raise ValueError(f"unknown categorical design {params['design']!r}; known: "

@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from . import _checks
+from ._checks import RNGLike
 from .binary import EpsilonRR
 from .estimate import BinaryCounts
 
@@ -32,7 +33,7 @@ __all__ = [
 
 
 def laplace_mechanism(value: float | np.ndarray, sensitivity: float, epsilon: float,
-                      rng: object = None, size: int | tuple | None = None) -> np.ndarray | float:
+                      rng: RNGLike = None, size: int | tuple[int, ...] | None = None) -> np.ndarray | float:
     """``value + Laplace(0, sensitivity / epsilon)``: eps-DP for a query of that sensitivity.
 
     The noise has scale ``b = sensitivity / epsilon`` and SD ``sqrt(2) b``
@@ -122,7 +123,7 @@ def sequential_composition(epsilons: object) -> float:
     return float(eps.sum())
 
 
-def randomized_round(values: object, rng: object = None) -> np.ndarray:
+def randomized_round(values: object, rng: RNGLike = None) -> np.ndarray:
     """Round each value x in [0, 1] to 1 w.p. x and to 0 otherwise (unbiased: E = x).
 
     Then randomized response applies to the rounded bits, and the mean of the

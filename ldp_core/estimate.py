@@ -29,7 +29,7 @@ Formulas:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import NormalDist
 
 import numpy as np
@@ -125,6 +125,8 @@ class BinaryCounts:
     """
 
     groups: tuple[tuple[BinaryDesign, int, int], ...]
+    #: Every design given, empty groups included (they still define epsilon).
+    _designs: tuple[BinaryDesign, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.groups:
@@ -176,7 +178,7 @@ class BinaryCounts:
     @property
     def epsilon(self) -> float:
         """Privacy loss of one report: the largest over the designs in use."""
-        return max(d.epsilon for d in self._designs)  # type: ignore[attr-defined]
+        return max(d.epsilon for d in self._designs)
 
     # -- point estimates --------------------------------------------------------------------
     def unbiased(self) -> float | None:
@@ -252,7 +254,8 @@ class BinaryCounts:
         if not self.n:
             return None
         if len(self.groups) == 1:
-            return min(1.0, max(0.0, self.unbiased()))  # type: ignore[arg-type]
+            mu = self.unbiased()
+            return None if mu is None else min(1.0, max(0.0, mu))
         if self._score(0.0) <= 0:
             return 0.0
         if self._score(1.0) >= 0:

@@ -31,6 +31,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _checks
+from ._checks import RNGLike
 from .binary import BinaryDesign
 from .estimate import BinaryCounts, chi2_1_quantile
 from .formulas import unbiased_coefficients
@@ -295,7 +296,7 @@ def likelihood_profile(counts: BinaryCounts, mu: object, level: float = 0.95) ->
                              cutoff=top - crit / 2, level=float(level))
 
 
-def subsample_counts(population_counts: object, n: int, rng: object = None) -> np.ndarray:
+def subsample_counts(population_counts: object, n: int, rng: RNGLike = None) -> np.ndarray:
     """Category counts of ``n`` people drawn without replacement from a population.
 
     Multivariate hypergeometric: the population is given as counts per category.
