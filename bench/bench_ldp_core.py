@@ -34,10 +34,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from bench._report import BENCH_DOC, cpu_model, update_doc  # noqa: E402
-from ldp_core import GRR, DieRR, UnaryEncoding  # noqa: E402
+from bench._report import BENCH_DOC, cpu_model, update_doc
+from ldp_core import GRR, DieRR, UnaryEncoding
 
 D, EPS = 14, 1.0
 CLASSES, CLASS_N = 10_000, 1_000_000

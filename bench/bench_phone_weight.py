@@ -30,9 +30,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench._report import cpu_model, update_doc  # noqa: E402
-from bench.cluster import running_server  # noqa: E402
-from bench.harness import INSTRUCTOR_KEY, exercise  # noqa: E402
+from bench._report import cpu_model, update_doc
+from bench.cluster import running_server
+from bench.harness import INSTRUCTOR_KEY, exercise
 
 GOAL_KB, GOAL_REQUESTS, GOAL_OTHER_HOSTS = 60.0, 5, 0
 CHROMIUM = os.environ.get("LDP_TEST_CHROMIUM", "/usr/bin/chromium")

@@ -33,11 +33,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import sqlalchemy as sa  # noqa: E402
-from sqlalchemy.engine import make_url  # noqa: E402
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
 
-from bench._report import update_doc  # noqa: E402
-from classroom import PollService, Store  # noqa: E402
+from bench._report import update_doc
+from classroom import PollService, Store
 
 DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 DIE = {"design": "die", "faces": 4, "truthful": 3}
@@ -112,7 +112,7 @@ def submit_throughput(service: PollService, reports: int) -> tuple[float, float]
                 service.submit_report(poll.join_code, q.id, answer=i % 2, design_params=params,
                                       submission_id=f"bench-{secrets.token_hex(8)}",
                                       device_id=f"device-{i}")
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:  # noqa: BLE001 - collected and re-raised by the main thread
             errors.append(exc)
 
     threads = [threading.Thread(target=writer, args=(w,)) for w in range(WRITERS)]

@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench._report import cpu_model, update_doc  # noqa: E402
+from bench._report import cpu_model, update_doc
 
 GOAL_RERUN_MS = 300.0
 
@@ -166,7 +166,7 @@ def main() -> int:
     logging.getLogger("streamlit").setLevel(logging.ERROR)
     t0 = time.perf_counter()
     for page in PAGES:
-        importlib.import_module(f"pages.{page}")
+        importlib.import_module(f"views.{page}")
     import_ms = (time.perf_counter() - t0) * 1e3
 
     import numpy

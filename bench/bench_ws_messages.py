@@ -34,9 +34,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench._report import cpu_model, update_doc  # noqa: E402
-from bench.cluster import running_server  # noqa: E402
-from bench.harness import INSTRUCTOR_KEY  # noqa: E402
+from bench._report import cpu_model, update_doc
+from bench.cluster import running_server
+from bench.harness import INSTRUCTOR_KEY
 
 CHROMIUM = os.environ.get("LDP_TEST_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -50,9 +50,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.cluster import Cluster, Server, running_cluster, running_server  # noqa: E402
-from tests.support.phone_client import PhoneStudent, new_session  # noqa: E402
-from tests.support.protocol import ProtocolError, Tab  # noqa: E402
+from bench.cluster import Cluster, Server, running_cluster, running_server
+from tests.support.phone_client import PhoneStudent, new_session
+from tests.support.protocol import ProtocolError, Tab
 
 __all__ = ["DIE", "INSTRUCTOR_KEY", "LoadConfig", "LoadReport", "Outcome", "Projector",
            "Target", "nearest_rank", "peak_cores", "pg_scratch_url", "run_load", "simulate",

@@ -31,8 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench._report import cpu_model, update_doc  # noqa: E402
-from bench.harness import GOAL_P95_S, LoadConfig, LoadReport, run_load, target  # noqa: E402
+from bench._report import cpu_model, update_doc
+from bench.harness import GOAL_P95_S, LoadConfig, LoadReport, run_load, target
 
 RESULTS = ROOT / "bench" / "results" / "load.json"
 HEADLINE_STUDENTS = 1500

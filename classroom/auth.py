@@ -25,6 +25,7 @@ import os
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -133,7 +134,7 @@ class InstructorAuth:
     """
 
     def __init__(self, store: Store, *, key: str | None = None, cache_s: float = 5.0,
-                 clock=time.time) -> None:
+                 clock: Callable[[], float] = time.time) -> None:
         self._store = store
         self._key = key
         self.cache_s = cache_s

@@ -20,8 +20,10 @@ import json
 import math
 import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from types import MappingProxyType
 from typing import Any
 
 import ldp_core
@@ -37,6 +39,7 @@ from ldp_core import (
 __all__ = [
     "BINARY_DESIGNS",
     "CATEGORICAL_DESIGNS",
+    "CLASS_EXERCISE",
     "JOIN_CODE_ALPHABET",
     "JOIN_CODE_LENGTH",
     "KINDS",
@@ -116,6 +119,11 @@ class AddressLimit(ClassroomError):
 
 
 # -- vocabulary and limits ----------------------------------------------------------------
+
+#: The course's class exercise (CS208): roll a die 1-4, report the truth on 1-3 and the
+#: opposite on 4, so a = 3/4, b = 1/4 and epsilon = ln 3. ``dict(CLASS_EXERCISE)`` for a copy.
+CLASS_EXERCISE: Mapping[str, Any] = MappingProxyType(
+    {"design": "die", "faces": 4, "truthful": 3})
 
 KINDS = ("binary", "categorical")
 MODES = ("device", "physical")
@@ -247,7 +255,7 @@ def _design(kind: str, params: object) -> Design:
     raise ValueError(f"kind must be one of {list(KINDS)}, got {kind!r}")
 
 
-def kind_of_params(params: dict) -> str:
+def kind_of_params(params: dict[str, Any]) -> str:
     """``"categorical"`` for a frequency oracle's params, else ``"binary"``."""
     return "categorical" if isinstance(params, dict) and params.get("design") in (
         *CATEGORICAL_DESIGNS, "olh") else "binary"
@@ -361,7 +369,7 @@ class Question:
     round_number: int
 
     @property
-    def design_params(self) -> dict:
+    def design_params(self) -> dict[str, Any]:
         """The current design's parameters (a fresh dict each call)."""
         return json.loads(self.design_json)
 
@@ -398,7 +406,7 @@ class Round:
     kind: str = "binary"
 
     @property
-    def design_params(self) -> dict:
+    def design_params(self) -> dict[str, Any]:
         return json.loads(self.design_json)
 
     @property

@@ -18,7 +18,8 @@ import math
 import re
 import secrets
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -133,11 +134,18 @@ def _any_design(text: str) -> Design:
     return canonical_design(kind_of_params(params), params)[0]
 
 
+def _binary_design(text: str) -> BinaryDesign:
+    design = _any_design(text)
+    if not isinstance(design, BinaryDesign):
+        raise BadInput(f"a yes/no round holds a report of another kind: {text[:80]}")
+    return design
+
+
 def _design_name(text: str) -> str:
     return str(json.loads(text).get("design", ""))
 
 
-def _params_diff(got: dict, expected: dict) -> str:
+def _params_diff(got: dict[str, Any], expected: dict[str, Any]) -> str:
     parts = []
     for key in sorted(set(got) | set(expected), key=lambda k: (k != "design", k)):
         if got.get(key, "<missing>") != expected.get(key, "<missing>"):
@@ -208,7 +216,7 @@ class PollService:
         return design, text
 
     def add_question(self, poll_id: int, text: str, *, options: Sequence[str] = ("No", "Yes"),
-                     design_params: dict, kind: str = "binary",
+                     design_params: dict[str, Any], kind: str = "binary",
                      mode: str = "device") -> Question:
         """Add a draft question with round 1.
 
@@ -279,7 +287,7 @@ class PollService:
             raise UnknownQuestion(f"no question with id {qid}")
         return q
 
-    def set_design(self, question_id: int, design_params: dict) -> Question:
+    def set_design(self, question_id: int, design_params: dict[str, Any]) -> Question:
         """Change the current round's design; stored reports keep their own parameters."""
         q = self.question(question_id)
         _, design_json = self._design(q.kind, design_params, q.options)
@@ -288,7 +296,7 @@ class PollService:
             raise UnknownQuestion(f"no question with id {q.id}")
         return out
 
-    def new_round(self, question_id: int, design_params: dict | None = None, *,
+    def new_round(self, question_id: int, design_params: dict[str, Any] | None = None, *,
                   open_now: bool = False) -> Round:
         """Ask again: round n + 1 with a fresh salt (``design_params`` None keeps the design).
 
@@ -350,7 +358,7 @@ class PollService:
         return self._receipt(question, row, rnd.number, True)
 
     def submit_report(self, code: str, question_id: int, *, answer: object,
-                      design_params: dict, submission_id: str, device_id: str,
+                      design_params: dict[str, Any], submission_id: str, device_id: str,
                       simulated: bool = False, address: str | None = None) -> Receipt:
         """Store one randomized report, or explain why not (nothing is written then).
 
@@ -555,19 +563,20 @@ class PollService:
             return ()
         steps = max(1, _id("points", points))
         marks = sorted({max(1, round(total * i / steps)) for i in range(1, steps + 1)})
-        designs: dict[str, Design] = {}
+        designs: dict[str, BinaryDesign] = {}
         counts: dict[str, list[int]] = {}
-        out = []
+        out: list[TrajectoryPoint] = []
         for k, (design_json, answer) in enumerate(answers, start=1):
             if design_json not in designs:
-                designs[design_json] = _any_design(design_json)
+                designs[design_json] = _binary_design(design_json)
                 counts[design_json] = [0, 0]
             counts[design_json][0] += 1
             counts[design_json][1] += answer == "1"
             if k == marks[len(out)]:
                 bc = BinaryCounts(tuple((designs[j], n, y) for j, (n, y) in counts.items()))
-                lo, hi = bc.normal_interval(level)
-                out.append(TrajectoryPoint(k, bc.unbiased(), lo, hi))
+                interval, mu = bc.normal_interval(level), bc.unbiased()
+                if interval is not None and mu is not None:  # k >= 1: both exist
+                    out.append(TrajectoryPoint(k, mu, *interval))
         return tuple(out)
 
     # -- export and replay ----------------------------------------------------------------
@@ -636,7 +645,7 @@ def exact_class(kind: str, k: int, n: int, true_share: float | Sequence[float]) 
     """
     if kind == "binary":
         try:
-            share = float(true_share)  # type: ignore[arg-type]
+            share = float(true_share)  # type: ignore[arg-type]  # a number from a slider; the rest raises, caught below
         except (TypeError, ValueError):
             share = math.nan
         if not 0.0 <= share <= 1.0:
@@ -657,8 +666,8 @@ def exact_class(kind: str, k: int, n: int, true_share: float | Sequence[float]) 
 # -- estimation from grouped counts (shared by the store path and CSV replay) --------------
 
 
-def _binary_round(design_of, items: list[tuple[str, str, int]], fallback: str | None
-                  ) -> tuple[BinaryCounts, tuple[int, int]]:
+def _binary_round(design_of: Callable[[str], Any], items: list[tuple[str, str, int]],
+                  fallback: str | None) -> tuple[BinaryCounts, tuple[int, int]]:
     per: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # design json -> [n, yes]
     for design_json, answer, count in items:
         cell = per[design_json]
@@ -672,8 +681,8 @@ def _binary_round(design_of, items: list[tuple[str, str, int]], fallback: str | 
     return counts, (counts.n - counts.yes, counts.yes)
 
 
-def _categorical_round(design_of, items: list[tuple[str, str, int]], fallback: str | None,
-                       k: int) -> CategoricalEstimate:
+def _categorical_round(design_of: Callable[[str], Any], items: list[tuple[str, str, int]],
+                       fallback: str | None, k: int) -> CategoricalEstimate:
     per: dict[str, np.ndarray] = {}
     ns: dict[str, int] = defaultdict(int)
     ones: dict[str, np.ndarray] = {}  # unary encoding: reports by their number of 1-bits
@@ -761,7 +770,7 @@ def estimate_from_groups(*, question_id: int | None, kind: str, options: tuple[s
     return QuestionEstimate(
         question_id=question_id, kind=kind, options=tuple(options), round_number=round_number,
         rounds=numbers, n_simulated=simulated.get(round_number, 0), history=tuple(history),
-        **chosen)  # type: ignore[arg-type]
+        **chosen)  # type: ignore[arg-type]  # chosen holds this kind's fields; mypy cannot check a dict against keywords
 
 
 def replay_from_csv(text: str, *, round_number: int | None = None,

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -190,13 +190,13 @@ MIGRATIONS: Mapping[int, Callable[[Connection], None]] = MappingProxyType({1: _m
 # -- engine -------------------------------------------------------------------------------
 
 
-def _sqlite_pragmas(busy_timeout_s: float) -> Callable:
-    def on_connect(dbapi_conn, _record) -> None:
+def _sqlite_pragmas(busy_timeout_s: float) -> Callable[[Any, Any], None]:
+    def on_connect(dbapi_conn: Any, _record: Any) -> None:
         _sqlite_on_connect(dbapi_conn, busy_timeout_s)
     return on_connect
 
 
-def _sqlite_on_connect(dbapi_conn, busy_timeout_s: float) -> None:
+def _sqlite_on_connect(dbapi_conn: Any, busy_timeout_s: float) -> None:
     dbapi_conn.isolation_level = None  # we issue BEGIN ourselves (see _sqlite_on_begin)
     cur = dbapi_conn.cursor()
     try:
@@ -316,12 +316,12 @@ _QUESTION_COLS = (
 )
 
 
-def _poll(row) -> Poll:
+def _poll(row: Any) -> Poll:
     return Poll(id=row.id, join_code=row.join_code, title=row.title,
                 created_at=as_utc(row.created_at), rehearsal=bool(row.rehearsal))
 
 
-def _question(row) -> Question:
+def _question(row: Any) -> Question:
     return Question(
         id=row.id, poll_id=row.poll_id, position=row.position, text=row.text,
         kind=row.kind, options=tuple(json.loads(row.options)), design_json=row.design_params,
@@ -330,12 +330,12 @@ def _question(row) -> Question:
         round_number=row.round_count)
 
 
-def _round(row, kind: str) -> Round:
+def _round(row: Any, kind: str) -> Round:
     return Round(id=row.id, question_id=row.question_id, number=row.number,
                  design_json=row.design_params, opened_at=as_utc(row.opened_at), kind=kind)
 
 
-def _report_context_stmt() -> sa.Select:
+def _report_context_stmt() -> sa.Select[Any]:
     qid = sa.bindparam("question_id", type_=sa.Integer)
     return (sa.select(polls.c.id.label("p_id"), polls.c.join_code.label("p_code"),
                       polls.c.title.label("p_title"), polls.c.created_at.label("p_created"),
@@ -701,8 +701,7 @@ class Store:
         if not rows:
             return None
         # Prefer the device's own report in this round over a submission-id match.
-        rows.sort(key=lambda r: not (r.round_id == round_id and r.dedup_token == token))
-        r = rows[0]
+        r = min(rows, key=lambda r: not (r.round_id == round_id and r.dedup_token == token))
         return ReportRow(r.round_id, r.answer, r.design_params, as_utc(r.created_at),
                          bool(r.simulated),
                          submission_id_matched=not (r.round_id == round_id
@@ -746,7 +745,7 @@ class Store:
                 return None
             return before + 1 if address_tag is not None else 0
 
-    def insert_reports(self, rows: Iterable[dict]) -> int:
+    def insert_reports(self, rows: Iterable[dict[str, Any]]) -> int:
         """Insert many reports in one transaction (all or nothing)."""
         batch = list(rows)
         if not batch:

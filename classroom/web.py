@@ -191,7 +191,7 @@ class AuthApi:
     """The login, logout and session routes, around one :class:`~classroom.auth.InstructorAuth`
     (built on first use from the factory, so tests can pass their own)."""
 
-    def __init__(self, auth_factory) -> None:
+    def __init__(self, auth_factory: Callable[[], auth.InstructorAuth]) -> None:
         self._factory = auth_factory
         self._auth: auth.InstructorAuth | None = None
         self._failures = MovingWindowRateLimiter(MemoryStorage())

@@ -218,7 +218,7 @@ class BinaryDesign:
         den = math.lcm(*(f.denominator for f in fr.values()))
         if den > WEIGHT_DENOMINATOR_LIMIT or sum(fr.values()) != 1:
             return None
-        return tuple(int(fr[k] * den) for k in _BRANCHES)  # type: ignore[return-value]
+        return tuple(int(fr[k] * den) for k in _BRANCHES)  # type: ignore[return-value]  # four branches give four ints; mypy cannot count a generator
 
     # -- per-respondent simulation ------------------------------------------------------
     def perturb(self, truth: object, rng: RNGLike = None) -> np.ndarray:
@@ -342,7 +342,7 @@ def _round_weights(probs: list[float], total: int) -> tuple[int, int, int, int]:
     order = sorted(range(len(raw)), key=lambda i: raw[i] - w[i], reverse=True)
     for i in order[: total - sum(w)]:
         w[i] += 1
-    return tuple(w)  # type: ignore[return-value]
+    return tuple(w)  # type: ignore[return-value]  # four probabilities give four ints
 
 
 @dataclass(frozen=True)

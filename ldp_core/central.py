@@ -33,7 +33,8 @@ __all__ = [
 
 
 def laplace_mechanism(value: float | np.ndarray, sensitivity: float, epsilon: float,
-                      rng: RNGLike = None, size: int | tuple[int, ...] | None = None) -> np.ndarray | float:
+                      rng: RNGLike = None, size: int | tuple[int, ...] | None = None
+                      ) -> np.ndarray | float:
     """``value + Laplace(0, sensitivity / epsilon)``: eps-DP for a query of that sensitivity.
 
     The noise has scale ``b = sensitivity / epsilon`` and SD ``sqrt(2) b``

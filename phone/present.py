@@ -51,7 +51,7 @@ def privacy_note(question: Question) -> str:
     eps = question.epsilon
     ratio = f"{math.exp(eps):.3g}×" if eps < 50 else "a huge factor"
     if question.kind == "binary":
-        floor = float(question.design.channel.min())  # type: ignore[union-attr]
+        floor = float(question.design.channel.min())  # type: ignore[union-attr]  # a binary question's design is a BinaryDesign
         return (f"Your privacy: whatever you truly prefer, this report was at least "
                 f"{floor:.0%} likely, and the odds between your two possible true answers "
                 f"change by at most {ratio}: ε = {eps:.2f}. Nobody, including the "

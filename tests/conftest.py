@@ -24,10 +24,12 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
+from classroom.domain import CLASS_EXERCISE
+
 PG_ENV = "LDP_TEST_POSTGRES_URL"
 BACKENDS = ("sqlite", "postgresql")
 
-DIE = {"design": "die", "faces": 4, "truthful": 3}
+DIE = dict(CLASS_EXERCISE)
 
 
 def _in_ci() -> bool:

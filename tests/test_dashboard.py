@@ -15,9 +15,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ldp_core
-from tests.support.apptest import app_env, log_in  # noqa: F401 (fixture)
+from classroom.domain import CLASS_EXERCISE
+from tests.support.apptest import app_env, log_in
 
-DIE = {"design": "die", "faces": 4, "truthful": 3}
+DIE = dict(CLASS_EXERCISE)
 TWO_COIN = {"design": "two_coin"}
 WARNER = {"design": "warner", "p": 0.7}
 

@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.support.apptest import APP, ROOT, app_env, log_in  # noqa: F401 (fixture)
+from tests.support.apptest import APP, ROOT, app_env, log_in
 from tests.support.browser import ARGS, CHROMIUM, login_link, require_browser
 from tests.support.browser import log_in as browser_log_in
 from tests.support.server import running_server

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import PHONE, chromium, log_in, require_browser  # noqa: F401
+from classroom.domain import CLASS_EXERCISE
+from tests.support.browser import PHONE, chromium, log_in, require_browser
 from tests.support.server import running_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
-EXERCISE = {"design": "die", "faces": 4, "truthful": 3}
+EXERCISE = dict(CLASS_EXERCISE)
 KEY = "a11y-instructor-key-0001"
 DESKTOP = {"width": 1280, "height": 800}
 

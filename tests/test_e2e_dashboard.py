@@ -24,7 +24,8 @@ import time
 
 import pytest
 
-from tests.support.browser import PHONE, chromium, login_link, require_browser  # noqa: F401 (fixture)
+from classroom.domain import CLASS_EXERCISE
+from tests.support.browser import PHONE, chromium, login_link, require_browser
 from tests.support.server import APP_ROOT, running_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
@@ -89,7 +90,7 @@ def test_class_exercise_projected_with_twenty_phones(classroom, chromium):
     assert re.fullmatch(r"[2-9A-HJKMNP-Z]{6}", code)
     poll = svc.poll_by_code(code)
     q = svc.current_question(poll.id)
-    assert q.is_open and q.design_params == {"design": "die", "faces": 4, "truthful": 3}
+    assert q.is_open and q.design_params == dict(CLASS_EXERCISE)
     # The join link as the dashboard shows it (its copy button copies exactly this).
     link = proj.locator("[data-testid='stCode']").first.inner_text().strip()
     assert link == f"{base}/join/{code}"

@@ -15,12 +15,13 @@ import time
 
 import pytest
 
-from tests.support.browser import PHONE, chromium, require_browser  # noqa: F401
+from classroom.domain import CLASS_EXERCISE
+from tests.support.browser import PHONE, chromium, require_browser
 from tests.support.server import running_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
-EXERCISE = {"design": "die", "faces": 4, "truthful": 3}
+EXERCISE = dict(CLASS_EXERCISE)
 WAIT_MS = 30_000
 
 

@@ -19,12 +19,13 @@ import threading
 
 import pytest
 
+from classroom.domain import CLASS_EXERCISE
 from tests.support.browser import ARGS, CHROMIUM, PHONE, require_browser
 from tests.support.server import running_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
-EXERCISE = {"design": "die", "faces": 4, "truthful": 3}
+EXERCISE = dict(CLASS_EXERCISE)
 VOTES_PER_SIDE = 200
 WORKERS = 4
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.browser import chromium, log_in, require_browser  # noqa: F401
+from classroom.domain import CLASS_EXERCISE
+from tests.support.browser import chromium, log_in, require_browser
 from tests.support.server import running_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
@@ -34,7 +35,7 @@ def classroom(tmp_path_factory):
     poll = svc.create_poll("CS208")
     q = svc.open_question(svc.add_question(
         poll.id, "Vanilla (1) or chocolate (0)?", options=("Chocolate", "Vanilla"),
-        design_params={"design": "die", "faces": 4, "truthful": 3}).id)
+        design_params=dict(CLASS_EXERCISE)).id)
     svc.add_simulated_reports(q.id, 40, 0.6, seed=3)
     svc.set_revealed(q.id, True)
     env = {"LDP_CLASSROOM_DATA_DIR": str(data), "LDP_CLASSROOM_DATABASE_URL": url,

@@ -17,7 +17,8 @@ import time
 
 import pytest
 
-from tests.support.browser import chromium, log_in, require_browser  # noqa: F401 (fixture)
+from classroom.domain import CLASS_EXERCISE
+from tests.support.browser import chromium, log_in, require_browser
 from tests.support.server import running_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
@@ -113,7 +114,7 @@ def test_rehearse_forty_students_then_clear(classroom, chromium):
     poll = svc.poll_by_code(code)
     q = svc.current_question(poll.id)
     assert q.options == ("Chocolate", "Vanilla")
-    assert q.design_params == {"design": "die", "faces": 4, "truthful": 3}
+    assert q.design_params == dict(CLASS_EXERCISE)
     # The one-click exercise opens voting itself.
     _wait_until(lambda: svc.question(q.id).is_open, "voting to open")
     page.get_by_role("button", name="Reveal results").click(timeout=WAIT_MS)

@@ -12,7 +12,8 @@ import time
 
 import pytest
 
-from tests.support.browser import PHONE, chromium, login_link, require_browser  # noqa: F401
+from classroom.domain import CLASS_EXERCISE
+from tests.support.browser import PHONE, chromium, login_link, require_browser
 from tests.support.server import running_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
@@ -37,7 +38,7 @@ def classroom(tmp_path_factory):
     poll = svc.create_poll("Hosts")
     q = svc.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
                          options=("Chocolate", "Vanilla"),
-                         design_params={"design": "die", "faces": 4, "truthful": 3})
+                         design_params=dict(CLASS_EXERCISE))
     svc.open_question(q.id)
     env = {"LDP_CLASSROOM_DATA_DIR": str(data), "LDP_CLASSROOM_DATABASE_URL": url,
            "LDP_CLASSROOM_INSTRUCTOR_KEY": KEY}

@@ -27,12 +27,13 @@ import tomllib
 import pytest
 
 from bench.cluster import APP_ROOT, running_server
+from classroom.domain import CLASS_EXERCISE
 from tests.support.phone_client import PhoneResponse, PhoneStudent, new_session
 from tests.support.protocol import ProtocolError, Tab
 
 pytestmark = pytest.mark.server
 
-DIE = {"design": "die", "faces": 4, "truthful": 3}
+DIE = dict(CLASS_EXERCISE)
 
 
 @contextlib.contextmanager

@@ -30,12 +30,13 @@ import aiohttp
 import pytest
 
 from bench.cluster import require_nginx, running_cluster
+from classroom.domain import CLASS_EXERCISE
 from tests.support.failures import db_schema_url, need, postgres_url
 from tests.support.phone_client import PhoneStudent, new_session
 
 pytestmark = [pytest.mark.server, pytest.mark.postgres]
 
-DIE = {"design": "die", "faces": 4, "truthful": 3}
+DIE = dict(CLASS_EXERCISE)
 STUDENTS = 40
 KEY = "k-cluster-key-0123456789"
 

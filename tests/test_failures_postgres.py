@@ -23,12 +23,13 @@ import random
 import pytest
 
 from bench.cluster import running_server
+from classroom.domain import CLASS_EXERCISE
 from tests.support.failures import ScratchPostgres, db_schema_url, need, postgres_url
 from tests.support.phone_client import PhoneResponse, PhoneStudent, new_session
 
 pytestmark = [pytest.mark.server, pytest.mark.postgres]
 
-DIE = {"design": "die", "faces": 4, "truthful": 3}
+DIE = dict(CLASS_EXERCISE)
 
 
 @pytest.fixture(scope="module")

@@ -23,12 +23,13 @@ from pathlib import Path
 import pytest
 
 from bench.cluster import ServerDidNotStart, running_server
+from classroom.domain import CLASS_EXERCISE
 from tests.support.failures import need
 from tests.support.phone_client import PhoneStudent, new_session
 
 pytestmark = pytest.mark.server
 
-DIE = {"design": "die", "faces": 4, "truthful": 3}
+DIE = dict(CLASS_EXERCISE)
 
 
 class SmallDisk:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from tests.support.apptest import APP, app_env  # noqa: F401 (fixture)
+from tests.support.apptest import APP, app_env
 
 
 def _home() -> AppTest:

@@ -10,11 +10,11 @@ import threading
 
 import pytest
 
-from classroom.domain import QuestionClosed, utcnow
+from classroom.domain import CLASS_EXERCISE, QuestionClosed, utcnow
 from classroom.service import PollService, dedup_token
 from classroom.store import Store
 
-EXERCISE = {"design": "die", "faces": 4, "truthful": 3}
+EXERCISE = dict(CLASS_EXERCISE)
 
 
 @pytest.fixture

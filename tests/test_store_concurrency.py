@@ -15,9 +15,10 @@ import pytest
 import sqlalchemy as sa
 
 from classroom import PollService, Store, StoreUnavailable
+from classroom.domain import CLASS_EXERCISE
 
 ROOT = Path(__file__).resolve().parent.parent
-DIE = {"design": "die", "faces": 4, "truthful": 3}
+DIE = dict(CLASS_EXERCISE)
 
 THREADS = 32
 TOTAL_REPORTS = 2_000
@@ -61,7 +62,7 @@ def test_32_threads_submitting_2000_reports_store_exactly_2000(service, store, o
 
 
 WRITER = r"""
-import json, os, sys  # noqa: E401
+import json, os, sys  # noqa: E401 - a child script in a string, kept short
 sys.path.insert(0, sys.argv[1])
 from classroom import PollService, Store
 url, code, qid, params, log, tag = sys.argv[2:8]

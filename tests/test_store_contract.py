@@ -30,10 +30,10 @@ from classroom import (
     UnknownPoll,
     UnknownQuestion,
 )
-from classroom.domain import JOIN_CODE_ALPHABET
+from classroom.domain import CLASS_EXERCISE, JOIN_CODE_ALPHABET
 from classroom.store import SCHEMA_VERSION
 
-DIE = {"design": "die", "faces": 4, "truthful": 3}
+DIE = dict(CLASS_EXERCISE)
 EPS1 = {"design": "epsilon", "epsilon": 1.0}
 GRR3 = {"design": "grr", "d": 3, "epsilon": 1.0}
 UE3 = {"design": "ue", "d": 3, "p": 0.75, "q": 0.25}

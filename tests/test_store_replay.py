@@ -6,6 +6,7 @@ import pytest
 
 import ldp_core
 from classroom import BadInput
+from classroom.domain import CLASS_EXERCISE
 from classroom.service import replay_from_csv
 
 HEADER = "round,answer,answer_label,design_params,created_at\n"
@@ -72,11 +73,11 @@ def test_export_neutralises_formula_labels_and_replay_reads_them_back(service, l
 
     poll = service.create_poll("t")
     q = service.add_question(poll.id, "Which?", options=("Plain", label),
-                             design_params={"design": "die", "faces": 4, "truthful": 3})
+                             design_params=dict(CLASS_EXERCISE))
     service.open_question(q.id)
     for i, answer in enumerate((1, 1, 0)):
         service.submit_report(poll.join_code, q.id, answer=answer,
-                              design_params={"design": "die", "faces": 4, "truthful": 3},
+                              design_params=dict(CLASS_EXERCISE),
                               submission_id=f"f-{i:06d}", device_id=f"dev-{i}")
     text = service.export_csv(q.id)
     for row in csv.reader(io.StringIO(text)):

@@ -6,12 +6,12 @@ import math
 
 import pytest
 
-from classroom.domain import BadInput
+from classroom.domain import CLASS_EXERCISE, BadInput
 from classroom.service import PollService
 from classroom.store import Store
 from ldp_core import BinaryCounts, DieRR, WarnerRR
 
-DIE = {"design": "die", "faces": 4, "truthful": 3}
+DIE = dict(CLASS_EXERCISE)
 WARNER = {"design": "warner", "p": 0.8}
 
 

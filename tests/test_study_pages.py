@@ -135,13 +135,13 @@ def sweep(at: AppTest, keys: list[str], values: dict[str, list] | None = None) -
 # The tests
 # ======================================================================================
 
-import ast  # noqa: E402
-import math  # noqa: E402
+import ast
+import math
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+import numpy as np
+import pytest
 
-from ldp_core import (  # noqa: E402
+from ldp_core import (
     OLH,
     BinaryCounts,
     DieRR,
@@ -160,7 +160,7 @@ from ldp_core import (  # noqa: E402
     share_estimates,
     subsample_counts,
 )
-from ui.fmt import fmt, fmt_count, fmt_fixed, fmt_interval, fmt_pct, fmt_pvalue  # noqa: E402
+from ui.fmt import fmt, fmt_count, fmt_fixed, fmt_interval, fmt_pct, fmt_pvalue
 
 PAGES = ["study_rr", "study_exercise", "study_likelihood", "study_asymptotics",
          "study_histogram"]

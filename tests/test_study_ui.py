@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from ui import charts  # noqa: E402
-from ui import fmt as F  # noqa: E402
+from ui import charts
+from ui import fmt as F
 
 BAD = re.compile(r"(?<![\w])(-?nan|-?inf|-?infinity)(?![\w])", re.IGNORECASE)
 SPECIAL = [None, math.nan, math.inf, -math.inf, np.nan, np.float64("inf"), "text", True]

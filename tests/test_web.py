@@ -13,6 +13,7 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from classroom import auth, web
+from classroom.domain import CLASS_EXERCISE
 
 
 def _page(request):
@@ -107,9 +108,9 @@ def test_data_files_are_private(tmp_path, monkeypatch):
         svc = PollService(store)
         poll = svc.create_poll("t")
         q = svc.open_question(svc.add_question(
-            poll.id, "Q?", design_params={"design": "die", "faces": 4, "truthful": 3}).id)
+            poll.id, "Q?", design_params=dict(CLASS_EXERCISE)).id)
         svc.submit_report(poll.join_code, q.id, answer=1, submission_id="perm-000001",
-                          design_params={"design": "die", "faces": 4, "truthful": 3},
+                          design_params=dict(CLASS_EXERCISE),
                           device_id="d")
         names = ["classroom.db", "classroom.db-wal", "classroom.db-shm", "instructor_key"]
         assert all((data / n).exists() for n in names)

@@ -140,7 +140,7 @@ def _q(name: str, title: str | None = None, **kw) -> dict:
 
 
 def _num(x: object) -> float:
-    return float(x)  # type: ignore[arg-type]
+    return float(x)  # type: ignore[arg-type]  # chart values are numbers, checked by the callers
 
 
 def _finite(values: object, what: str = "chart values") -> np.ndarray:
@@ -151,7 +151,7 @@ def _finite(values: object, what: str = "chart values") -> np.ndarray:
 
 
 def _t(values: object) -> tuple:
-    return tuple(values)  # type: ignore[arg-type]
+    return tuple(values)  # type: ignore[arg-type]  # any iterable the callers pass
 
 
 # -- bars ----------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ def is_number(x: object) -> bool:
     if x is None or isinstance(x, bool):
         return False
     try:
-        return math.isfinite(float(x))  # type: ignore[arg-type]
+        return math.isfinite(float(x))  # type: ignore[arg-type]  # any object: float() raises, caught below
     except (TypeError, ValueError):
         return False
 
@@ -46,7 +46,7 @@ def _special(x: object) -> str | None:
     if x is None or isinstance(x, bool):
         return DASH
     try:
-        v = float(x)  # type: ignore[arg-type]
+        v = float(x)  # type: ignore[arg-type]  # any object: float() raises, caught below
     except (TypeError, ValueError):
         return DASH
     if math.isnan(v):
@@ -69,7 +69,7 @@ def fmt(x: object, sig: int = 3) -> str:
     special = _special(x)
     if special is not None:
         return special
-    v = float(x)  # type: ignore[arg-type]
+    v = float(x)  # type: ignore[arg-type]  # a number: _special() returned None
     if v == 0:
         return "0"
     mag = math.floor(math.log10(abs(v)))
@@ -94,7 +94,7 @@ def fmt_fixed(x: object, decimals: int = 3) -> str:
     special = _special(x)
     if special is not None:
         return special
-    text = f"{float(x):,.{decimals}f}"  # type: ignore[arg-type]
+    text = f"{float(x):,.{decimals}f}"  # type: ignore[arg-type]  # a number: _special() returned None
     if float(text.replace(",", "")) == 0:
         text = text.lstrip("-")
     return _minus(text)
@@ -105,7 +105,7 @@ def fmt_count(x: object) -> str:
     special = _special(x)
     if special is not None:
         return special
-    v = round(float(x))  # type: ignore[arg-type]
+    v = round(float(x))  # type: ignore[arg-type]  # a number: _special() returned None
     return _minus(f"{v:,}") if v else "0"
 
 
@@ -114,7 +114,7 @@ def fmt_pct(x: object, decimals: int = 1) -> str:
     special = _special(x)
     if special is not None:
         return special
-    return fmt_fixed(100 * float(x), decimals) + "%"  # type: ignore[arg-type]
+    return fmt_fixed(100 * float(x), decimals) + "%"  # type: ignore[arg-type]  # a number: _special() returned None
 
 
 def fmt_interval(lo: object, hi: object, decimals: int = 3) -> str:
@@ -129,7 +129,7 @@ def fmt_pvalue(p: object) -> str:
     special = _special(p)
     if special is not None:
         return special
-    v = float(p)  # type: ignore[arg-type]
+    v = float(p)  # type: ignore[arg-type]  # a number: _special() returned None
     if v < 0.001:
         return "< 0.001"
     return fmt_fixed(v, 3)

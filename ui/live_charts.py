@@ -142,8 +142,8 @@ def estimate_by_round(rows: Sequence[Mapping[str, object]], *, level: float = 0.
           if is_number(r.get("mu")) and is_number(r.get("lo")) and is_number(r.get("hi"))]
     if not ok:
         return None
-    lows = [float(r["lo"]) for r in ok]  # type: ignore[arg-type]
-    highs = [float(r["hi"]) for r in ok]  # type: ignore[arg-type]
+    lows = [float(r["lo"]) for r in ok]  # type: ignore[arg-type]  # is_number() above
+    highs = [float(r["hi"]) for r in ok]  # type: ignore[arg-type]  # is_number() above
     # Quarter steps keep the number of distinct chart templates small.
     domain = (min(0.0, math.floor(min(lows) * 4) / 4), max(1.0, math.ceil(max(highs) * 4) / 4))
     return charts.estimate_with_ci(
@@ -207,6 +207,7 @@ def estimate_trace(rows: Sequence[Mapping[str, object]], *, level: float = 0.95)
     for r in rows:
         if not (is_number(r.get("mu")) and is_number(r.get("lo")) and is_number(r.get("hi"))):
             continue
+        # is_number() above; "n" is a count.
         mu, lo, hi = float(r["mu"]), float(r["lo"]), float(r["hi"])  # type: ignore[arg-type]
         data.append({"n": int(r["n"]), "mu": mu, "lo": lo, "hi": hi,  # type: ignore[call-overload]
                      "mu_plot": _clip(mu), "lo_plot": _clip(lo), "hi_plot": _clip(hi),

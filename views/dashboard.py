@@ -34,7 +34,7 @@ import streamlit as st
 
 import ldp_core
 from classroom import config
-from classroom.domain import ClassroomError
+from classroom.domain import CLASS_EXERCISE, ClassroomError
 from ldp_core.formulas import privacy_ratio, unbiased_coefficients, worst_variance_unit
 from ui import live_charts, session
 from ui.fmt import fmt_count, fmt_fixed, fmt_interval
@@ -58,7 +58,7 @@ _GAMMA_RANGE = (0.002, 0.493)
 
 def _exercise_design() -> dict:
     """The class exercise (CS208): a die 1-4, tell the truth on 1-3, lie on 4."""
-    return {"design": "die", "faces": 4, "truthful": 3}
+    return dict(CLASS_EXERCISE)
 
 
 # -- entry point ----------------------------------------------------------------------------
@@ -571,7 +571,7 @@ def _request_base_url() -> str | None:
         headers = st.context.headers
         host = headers.get("x-forwarded-host") or headers.get("host")
         proto = headers.get("x-forwarded-proto") or "http"
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 - no request context (bare mode, AppTest): no address
         return None
     if isinstance(host, str) and host and isinstance(proto, str):
         return f"{proto.split(',')[0].strip()}://{host.split(',')[0].strip()}{suffix}"
@@ -658,7 +658,7 @@ def _nice(x: object, max_den: int = 100) -> Fraction | None:
     if isinstance(x, Fraction) and x.denominator <= max_den:
         return x
     try:
-        fx = float(x)  # type: ignore[arg-type]
+        fx = float(x)  # type: ignore[arg-type]  # any object: float() raises, caught below
     except (TypeError, ValueError):
         return None
     if not math.isfinite(fx):
@@ -671,7 +671,7 @@ def _tex(x: object, digits: int = 3) -> str:
     """A coefficient in LaTeX: an integer, a small fraction, or a short decimal."""
     fr = _nice(x)
     if fr is None:
-        return f"{float(x):.{digits}g}"  # type: ignore[arg-type]
+        return f"{float(x):.{digits}g}"  # type: ignore[arg-type]  # a coefficient: a number
     sign = "-" if fr < 0 else ""
     fr = abs(fr)
     if fr.denominator == 1:

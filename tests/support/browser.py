@@ -25,7 +25,7 @@ def require_browser() -> None:
         problem = f"Chromium not found at {CHROMIUM} (apt-get install chromium chromium-driver)"
     else:
         try:
-            import playwright.sync_api  # noqa: F401
+            import playwright.sync_api
         except ImportError:
             problem = ("the playwright package is not installed "
                        "(pip install -r requirements-dev.txt)")
