@@ -54,6 +54,7 @@ __all__ = [
     "BadInput",
     "BadReport",
     "CategoricalEstimate",
+    "DashboardSnapshot",
     "ClassroomError",
     "ConfigError",
     "NotFound",
@@ -426,6 +427,17 @@ class TrajectoryPoint:
     mu_hat: float
     ci_low: float
     ci_high: float
+
+
+@dataclass(frozen=True)
+class DashboardSnapshot:
+    """One refresh of the dashboard for one question, read in one transaction."""
+
+    question: Question
+    rounds: tuple[Round, ...]
+    estimate: QuestionEstimate
+    #: The current round's estimate as reports arrived (yes/no questions; else empty).
+    trajectory: tuple[TrajectoryPoint, ...]
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from .domain import (
     BadInput,
     BadReport,
     CategoricalEstimate,
+    DashboardSnapshot,
     Design,
     Poll,
     Question,
@@ -72,6 +73,7 @@ __all__ = [
     "estimate_from_groups",
     "new_join_code",
     "replay_from_csv",
+    "trajectory",
 ]
 
 #: Columns of an exported question, in order. No tokens, no submission ids.
@@ -558,26 +560,27 @@ class PollService:
             raise BadInput("the arrival trajectory is drawn for yes/no questions only")
         number = q.round_number if round_number is None else _id("round", round_number)
         answers = self._store.answers_in_order(qid, number, include_simulated=include_simulated)
-        total = len(answers)
-        if total == 0:
-            return ()
-        steps = max(1, _id("points", points))
-        marks = sorted({max(1, round(total * i / steps)) for i in range(1, steps + 1)})
-        designs: dict[str, BinaryDesign] = {}
-        counts: dict[str, list[int]] = {}
-        out: list[TrajectoryPoint] = []
-        for k, (design_json, answer) in enumerate(answers, start=1):
-            if design_json not in designs:
-                designs[design_json] = _binary_design(design_json)
-                counts[design_json] = [0, 0]
-            counts[design_json][0] += 1
-            counts[design_json][1] += answer == "1"
-            if k == marks[len(out)]:
-                bc = BinaryCounts(tuple((designs[j], n, y) for j, (n, y) in counts.items()))
-                interval, mu = bc.normal_interval(level), bc.unbiased()
-                if interval is not None and mu is not None:  # k >= 1: both exist
-                    out.append(TrajectoryPoint(k, mu, *interval))
-        return tuple(out)
+        return trajectory(answers, points=_id("points", points), level=level)
+
+    def dashboard_snapshot(self, question_id: int, *, level: float = 0.95,
+                           points: int = 60) -> DashboardSnapshot:
+        """What one refresh of the dashboard shows for a question, from ONE read
+        transaction: the question, its rounds, the current round's estimate and, for a
+        yes/no question, its arrival trajectory."""
+        qid = _id("question id", question_id)
+        found = self._store.estimate_inputs(qid, with_answers=True)
+        if found is None:
+            raise UnknownQuestion(f"no question with id {qid}")
+        q = found.question
+        est = estimate_from_groups(
+            question_id=q.id, kind=q.kind, options=q.options, groups=found.groups,
+            round_designs={r.number: r.design_json for r in found.rounds},
+            round_number=q.round_number, level=level)
+        est = dataclasses.replace(est, addresses=found.addresses.get(q.round_number))
+        path = () if found.answers is None else trajectory(
+            found.answers, points=_id("points", points), level=level)
+        return DashboardSnapshot(question=q, rounds=tuple(found.rounds), estimate=est,
+                                 trajectory=path)
 
     # -- export and replay ----------------------------------------------------------------
     def export_csv(self, question_id: int, *, include_simulated: bool = False) -> str:
@@ -664,6 +667,33 @@ def exact_class(kind: str, k: int, n: int, true_share: float | Sequence[float]) 
 
 
 # -- estimation from grouped counts (shared by the store path and CSV replay) --------------
+
+
+def trajectory(answers: Sequence[tuple[str, str]], *, points: int = 60,
+               level: float = 0.95) -> tuple[TrajectoryPoint, ...]:
+    """μ̂ and its normal interval after the first k of these ``(design JSON, answer)``
+    reports (arrival order), for up to ``points`` values of k spread over them, the last
+    one included; each report corrected with its own design."""
+    total = len(answers)
+    if total == 0:
+        return ()
+    steps = max(1, points)
+    marks = sorted({max(1, round(total * i / steps)) for i in range(1, steps + 1)})
+    designs: dict[str, BinaryDesign] = {}
+    counts: dict[str, list[int]] = {}
+    out: list[TrajectoryPoint] = []
+    for k, (design_json, answer) in enumerate(answers, start=1):
+        if design_json not in designs:
+            designs[design_json] = _binary_design(design_json)
+            counts[design_json] = [0, 0]
+        counts[design_json][0] += 1
+        counts[design_json][1] += answer == "1"
+        if k == marks[len(out)]:
+            bc = BinaryCounts(tuple((designs[j], n, y) for j, (n, y) in counts.items()))
+            interval, mu = bc.normal_interval(level), bc.unbiased()
+            if interval is not None and mu is not None:  # k >= 1: both exist
+                out.append(TrajectoryPoint(k, mu, *interval))
+    return tuple(out)
 
 
 def _binary_round(design_of: Callable[[str], Any], items: list[tuple[str, str, int]],

@@ -306,6 +306,9 @@ class EstimateInputs(NamedTuple):
     rounds: list[Round]
     groups: list[tuple[int, str, str, bool, int]]
     addresses: dict[int, int]
+    #: ``(design JSON, answer)`` of the current round in arrival order, when asked for
+    #: (yes/no questions only), else None.
+    answers: list[tuple[str, str]] | None = None
 
 
 _QUESTION_COLS = (
@@ -793,8 +796,8 @@ class Store:
         with self.transaction(write=False) as conn:
             return [(r.design_params, r.answer) for r in conn.execute(stmt)]
 
-    def estimate_inputs(self, question_id: int, *, include_simulated: bool = True
-                        ) -> EstimateInputs | None:
+    def estimate_inputs(self, question_id: int, *, include_simulated: bool = True,
+                        with_answers: bool = False) -> EstimateInputs | None:
         """The question, its rounds, its grouped counts and its distinct-address counts,
         from one snapshot.
 
@@ -802,7 +805,9 @@ class Store:
         one aggregate over ``reports`` by ``round_id`` (served by the covering
         index ``ix_reports_round_group``), round ids mapped to numbers here.
         ``addresses`` maps a round number to the number of distinct address tags
-        among its real reports (rounds without any are absent).
+        among its real reports (rounds without any are absent). ``with_answers``
+        also reads a yes/no question's current round in arrival order, in the same
+        snapshot.
         """
         with self.transaction(write=False) as conn:
             qrow = conn.execute(self._stmt_question, {"question_id": question_id}).first()
@@ -814,11 +819,22 @@ class Store:
             stmt = self._stmt_grouped if include_simulated else self._stmt_grouped_real
             rows = conn.execute(stmt, {"round_ids": ids}).all()
             tagged = conn.execute(self._stmt_addresses, {"round_ids": ids}).all()
+            answers = None
+            if with_answers and question.kind == "binary":
+                current = [r.id for r in round_rows if r.number == question.round_number]
+                answers = [(r.design_params, r.answer) for r in conn.execute(
+                    self._answers_stmt(current, include_simulated))]
         numbers = {r.id: r.number for r in round_rows}
         return EstimateInputs(
             question, [_round(r, question.kind) for r in round_rows],
             [(numbers[r[0]], r[1], r[2], bool(r[3]), int(r[4])) for r in rows],
-            {numbers[r[0]]: int(r[1]) for r in tagged if r[1]})
+            {numbers[r[0]]: int(r[1]) for r in tagged if r[1]}, answers)
+
+    @staticmethod
+    def _answers_stmt(round_ids: list[int], include_simulated: bool) -> sa.Select[Any]:
+        stmt = (sa.select(reports.c.design_params, reports.c.answer)
+                .where(reports.c.round_id.in_(round_ids)).order_by(reports.c.id))
+        return stmt if include_simulated else stmt.where(reports.c.simulated.is_(False))
 
     def export_rows(self, question_id: int, *, include_simulated: bool
                     ) -> list[tuple[int, str, str, datetime]]:

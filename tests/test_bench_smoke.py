@@ -23,6 +23,7 @@ TARGET = re.compile(r"^TARGET \S+ measured=\S+ goal=\S+ (PASS|MISS)$", re.M)
 SCRIPTS = [
     pytest.param("bench_ldp_core.py", id="ldp_core"),
     pytest.param("bench_store.py", id="store"),
+    pytest.param("bench_read_model.py", id="read_model"),
     pytest.param("bench_study_pages.py", id="study_pages"),
     pytest.param("load.py", id="load", marks=pytest.mark.server),
     pytest.param("profile_server.py", id="profile_server", marks=pytest.mark.server),

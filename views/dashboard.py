@@ -748,13 +748,11 @@ def _live_panel(question_id: int, projector: bool) -> None:
         return
     _rehearsal_tick(question_id)
     try:
-        svc = session.service()
-        q = svc.question(question_id)
-        est = svc.estimate(question_id)
-        rounds = svc.rounds(question_id)
+        snap = session.service().dashboard_snapshot(question_id)  # one read transaction
     except ClassroomError as exc:
         st.warning(f"{exc}")
         return
+    q, est, rounds = snap.question, snap.estimate, list(snap.rounds)
     st.markdown(_status_line(q, est))
     if not projector and est.n:
         st.caption(distinct_addresses_note(est))
@@ -775,7 +773,7 @@ def _live_panel(question_id: int, projector: bool) -> None:
             _rounds_table(q, est, rounds, projector)
         return
     if q.kind == "binary":
-        _binary_panel(q, est, rounds, projector)
+        _binary_panel(q, est, rounds, projector, snap.trajectory)
     else:
         _categorical_panel(q, est, rounds, projector)
 
@@ -834,7 +832,7 @@ SD_POPULATION_HELP = (
     "½ it is about √(1/n).")
 
 
-def _binary_panel(q, est, rounds, projector: bool) -> None:
+def _binary_panel(q, est, rounds, projector: bool, points) -> None:
     b, counts = est.binary, est.binary_counts
     n, v = est.n, est.counts[1]
     one_design = len(counts.groups) == 1
@@ -912,11 +910,6 @@ def _binary_panel(q, est, rounds, projector: bool) -> None:
         live_charts.show(live_charts.reported_counts(q.options, est.counts), big=projector)
     with right:
         st.markdown(f"**μ̂ and its {level:.0%} CI as reports arrive**")
-        try:
-            points = session.service().estimate_trajectory(q.id, level=level)
-        except ClassroomError as exc:
-            points = ()
-            st.caption(f"{exc}")
         rows = [{"n": p.n, "mu": p.mu_hat, "lo": p.ci_low, "hi": p.ci_high} for p in points]
         live_charts.show(live_charts.estimate_trace(rows, level=level), big=projector)
         st.caption("After the first n reports of this round, in the order they arrived.")
