@@ -1,0 +1,227 @@
+"""What the dashboard's buttons do: one callback per action, each through the service,
+a refusal shown as a message (never a traceback), and the rehearsal's simulated
+students arriving batch by batch."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+from classroom.domain import ClassroomError
+from ui import session
+from ui.dashboard.selection import (
+    EXERCISE_OPTIONS,
+    EXERCISE_TEXT,
+    FLASH,
+    QID,
+    exercise_design,
+    select,
+)
+from ui.fmt import fmt_count
+from ui.text import plain
+
+
+def _flash(kind: str, text: str) -> None:
+    st.session_state.setdefault(FLASH, []).append((kind, text))
+
+
+def show_flash(projector: bool = False) -> None:
+    """Messages from the last action; on the projector a success is a passing toast.
+
+    Always one container, messages or not: everything below keeps its place on the page,
+    so an open expander stays open after an action.
+    """
+    box = st.container()
+    for kind, text in st.session_state.pop(FLASH, []):
+        if projector and kind == "success":
+            st.toast(text)
+        else:
+            getattr(box, kind)(text)
+
+
+def _do(action: Callable[[], object], ok: str | None = None) -> object | None:
+    """Run a service action for the instructor; a refusal becomes a message, never a traceback."""
+    if not session.is_instructor():
+        _flash("error", "Only the instructor can do that. Log in on the I'm teaching page.")
+        return None
+    try:
+        result = action()
+    except (ClassroomError, ValueError) as exc:
+        _flash("error", str(exc))
+        return None
+    if ok:
+        _flash("success", ok)
+    return result
+
+
+def cb_start_exercise(poll_id: int | None) -> None:
+    def go():
+        svc = session.service()
+        pid = poll_id if poll_id is not None else svc.create_poll("Class exercise").id
+        q = svc.add_question(pid, EXERCISE_TEXT, options=EXERCISE_OPTIONS,
+                             design_params=exercise_design(), kind="binary", mode="device")
+        svc.open_question(q.id)
+        return pid, q.id
+
+    done = _do(go, "Voting is open for the class exercise. Show the join code.")
+    if done:
+        select(*done)
+
+
+def cb_create_poll() -> None:
+    title = st.session_state.get("dash_new_poll_title", "")
+    rehearsal = bool(st.session_state.get("dash_new_poll_rehearsal", False))
+    poll = _do(lambda: session.service().create_poll(title, rehearsal=rehearsal))
+    if poll is not None:
+        select(poll.id)
+        _flash("success", f"Poll {poll.join_code} created. Add a question below.")
+
+
+def cb_delete_poll(poll_id: int, code: str) -> None:
+    if not st.session_state.get(f"dash_confirm_delete_{poll_id}"):
+        _flash("warning", "Tick the box to confirm, then delete.")
+        return
+    if _do(lambda: session.service().delete_poll(poll_id),
+           f"Poll {code} deleted with its questions, rounds and reports.") is not None:
+        select(None)
+        for key in ("pid", "qid"):
+            if key in st.query_params:
+                del st.query_params[key]
+
+
+def cb_pick_poll() -> None:
+    select(st.session_state.get("dash_poll_select"))
+
+
+def cb_pick_question() -> None:
+    st.session_state[QID] = st.session_state.get("dash_question_select")
+
+
+def cb_open(qid: int) -> None:
+    _do(lambda: session.service().open_question(qid), "Voting is open.")
+
+
+def cb_close(qid: int) -> None:
+    _do(lambda: session.service().close_question(qid), "Voting is closed.")
+
+
+def cb_reveal(qid: int, revealed: bool) -> None:
+    _do(lambda: session.service().set_revealed(qid, revealed),
+        "Results are shown." if revealed else "Results are hidden: only the count shows.")
+
+
+def cb_new_round(qid: int, params: dict | None, open_key: str | None = None) -> None:
+    open_now = bool(st.session_state.get(open_key)) if open_key else False
+    r = _do(lambda: session.service().new_round(qid, params, open_now=open_now))
+    if r is not None:
+        _flash("success", f"Round {r.number} started"
+               + (" and voting is open." if open_now else ". Open voting when ready.")
+               + " Earlier rounds stay in the history.")
+
+
+def cb_add_question(poll_id: int, spec: dict, open_key: str) -> None:
+    open_now = bool(st.session_state.get(open_key))
+
+    def go():
+        svc = session.service()
+        q = svc.add_question(poll_id, **spec)
+        if open_now:
+            svc.open_question(q.id)
+        return q
+
+    q = _do(go)
+    if q is not None:
+        select(poll_id, q.id)
+        _flash("success", "Question added" + (" and voting is open." if open_now else
+                                               ". Open voting when ready."))
+
+
+def cb_delete_question(qid: int) -> None:
+    if not st.session_state.get(f"dash_confirm_delete_q_{qid}"):
+        _flash("warning", "Tick the box to confirm, then delete.")
+        return
+    if _do(lambda: session.service().delete_question(qid), "Question deleted.") is not None:
+        st.session_state.pop(QID, None)
+
+
+def cb_projector(on: bool) -> None:
+    if on:
+        st.query_params["projector"] = "1"
+    elif "projector" in st.query_params:
+        del st.query_params["projector"]
+
+
+#: Simulated students arrive over this many live-panel refreshes (2 s each).
+_ARRIVAL_TICKS = 5
+
+
+_REHEARSAL = "dash_rehearsal_plan"
+
+
+#: The simulated class's true answers, counted per option (only simulated students).
+_SIM_CLASS = "dash_simulated_class"
+
+
+def cb_simulate(qid: int, shares: object) -> None:
+    """Plan a rehearsal class; the live panel lets it arrive batch by batch."""
+    if not session.is_instructor():
+        _flash("error", "Only the instructor can do that. Log in on the I'm teaching page.")
+        return
+    n = int(st.session_state.get("dash_sim_n", 40))
+    truths = _do(lambda: session.service().rehearsal_class(qid, n, shares))
+    if truths is None:
+        return
+    st.session_state[_REHEARSAL] = {"qid": qid, "truths": list(truths),
+                                    "batch": max(1, -(-n // _ARRIVAL_TICKS))}
+    tally = st.session_state.get(_SIM_CLASS)
+    if not tally or tally["qid"] != qid:
+        tally = {"qid": qid, "counts": [0] * (max(truths) + 1)}
+    counts = tally["counts"] + [0] * (max(truths) + 1 - len(tally["counts"]))
+    for v in truths:
+        counts[v] += 1
+    st.session_state[_SIM_CLASS] = {"qid": qid, "counts": counts}
+    _flash("info", f"{n} simulated students are arriving over the next few seconds.")
+
+
+def rehearsal_tick(question_id: int) -> None:
+    """Let the next batch of a planned rehearsal class answer (same path as real reports)."""
+    plan = st.session_state.get(_REHEARSAL)
+    if not plan or plan["qid"] != question_id:
+        return
+    batch, rest = plan["truths"][:plan["batch"]], plan["truths"][plan["batch"]:]
+    try:
+        session.service().add_simulated_answers(question_id, batch)
+    except ClassroomError as exc:
+        st.session_state.pop(_REHEARSAL, None)
+        st.warning(f"Rehearsal stopped: {exc}")
+        return
+    plan["truths"] = rest
+    if not rest:
+        st.session_state.pop(_REHEARSAL, None)
+
+
+def simulated_class_note(question, n_simulated: int) -> str | None:
+    """"Simulated class: 24 of 40 truly Vanilla (60%)": what the rehearsal's CI is about."""
+    tally = st.session_state.get(_SIM_CLASS)
+    if not tally or tally["qid"] != question.id or not n_simulated:
+        return None
+    counts = tally["counts"]
+    total = sum(counts)
+    if total != n_simulated:  # still arriving, or cleared elsewhere
+        return None
+    if question.kind == "binary":
+        yes = counts[1] if len(counts) > 1 else 0
+        return (f"Simulated class: {fmt_count(yes)} of {fmt_count(total)} truly "
+                f"“{plain(question.options[1])}” ({yes / total:.0%}), the share the 95% CI "
+                "is about.")
+    parts = ", ".join(f"{plain(opt)} {c}" for opt, c in zip(question.options, counts, strict=True))
+    return f"Simulated class (true answers): {parts}."
+
+
+def cb_clear_simulated(qid: int) -> None:
+    st.session_state.pop(_REHEARSAL, None)
+    st.session_state.pop(_SIM_CLASS, None)
+    removed = _do(lambda: session.service().clear_simulated(qid))
+    if removed is not None:
+        _flash("success", f"{removed} simulated reports removed; real reports are untouched.")

@@ -1,0 +1,121 @@
+"""Adding a question: the class exercise, a yes/no design or a histogram question."""
+
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+import ldp_core
+from ui.dashboard.actions import cb_add_question, cb_start_exercise
+from ui.dashboard.formulas import (
+    channel_text,
+    design_text,
+    eps_formula,
+    mu_formula,
+    sd_formula,
+)
+from ui.dashboard.selection import EXERCISE_OPTIONS, EXERCISE_TEXT, exercise_design
+from ui.dashboard.what_if import linked_sliders
+
+_PRESETS = {
+    "exercise": "Class exercise: die 1–4",
+    "two_coin": "Two coins",
+    "warner": "Warner's spinner",
+    "custom": "Custom ε or γ",
+    "categorical": "Categorical (k options)",
+}
+
+
+def _binary_spec(preset: str) -> tuple[dict | None, str | None]:
+    """(design params, error) for the binary preset chosen in the form."""
+    try:
+        if preset == "exercise":
+            design = ldp_core.binary_design_from_params(exercise_design())
+        elif preset == "two_coin":
+            design = ldp_core.TwoCoinRR()
+        elif preset == "warner":
+            p = st.slider("p: chance the spinner points at the statement (else its negation)",
+                          0.05, 0.95, 0.7, step=0.05, key="dash_q_warner_p")
+            design = ldp_core.WarnerRR(p)
+        else:
+            design = linked_sliders("dash_q", math.log(3))
+    except ValueError as exc:
+        return None, str(exc)
+    st.caption(f"Design: {design_text(design)}; " + channel_text(design) + "; "
+               + mu_formula(design, 0, 0, None) + "; " + sd_formula(design, 0, None) + "; "
+               + eps_formula(design, design.epsilon))
+    return design.params(), None
+
+
+def _categorical_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
+    raw = st.text_area("Options, one per line (2 to 20)", key="dash_q_cat_options",
+                       value="Vanilla\nChocolate\nStrawberry\nPistachio")
+    labels = tuple(line.strip() for line in raw.splitlines() if line.strip())
+    eps = st.slider("ε: privacy loss per student", 0.1, 5.0, 1.0, step=0.1,
+                    key="dash_q_cat_eps")
+    k = len(labels)
+    if k < 2:
+        return None, labels, "Give at least two options."
+    try:
+        rec = ldp_core.recommend_oracle(k, eps)
+    except ValueError as exc:
+        return None, labels, str(exc)
+    names = {"grr": "GRR (direct encoding)", "sue": "SUE (symmetric unary encoding)",
+             "oue": "OUE (optimized unary encoding)"}
+    oracle = st.radio("Frequency oracle", list(names),
+                      format_func=lambda o: names[o] + (" — recommended" if o == rec else ""),
+                      index=list(names).index(rec), key="dash_q_cat_oracle", horizontal=True)
+    st.caption(f"ldp_core recommends {rec.upper()} for k = {k}, ε = {eps:.1f}: GRR has the "
+               "smaller variance when k < 3e^ε + 2 (Wang et al. 2017).")
+    try:
+        if oracle == "grr":
+            design = ldp_core.GRR(k, eps)
+        elif oracle == "sue":
+            design = ldp_core.UnaryEncoding.symmetric(k, eps)
+        else:
+            design = ldp_core.UnaryEncoding.optimized(k, eps)
+    except ValueError as exc:
+        return None, labels, str(exc)
+    st.caption(f"Design: {design_text(design)}; ε = {design.epsilon:.3f}.")
+    return design.params(), labels, None
+
+
+def add_question_panel(poll, *, expanded: bool) -> None:
+    with st.expander("Add a question", icon=":material/add_circle:", expanded=expanded,
+                     key="dash_open_add_question", on_change="rerun"):
+        st.button("Add the class exercise and open voting", icon=":material/play_arrow:",
+                  type="primary",
+                  key="dash_add_exercise", on_click=cb_start_exercise, args=(poll.id,),
+                  help=f"“{EXERCISE_TEXT}”, options Chocolate (0) and Vanilla (1), "
+                  "a die 1–4 on each phone.")
+        st.markdown("**Or build one:**")
+        preset = st.radio("Design", list(_PRESETS), format_func=_PRESETS.__getitem__,
+                          key="dash_q_preset", horizontal=True)
+        if preset == "categorical":
+            text = st.text_input("Question", key="dash_q_cat_text",
+                                 value="Which flavour do you like best?")
+            params, options, error = _categorical_spec()
+            kind = "categorical"
+        else:
+            text = st.text_input("Question", key="dash_q_text", value=EXERCISE_TEXT)
+            zero, one = st.columns(2)
+            no = zero.text_input("Option for answer 0", key="dash_q_opt0",
+                                 value=EXERCISE_OPTIONS[0])
+            yes = one.text_input("Option for answer 1 (the share estimated)",
+                                 key="dash_q_opt1", value=EXERCISE_OPTIONS[1])
+            options = (no, yes)
+            params, error = _binary_spec(preset)
+            kind = "binary"
+        mode = st.radio("Randomization", ["device", "physical"], key="dash_q_mode",
+                        horizontal=True, format_func={
+                            "device": "On the phone (device randomness)",
+                            "physical": "Physical: students roll / toss themselves and tap "
+                                        "what they report"}.__getitem__)
+        st.checkbox("Open voting right away", key="dash_q_open")
+        if error:
+            st.error(error)
+        spec = {"text": text, "options": options, "design_params": params, "kind": kind,
+                "mode": mode}
+        st.button("Add question", key="dash_add_question", disabled=params is None,
+                  on_click=cb_add_question, args=(poll.id, spec, "dash_q_open"))
