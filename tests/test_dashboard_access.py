@@ -22,7 +22,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.support.apptest import APP, ROOT, app_env, log_in
-from tests.support.browser import ARGS, CHROMIUM, login_link, require_browser
+from tests.support.browser import chromium, login_link, require_browser
 from tests.support.browser import log_in as browser_log_in
 from tests.support.server import running_server
 from tests.test_dashboard import DIE, dashboard, seed
@@ -222,17 +222,6 @@ FIRST_SESSION_URLS = ["", "dashboard", "pages/dashboard", "dashboard?key=wrong",
 
 
 @pytest.fixture(scope="module")
-def browser():
-    require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
 def classroom_env(tmp_path_factory):
     """A classroom database with an open, revealed exercise: what a leak would show."""
     require_browser()
@@ -293,10 +282,10 @@ def assert_page_has_no_dashboard(page, text: str, code: str, url: str) -> None:
 @pytest.mark.browser
 @pytest.mark.server
 @pytest.mark.parametrize("path", FIRST_SESSION_URLS)
-def test_first_session_on_a_fresh_server_sees_no_dashboard(browser, classroom_env,
+def test_first_session_on_a_fresh_server_sees_no_dashboard(chromium, classroom_env,
                                                            fresh_servers, path):
     _, code = classroom_env
-    ctx = browser.new_context()
+    ctx = chromium.new_context()
     try:
         page = ctx.new_page()
         url = f"{fresh_servers[path]}/{path}"
@@ -307,10 +296,10 @@ def test_first_session_on_a_fresh_server_sees_no_dashboard(browser, classroom_en
 
 @pytest.mark.browser
 @pytest.mark.server
-def test_every_url_after_startup_and_login_as_control(browser, classroom_env):
+def test_every_url_after_startup_and_login_as_control(chromium, classroom_env):
     env, code = classroom_env
     with running_server(env) as base:
-        visitor = browser.new_context()
+        visitor = chromium.new_context()
         try:
             page = visitor.new_page()
             for path in URLS:
@@ -319,7 +308,7 @@ def test_every_url_after_startup_and_login_as_control(browser, classroom_env):
         finally:
             visitor.close()
         # Positive control: the instructor's login URL does show the dashboard.
-        instructor = browser.new_context()
+        instructor = chromium.new_context()
         try:
             page = instructor.new_page()
             browser_log_in(page, base, "access-test-key-0123")
@@ -332,12 +321,12 @@ def test_every_url_after_startup_and_login_as_control(browser, classroom_env):
 
 @pytest.mark.browser
 @pytest.mark.server
-def test_login_url_as_the_first_request_opens_the_dashboard(browser, classroom_env):
+def test_login_url_as_the_first_request_opens_the_dashboard(chromium, classroom_env):
     """The login link printed at start-up is usually the first request a server gets; it
     must land on a working dashboard, not on the bare file of the legacy pages/ mode."""
     env, code = classroom_env
     with running_server(env) as base:
-        ctx = browser.new_context()
+        ctx = chromium.new_context()
         try:
             page = ctx.new_page()
             page.goto(login_link(base))

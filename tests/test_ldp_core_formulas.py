@@ -1,4 +1,4 @@
-"""ldp_core.formulas: the estimator's coefficients agree with BinaryCounts exactly."""
+"""ldp_core.formulas: exact coefficients, checked against hand-worked fractions."""
 
 from __future__ import annotations
 
@@ -35,18 +35,31 @@ def test_warner_p_0_7():
     assert worst_variance_unit(WarnerRR(0.7)) == pytest.approx(0.21 / 0.16)
 
 
-@pytest.mark.parametrize("design", [
-    DieRR(4, 3), DieRR(6, 5), DieRR(10, 2), TwoCoinRR(), WarnerRR(0.7), WarnerRR(0.2),
-    GammaRR(0.1), EpsilonRR(0.5), EpsilonRR(3.0), ForcedResponse(0.6, 0.3),
-    ForcedResponse(0.5, 0.1),
-])
+#: (design, slope 1/(a-b), offset b/(a-b), worst unit max(a(1-a), b(1-b))/(a-b)^2), worked
+#: out by hand from each design's a = P(report 1 | 1) and b = P(report 1 | 0).
+EXACT = [
+    (DieRR(4, 3), Fraction(2), Fraction(1, 2), Fraction(3, 4)),  # a = 3/4, b = 1/4
+    (DieRR(6, 5), Fraction(3, 2), Fraction(1, 4), Fraction(5, 16)),  # a = 5/6, b = 1/6
+    (DieRR(10, 2), Fraction(-5, 3), Fraction(-4, 3), Fraction(4, 9)),  # a = 1/5, b = 4/5
+    (TwoCoinRR(), Fraction(2), Fraction(1, 2), Fraction(3, 4)),  # a = 3/4, b = 1/4
+    (ForcedResponse(0.6, 0.3), Fraction(5, 3), Fraction(1, 2), Fraction(7, 12)),  # 9/10, 3/10
+    (ForcedResponse(0.5, 0.25), Fraction(2), Fraction(1, 2), Fraction(3, 4)),  # 3/4, 1/4
+]
+
+
+@pytest.mark.parametrize("design,slope,offset,unit", EXACT)
+def test_coefficients_are_the_exact_fractions(design, slope, offset, unit):
+    assert unbiased_coefficients(design) == (slope, offset)
+    assert worst_variance_unit(design) == unit
+
+
+@pytest.mark.parametrize("design,slope,offset,unit", EXACT)
 @pytest.mark.parametrize("yes,n", [(0, 1), (1, 1), (30, 40), (7, 13), (400, 1000)])
-def test_coefficients_reproduce_binary_counts(design, yes, n):
+def test_binary_counts_agree_with_the_exact_fractions(design, slope, offset, unit, yes, n):
     counts = BinaryCounts.single(design, yes=yes, n=n)
-    slope, offset = unbiased_coefficients(design)
-    assert float(slope) * yes / n - float(offset) == pytest.approx(counts.unbiased(), abs=1e-12)
-    assert math.sqrt(float(worst_variance_unit(design)) / n) == pytest.approx(
-        counts.sd_worst(), rel=1e-12)
+    assert counts.unbiased() == pytest.approx(float(slope * Fraction(yes, n) - offset),
+                                              abs=1e-12)
+    assert counts.sd_worst() == pytest.approx(math.sqrt(unit / n), rel=1e-12)
 
 
 @pytest.mark.parametrize("design", [
