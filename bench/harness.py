@@ -51,6 +51,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.cluster import Cluster, Server, running_cluster, running_server
+from tests.support.db import count_reports
 from tests.support.phone_client import PhoneStudent, new_session
 from tests.support.protocol import ProtocolError, Tab
 
@@ -694,7 +695,7 @@ async def _run(tgt: Target, cfg: LoadConfig, poll, question, label: str) -> Load
 
 def check_database(service, question_id: int, report: LoadReport) -> None:
     """Exactly one stored report per student, holding the answer it sent; none lost."""
-    report.stored = service.store.count_reports(question_id)
+    report.stored = count_reports(service.store, question_id)
     with_report = 0
     for o in report.outcomes:
         if not o.device_id:

@@ -12,6 +12,7 @@ from .domain import (
     CategoricalEstimate,
     ClassroomError,
     ConfigError,
+    Conflict,
     NotFound,
     Poll,
     Question,
@@ -25,7 +26,7 @@ from .domain import (
     normalize_join_code,
 )
 from .service import PollService
-from .store import Conflict, Store, make_engine
+from .store import Store, make_engine
 
 __all__ = [
     "BadInput",

@@ -56,6 +56,7 @@ __all__ = [
     "CategoricalEstimate",
     "DashboardSnapshot",
     "ClassroomError",
+    "Conflict",
     "ConfigError",
     "NotFound",
     "Poll",
@@ -89,6 +90,10 @@ class ConfigError(ClassroomError):
 
 class StoreUnavailable(ClassroomError):
     """The database cannot be reached or is busy; the action did not happen."""
+
+
+class Conflict(StoreUnavailable):
+    """A write collided with a concurrent change (e.g. the poll was deleted)."""
 
 
 class BadInput(ClassroomError):

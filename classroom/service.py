@@ -19,7 +19,8 @@ import re
 import secrets
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from datetime import datetime
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -82,6 +83,7 @@ MAX_SIMULATED = 100_000
 MAX_CSV_ROWS = 1_000_000
 SALT_BYTES = 32
 _LOG = logging.getLogger(__name__)
+T = TypeVar("T")
 _SUBMISSION_ID = re.compile(r"[A-Za-z0-9_.:\-]{8,100}")
 _MAX_DEVICE_ID = 256
 
@@ -131,9 +133,37 @@ def _submission_id(value: object) -> str:
     return value
 
 
+def _question_found(value: T | None, question_id: int) -> T:
+    """``value``, or ``UnknownQuestion`` when the store found nothing."""
+    if value is None:
+        raise UnknownQuestion(f"no question with id {question_id}")
+    return value
+
+
+def _poll_found(value: T | None, poll_id: int) -> T:
+    """``value``, or ``UnknownPoll`` when the store found nothing."""
+    if value is None:
+        raise UnknownPoll(f"no poll with id {poll_id}")
+    return value
+
+
 def _any_design(text: str) -> Design:
     params = json.loads(text)
     return canonical_design(kind_of_params(params), params)[0]
+
+
+def _make_receipt(question: Question, round_number: int, answer: str, design_json: str,
+                  design: Design, created_at: datetime, *, already: bool,
+                  simulated: bool) -> Receipt:
+    """The one way a receipt is built: the randomized answer and its label, the round, the
+    design's ε, and whether this device had already answered."""
+    return Receipt(
+        question_id=question.id, question_text=question.text, round_number=round_number,
+        answer=answer,
+        answer_label=answer_label(question.kind, _design_name(design_json), question.options,
+                                  answer),
+        created_at=created_at, epsilon=design_epsilon(design), already_answered=already,
+        simulated=simulated)
 
 
 def _binary_design(text: str) -> BinaryDesign:
@@ -182,9 +212,7 @@ class PollService:
     def poll(self, poll_id: int) -> Poll:
         pid = _id("poll id", poll_id)
         poll = self._store.poll(pid)
-        if poll is None:
-            raise UnknownPoll(f"no poll with id {pid}")
-        return poll
+        return _poll_found(poll, pid)
 
     def poll_by_code(self, code: str) -> Poll:
         """The poll with this join code; typed codes are normalised first."""
@@ -237,16 +265,12 @@ class PollService:
             poll_id=pid, text=body, kind=kind, options_json=json.dumps(list(labels)),
             design_json=design_json, mode=mode, salt=secrets.token_bytes(SALT_BYTES),
             now=utcnow())
-        if q is None:
-            raise UnknownPoll(f"no poll with id {pid}")
-        return q
+        return _poll_found(q, pid)
 
     def question(self, question_id: int) -> Question:
         qid = _id("question id", question_id)
         q = self._store.question(qid)
-        if q is None:
-            raise UnknownQuestion(f"no question with id {qid}")
-        return q
+        return _question_found(q, qid)
 
     def questions(self, poll_id: int) -> list[Question]:
         """The poll's questions by position."""
@@ -271,9 +295,7 @@ class PollService:
     def _set_state(self, question_id: int, state: str, close_others: bool = False) -> Question:
         qid = _id("question id", question_id)
         q = self._store.set_state(qid, state, utcnow(), close_others=close_others)
-        if q is None:
-            raise UnknownQuestion(f"no question with id {qid}")
-        return q
+        return _question_found(q, qid)
 
     def open_question(self, question_id: int) -> Question:
         """Open for answers; any other open question of the poll is closed."""
@@ -285,18 +307,14 @@ class PollService:
     def set_revealed(self, question_id: int, revealed: bool) -> Question:
         qid = _id("question id", question_id)
         q = self._store.set_revealed(qid, bool(revealed), utcnow())
-        if q is None:
-            raise UnknownQuestion(f"no question with id {qid}")
-        return q
+        return _question_found(q, qid)
 
     def set_design(self, question_id: int, design_params: dict[str, Any]) -> Question:
         """Change the current round's design; stored reports keep their own parameters."""
         q = self.question(question_id)
         _, design_json = self._design(q.kind, design_params, q.options)
         out = self._store.set_design(q.id, design_json, utcnow())
-        if out is None:
-            raise UnknownQuestion(f"no question with id {q.id}")
-        return out
+        return _question_found(out, q.id)
 
     def new_round(self, question_id: int, design_params: dict[str, Any] | None = None, *,
                   open_now: bool = False) -> Round:
@@ -311,9 +329,7 @@ class PollService:
             _, design_json = self._design(q.kind, design_params, q.options)
         r = self._store.insert_round(q.id, design_json, secrets.token_bytes(SALT_BYTES),
                                      utcnow(), "open" if open_now else "draft")
-        if r is None:
-            raise UnknownQuestion(f"no question with id {q.id}")
-        return r
+        return _question_found(r, q.id)
 
     def rounds(self, question_id: int) -> list[Round]:
         q = self.question(question_id)
@@ -340,13 +356,9 @@ class PollService:
 
     def _receipt(self, question: Question, row: ReportRow, number: int,
                  already: bool) -> Receipt:
-        return Receipt(
-            question_id=question.id, question_text=question.text, round_number=number,
-            answer=row.answer,
-            answer_label=answer_label(question.kind, _design_name(row.design_json),
-                                      question.options, row.answer),
-            created_at=row.created_at, epsilon=design_epsilon(_any_design(row.design_json)),
-            already_answered=already, simulated=row.simulated)
+        return _make_receipt(question, number, row.answer, row.design_json,
+                             _any_design(row.design_json), row.created_at,
+                             already=already, simulated=row.simulated)
 
     def _existing(self, question: Question, rnd: RoundSecret, token: str,
                   submission_id: str | None) -> Receipt | None:
@@ -415,13 +427,8 @@ class PollService:
                          "cookies: see the dashboard's plausibility check)", question.id,
                          rnd.number, inserted)
         if inserted is not None:
-            return Receipt(
-                question_id=question.id, question_text=question.text,
-                round_number=rnd.number, answer=stored,
-                answer_label=answer_label(question.kind, _design_name(design_json),
-                                          question.options, stored),
-                created_at=now, epsilon=design_epsilon(design), already_answered=False,
-                simulated=bool(simulated))
+            return _make_receipt(question, rnd.number, stored, design_json, design, now,
+                                 already=False, simulated=bool(simulated))
         existing = self._existing(question, rnd, token, sid)
         if existing is None:  # the conflicting row vanished in between (deleted)
             raise StoreUnavailable("database unavailable, not saved — try again")
@@ -431,8 +438,7 @@ class PollService:
         """This device's receipt in the question's current round, or None."""
         qid = _id("question id", question_id)
         found = self._store.current_round_secret(qid)
-        if found is None:
-            raise UnknownQuestion(f"no question with id {qid}")
+        found = _question_found(found, qid)
         question, rnd = found
         if not isinstance(device_id, str) or not device_id:
             return None
@@ -495,8 +501,7 @@ class PollService:
                 or not np.issubdtype(values.dtype, np.integer):
             raise BadInput(f"simulated answers must be 1..{MAX_SIMULATED} option numbers")
         found = self._store.current_round_secret(qid)
-        if found is None:
-            raise UnknownQuestion(f"no question with id {qid}")
+        found = _question_found(found, qid)
         question, rnd = found
         if not question.is_open:
             raise QuestionClosed("voting is closed for this question; open it before adding "
@@ -537,8 +542,7 @@ class PollService:
         """The estimate for one round (default: the current one) with the per-round history."""
         qid = _id("question id", question_id)
         found = self._store.estimate_inputs(qid, include_simulated=include_simulated)
-        if found is None:
-            raise UnknownQuestion(f"no question with id {qid}")
+        found = _question_found(found, qid)
         q = found.question
         number = q.round_number if round_number is None else round_number
         est = estimate_from_groups(
@@ -569,8 +573,7 @@ class PollService:
         yes/no question, its arrival trajectory."""
         qid = _id("question id", question_id)
         found = self._store.estimate_inputs(qid, with_answers=True)
-        if found is None:
-            raise UnknownQuestion(f"no question with id {qid}")
+        found = _question_found(found, qid)
         q = found.question
         est = estimate_from_groups(
             question_id=q.id, kind=q.kind, options=q.options, groups=found.groups,

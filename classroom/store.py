@@ -40,6 +40,7 @@ from . import config
 from .domain import (
     AddressLimit,
     ClassroomError,
+    Conflict,
     Poll,
     Question,
     QuestionClosed,
@@ -51,7 +52,6 @@ from .domain import (
 __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
-    "Conflict",
     "EstimateInputs",
     "ReportRow",
     "RoundSecret",
@@ -71,10 +71,6 @@ _LOG = logging.getLogger(__name__)
 
 UNAVAILABLE_WRITE = "database unavailable, not saved — try again"
 UNAVAILABLE_READ = "database unavailable — try again"
-
-
-class Conflict(StoreUnavailable):
-    """A write collided with a concurrent change (e.g. the poll was deleted)."""
 
 
 # -- schema -------------------------------------------------------------------------------
@@ -848,23 +844,6 @@ class Store:
             stmt = stmt.where(reports.c.simulated.is_(False))
         with self.transaction(write=False) as conn:
             return [(r[0], r[1], r[2], as_utc(r[3])) for r in conn.execute(stmt)]
-
-    def count_reports(self, question_id: int | None = None) -> int:
-        stmt = sa.select(sa.func.count()).select_from(reports)
-        if question_id is not None:
-            stmt = (sa.select(sa.func.count())
-                    .select_from(reports.join(rounds, reports.c.round_id == rounds.c.id))
-                    .where(rounds.c.question_id == question_id))
-        with self.transaction(write=False) as conn:
-            return int(conn.execute(stmt).scalar_one())
-
-    def submission_ids(self, question_id: int) -> set[str]:
-        """Every stored submission id of a question (for tests and the crash check)."""
-        with self.transaction(write=False) as conn:
-            return set(conn.execute(
-                sa.select(reports.c.submission_id)
-                .select_from(reports.join(rounds, reports.c.round_id == rounds.c.id))
-                .where(rounds.c.question_id == question_id)).scalars())
 
     # -- instructor sessions and one-time login links -------------------------------------
     def add_session(self, id_hash: str, created_at: datetime, expires_at: datetime) -> None:

@@ -17,6 +17,7 @@ import pytest
 
 from classroom.domain import CLASS_EXERCISE
 from tests.support.browser import PHONE, chromium, require_browser
+from tests.support.db import count_reports
 from tests.support.server import running_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
@@ -51,7 +52,7 @@ def _question(svc, text="Vanilla (1) or chocolate (0)?", *, options=("Chocolate"
 
 
 def _rows(svc, q) -> int:
-    return svc.store.count_reports(q.id)
+    return count_reports(svc.store, q.id)
 
 
 def _wait_rows(svc, q, want: int, timeout: float = 30.0) -> None:

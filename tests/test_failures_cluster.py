@@ -31,6 +31,7 @@ import pytest
 
 from bench.cluster import require_nginx, running_cluster
 from classroom.domain import CLASS_EXERCISE
+from tests.support.db import count_reports, submission_ids
 from tests.support.failures import db_schema_url, need, postgres_url
 from tests.support.phone_client import PhoneStudent, new_session
 
@@ -69,10 +70,10 @@ def test_killing_one_of_two_processes_loses_and_doubles_nothing(tmp_path):
                 assert cluster.servers[1].alive()
                 log = _access_log(run_dir / "access.log", min_lines=STUDENTS * 2)
             assert stats["receipt_again"] == STUDENTS // 2, stats
-            assert svc.store.count_reports(q.id) == len(devices) == STUDENTS
+            assert count_reports(svc.store, q.id) == len(devices) == STUDENTS
             for device in devices:
                 assert svc.receipt_for(q.id, device) is not None
-            stored = svc.store.submission_ids(q.id)
+            stored = submission_ids(svc.store, q.id)
             assert acked <= stored
             # Round-robin: both processes served phone requests before the kill.
             for port in ports:

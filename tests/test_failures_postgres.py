@@ -24,6 +24,7 @@ import pytest
 
 from bench.cluster import running_server
 from classroom.domain import CLASS_EXERCISE
+from tests.support.db import count_reports, submission_ids
 from tests.support.failures import ScratchPostgres, db_schema_url, need, postgres_url
 from tests.support.phone_client import PhoneResponse, PhoneStudent, new_session
 
@@ -85,7 +86,7 @@ def receipt(resp: PhoneResponse) -> dict:
 
 
 def _one_report_each(svc, q, phones) -> None:
-    assert svc.store.count_reports(q.id) == len(phones)
+    assert count_reports(svc.store, q.id) == len(phones)
     for p in phones:
         assert svc.receipt_for(q.id, p.device_id) is not None
 
@@ -136,7 +137,7 @@ def test_outage_keeps_the_report_and_a_resend_stores_it_once(scratch_pg, classro
 
     everyone, sent = asyncio.run(scenario())
     _one_report_each(svc, q, everyone)
-    stored = svc.store.submission_ids(q.id)
+    stored = submission_ids(svc.store, q.id)
     for sid in sent.values():
         assert sid in stored  # the report made during the outage, not a new draw
 
@@ -179,5 +180,5 @@ def test_restart_during_a_burst_loses_and_doubles_nothing(scratch_pg, classroom)
     assert all(done == 1 for _, done in results), results
     assert sum(n for n, _ in results) > 0, "no tap met the outage"
     _one_report_each(svc, q, phones)
-    stored = svc.store.submission_ids(q.id)
+    stored = submission_ids(svc.store, q.id)
     assert {p.submission_id for p in phones} <= stored

@@ -24,6 +24,7 @@ import pytest
 
 from bench.cluster import ServerDidNotStart, running_server
 from classroom.domain import CLASS_EXERCISE
+from tests.support.db import count_reports, submission_ids
 from tests.support.failures import need
 from tests.support.phone_client import PhoneStudent, new_session
 
@@ -170,9 +171,9 @@ def test_disk_full_while_voting_says_not_saved_and_a_resend_stores_once(small_di
                     return phones
 
             phones = asyncio.run(scenario())
-        assert svc.store.count_reports(q.id) == len(phones)
+        assert count_reports(svc.store, q.id) == len(phones)
         for p in phones:
             assert svc.receipt_for(q.id, p.device_id) is not None
-        assert {p.submission_id for p in phones} <= svc.store.submission_ids(q.id)
+        assert {p.submission_id for p in phones} <= submission_ids(svc.store, q.id)
     finally:
         store.close()

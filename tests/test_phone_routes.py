@@ -19,6 +19,7 @@ from classroom.service import PollService
 from phone import page
 from phone.routes import JOIN_MISSES_PER_MINUTE, MAX_BODY_BYTES, PhoneApi, make_routes
 from tests.conftest import DIE
+from tests.support.db import count_reports
 
 ORIGIN = "http://testserver"
 
@@ -76,7 +77,7 @@ def _vote(client, code, q, answer=1, sid="sid-0001", **kw):
 
 
 def _rows(svc, q) -> int:
-    return svc.store.count_reports(q.id)
+    return count_reports(svc.store, q.id)
 
 
 # -- the page ----------------------------------------------------------------------------
@@ -388,6 +389,6 @@ def test_the_per_address_limit_answers_429_and_saves_nothing(tmp_path):
                 r = _vote(phone, poll.join_code, q, sid=f"sid-limit-{i}")
                 assert r.status_code == expected, r.text
         assert r.json()["error"] == "address_limit" and "Tell the instructor" in r.json()["message"]
-        assert store.count_reports(q.id) == 1
+        assert count_reports(store, q.id) == 1
     finally:
         store.close()

@@ -16,6 +16,7 @@ import sqlalchemy as sa
 
 from classroom import PollService, Store, StoreUnavailable
 from classroom.domain import CLASS_EXERCISE
+from tests.support.db import count_reports, submission_ids
 
 ROOT = Path(__file__).resolve().parent.parent
 DIE = dict(CLASS_EXERCISE)
@@ -55,8 +56,8 @@ def test_32_threads_submitting_2000_reports_store_exactly_2000(service, store, o
         t.join()
     assert not errors, errors[:3]
     assert sum(fresh) == TOTAL_REPORTS
-    assert store.count_reports(q.id) == TOTAL_REPORTS
-    assert store.submission_ids(q.id) == {f"conc-{i:06d}" for i in range(TOTAL_REPORTS)}
+    assert count_reports(store, q.id) == TOTAL_REPORTS
+    assert submission_ids(store, q.id) == {f"conc-{i:06d}" for i in range(TOTAL_REPORTS)}
     est = service.estimate(q.id)
     assert est.n == TOTAL_REPORTS and est.counts == (1000, 1000)
 
@@ -124,7 +125,7 @@ def test_sigkilled_writers_lose_no_acknowledged_report(db_url, tmp_path, writers
     acked = [sid for log in logs for sid in _acknowledged(log)]
     reopened = Store(db_url)
     try:
-        stored = reopened.submission_ids(q.id)
+        stored = submission_ids(reopened, q.id)
         missing = set(acked) - stored
         assert not missing, f"{len(missing)} acknowledged reports lost, e.g. {sorted(missing)[:3]}"
         # At most one report per writer was committed but not yet logged when it died.
@@ -162,5 +163,5 @@ def test_a_locked_sqlite_database_refuses_cleanly_and_writes_nothing(tmp_path):
         blocker.close()
     r = service.submit_report(poll.join_code, q.id, answer=1, design_params=DIE,
                               submission_id="locked-sub-1", device_id="d")
-    assert not r.already_answered and store.count_reports() == 1
+    assert not r.already_answered and count_reports(store) == 1
     store.close()

@@ -32,6 +32,7 @@ from classroom import (
 )
 from classroom.domain import CLASS_EXERCISE, JOIN_CODE_ALPHABET
 from classroom.store import SCHEMA_VERSION
+from tests.support.db import count_reports, submission_ids
 
 DIE = dict(CLASS_EXERCISE)
 EPS1 = {"design": "epsilon", "epsilon": 1.0}
@@ -43,7 +44,7 @@ REPORT_COLUMNS = {"id", "round_id", "answer", "design_params", "created_at", "su
 
 
 def n_reports(store: Store) -> int:
-    return store.count_reports()
+    return count_reports(store)
 
 
 def submit(service, poll, q, answer=1, *, device="device-1", sid=None, params=None, **kw):
