@@ -10,6 +10,7 @@ import math
 from typing import Any
 
 import ldp_core
+from classroom import designs
 from classroom.domain import (
     BadInput,
     ClassroomError,
@@ -38,7 +39,7 @@ def device_scheme(design_params: dict) -> dict[str, Any]:
             return {"type": "grr", "d": oracle.d, "p": p}
         return {"type": "ue", "d": oracle.d, "p": p, "q": q}
     design = ldp_core.binary_design_from_params(design_params)
-    animation = {"die": "die", "two_coin": "coins"}.get(design.kind, "spinner")
+    animation = designs.phone_animation(design_params)
     weights = [int(w) for w in design.sampling_weights()]
     scheme: dict[str, Any] = {"type": "binary", "weights": weights, "animation": animation}
     if animation == "die":
@@ -66,21 +67,7 @@ def physical_instructions(question: Question) -> str | None:
         return None
     p = question.design_params
     yes, no = question.options[1] if len(question.options) > 1 else "", question.options[0]
-    kind = p.get("design")
-    if kind == "die":
-        k, t = p["faces"], p["truthful"]
-        return (f"Privately roll a {k}-sided die (or pick a random number from 1 to {k}). "
-                f"On 1–{t} report your true answer; on {t + 1}–{k} report the "
-                "opposite. Do not tell anyone what you rolled.")
-    if kind == "two_coin":
-        return (f"Privately flip a coin. Heads: report your true answer. Tails: flip "
-                f"again and report {yes} on heads, {no} on tails.")
-    if kind == "warner":
-        return (f"Privately spin a spinner that lands on A with probability {p['p']:g}. "
-                f"On A, answer “do you prefer {yes}?”; otherwise answer “do you NOT "
-                f"prefer {yes}?”. Then tap what that answer means.")
-    return ("Privately use the randomizer your instructor describes, then tap the answer it "
-            "tells you to report.")
+    return designs.physical_instructions(p, yes, no)
 
 
 def _finite(x: float | None) -> float | None:

@@ -6,34 +6,14 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from classroom import designs
 from ldp_core.formulas import privacy_ratio, unbiased_coefficients, worst_variance_unit
 from ui.fmt import fmt_fixed
 
 
 def design_text(design) -> str:
-    params = design.params()
-    kind = params.get("design")
-    if kind == "die":
-        f, t = params["faces"], params["truthful"]
-        return (f"die 1–{f}: truthful on 1–{t}, lie on {t + 1}" if t + 1 == f else
-                f"die 1–{f}: truthful on 1–{t}, lie on {t + 1}–{f}")
-    if kind == "two_coin":
-        return "two coins: heads → truth; tails → second coin answers"
-    if kind == "warner":
-        return f"Warner's spinner, p = {fmt_fixed(params['p'], 2)}"
-    if kind == "gamma":
-        return f"keep the true answer w.p. ½ + γ, γ = {fmt_fixed(params['gamma'], 3)}"
-    if kind == "epsilon":
-        return f"ε-randomized response, ε = {fmt_fixed(params['epsilon'], 2)}"
-    if kind == "forced":
-        return (f"forced response: truth {fmt_fixed(params['p_truth'], 2)}, "
-                f"forced yes {fmt_fixed(params['p_yes'], 2)}")
-    if kind == "grr":
-        return f"GRR over {params['d']} options, ε = {fmt_fixed(params['epsilon'], 2)}"
-    if kind == "ue":
-        return (f"unary encoding over {params['d']} options, p = {fmt_fixed(params['p'], 3)}, "
-                f"q = {fmt_fixed(params['q'], 3)}")
-    return str(design.label or kind)
+    """The design in one line with its numbers (:func:`classroom.designs.describe`)."""
+    return designs.describe(design.params())
 
 
 def _nice(x: object, max_den: int = 100) -> Fraction | None:
