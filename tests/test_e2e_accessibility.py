@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from classroom.domain import CLASS_EXERCISE
-from tests.support.browser import PHONE, chromium, log_in, require_browser
+from tests.support.browser import PHONE, chromium, log_in, require_browser, settle
 from tests.support.server import running_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
@@ -52,7 +52,7 @@ def _open(browser, url: str, viewport: dict, ready: str):
     page = browser.new_page(viewport=viewport)
     page.goto(url)
     page.locator(ready).first.wait_for(timeout=30_000)
-    page.wait_for_timeout(500)  # let the last deltas render
+    settle(page)
     return page
 
 
@@ -82,7 +82,7 @@ def test_dashboard_has_no_serious_findings(classroom, chromium):
     page = ctx.new_page()
     log_in(page, base, KEY)
     page.get_by_text("Reports received").first.wait_for(timeout=30_000)
-    page.wait_for_timeout(500)
+    settle(page)
     assert _serious(page) == []
     ctx.close()
 

@@ -25,7 +25,15 @@ import time
 import pytest
 
 from classroom.domain import CLASS_EXERCISE
-from tests.support.browser import PHONE, chromium, login_link, require_browser
+from tests.support.browser import (
+    PHONE,
+    chromium,
+    login_link,
+    metric,
+    require_browser,
+    settle,
+    wait_metric,
+)
 from tests.support.server import APP_ROOT, running_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
@@ -34,33 +42,6 @@ KEY = "e2e-dashboard-key"
 TRUTHS = [1] * 14 + [0] * 6  # 14 prefer vanilla, 6 chocolate
 ARTIFACTS = APP_ROOT / "test-artifacts"
 PROJECTOR = {"width": 1920, "height": 1080}
-
-
-def _settle(page, timeout: float = 30_000) -> None:
-    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']"
-                           "[data-test-script-state='notRunning']", state="attached",
-                           timeout=timeout)
-
-
-def _metric(page, label: str) -> str:
-    box = page.locator("[data-testid='stMetric']").filter(
-        has=page.locator("[data-testid='stMetricLabel']", has_text=label))
-    return box.first.locator("[data-testid='stMetricValue']").inner_text().strip()
-
-
-def _wait_metric(page, label: str, want: str, timeout: float = 30.0) -> None:
-    """The live panel refreshes every 2 s: wait until ``label`` shows ``want``."""
-    deadline = time.monotonic() + timeout
-    seen = None
-    while time.monotonic() < deadline:
-        try:
-            seen = _metric(page, label)
-        except Exception:  # noqa: BLE001 - the fragment is being redrawn
-            seen = None
-        if seen == want:
-            return
-        page.wait_for_timeout(250)
-    raise AssertionError(f"{label!r} shows {seen!r}, expected {want!r}")
 
 
 def _fmt3(x: float) -> str:
@@ -97,10 +78,10 @@ def test_class_exercise_projected_with_twenty_phones(classroom, chromium):
 
     proj.get_by_role("button", name="Projection mode").click()
     proj.wait_for_url(re.compile(r"projector=1"))
-    _settle(proj)
+    settle(proj)
     assert proj.locator("[data-testid='stSidebar']").count() == 0 or \
         not proj.locator("[data-testid='stSidebar']").is_visible()
-    _wait_metric(proj, "Reports received", "0")
+    wait_metric(proj, "Reports received", "0")
 
     # Twenty phones join by the link and vote.
     phones = []
@@ -115,7 +96,7 @@ def test_class_exercise_projected_with_twenty_phones(classroom, chromium):
     assert est.n == 20
 
     # Hidden: the projector shows only the count.
-    _wait_metric(proj, "Reports received", "20")
+    wait_metric(proj, "Reports received", "20")
     assert proj.locator("[data-testid='stMetric']").count() == 1
     assert proj.get_by_text("Results hidden").first.is_visible()
     proj.screenshot(path=str(ARTIFACTS / "dashboard-projector-hidden.png"))
@@ -125,20 +106,20 @@ def test_class_exercise_projected_with_twenty_phones(classroom, chromium):
     # Reveal: the projector shows the service's estimate of the stored reports.
     proj.get_by_role("button", name="Reveal results").click()
     mu = est.binary.mu_hat
-    _wait_metric(proj, "Estimate μ̂", _fmt3(mu))
-    assert _metric(proj, "SD, fixed class") == _fmt3(est.binary.sd_worst)
-    assert _metric(proj, "SD, fixed class") == _fmt3((3 / (4 * 20)) ** 0.5)
-    assert _metric(proj, "Reported “Vanilla”") == f"{est.counts[1]} of 20"
-    assert _metric(proj, "Privacy loss ε") == "1.10"
+    wait_metric(proj, "Estimate μ̂", _fmt3(mu))
+    assert metric(proj, "SD, fixed class") == _fmt3(est.binary.sd_worst)
+    assert metric(proj, "SD, fixed class") == _fmt3((3 / (4 * 20)) ** 0.5)
+    assert metric(proj, "Reported “Vanilla”") == f"{est.counts[1]} of 20"
+    assert metric(proj, "Privacy loss ε") == "1.10"
     assert proj.locator("[data-testid='stException']").count() == 0
-    proj.wait_for_timeout(1500)  # charts drawn
+    settle(proj)
     proj.screenshot(path=str(ARTIFACTS / "dashboard-projector.png"))
     proj.set_viewport_size({"width": PROJECTOR["width"], "height": 2000})  # the whole page
-    proj.wait_for_timeout(1500)
+    settle(proj)
     proj.screenshot(path=str(ARTIFACTS / "dashboard-projector-full.png"))
     proj.set_viewport_size(PROJECTOR)
     proj.set_viewport_size({"width": 1280, "height": 720})  # a common projector resolution
-    proj.wait_for_timeout(1500)
+    settle(proj)
     proj.screenshot(path=str(ARTIFACTS / "dashboard-projector-1280.png"))
     proj.set_viewport_size(PROJECTOR)
 
@@ -147,9 +128,12 @@ def test_class_exercise_projected_with_twenty_phones(classroom, chromium):
     assert phone.get_by_text(f"{mu:.0%}", exact=False).first.is_visible()
     phone.screenshot(path=str(ARTIFACTS / "student-after-reveal.png"))
 
-    # A 21st phone opens the question while it is open...
+    # A 21st phone opens the question while it is open... (its long-polls are held, so it
+    # cannot learn of the close below by itself: the tap must meet the server's refusal)
     late_ctx = chromium.new_context(viewport=PHONE, reduced_motion="reduce")
     late = late_ctx.new_page()
+    held = []
+    late.route(re.compile(r".*/api/poll/[^/?]+\?.*wait=.*"), lambda route: held.append(route))
     late.goto(link)
     late.locator("button[data-answer='1']").wait_for(timeout=60_000)
     # ...the instructor closes voting...
@@ -163,7 +147,7 @@ def test_class_exercise_projected_with_twenty_phones(classroom, chromium):
     late.locator("button[data-answer='1']").click()
     late.get_by_text("Voting closed").first.wait_for(timeout=30_000)
     assert svc.estimate(q.id).n == 20
-    _wait_metric(proj, "Reports received", "20")
+    wait_metric(proj, "Reports received", "20")
 
     for ctx, _ in phones:
         ctx.close()

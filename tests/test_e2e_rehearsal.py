@@ -18,7 +18,7 @@ import time
 import pytest
 
 from classroom.domain import CLASS_EXERCISE
-from tests.support.browser import chromium, log_in, require_browser
+from tests.support.browser import chromium, log_in, metric, require_browser, settle, wait_metric
 from tests.support.server import running_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
@@ -28,35 +28,6 @@ DESK = {"width": 1440, "height": 1000}
 N = 40
 SHARE = "0.60"
 WAIT_MS = 60_000  # generous: other heavy tests may share the machine
-
-
-def _settle(page, timeout: float = WAIT_MS) -> None:
-    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']"
-                           "[data-test-script-state='notRunning']", state="attached",
-                           timeout=timeout)
-
-
-def _metric(page, label: str) -> str | None:
-    box = page.locator("[data-testid='stMetric']").filter(
-        has=page.locator("[data-testid='stMetricLabel']", has_text=label))
-    try:
-        return box.first.locator("[data-testid='stMetricValue']").inner_text(
-            timeout=1000).strip()
-    except Exception:  # noqa: BLE001 - the live fragment is being redrawn
-        return None
-
-
-def _wait_metric(page, label: str, want, timeout: float = 60.0) -> str:
-    """Wait until the metric ``label`` shows ``want`` (a string, or a predicate)."""
-    ok = want if callable(want) else (lambda seen: seen == want)
-    deadline = time.monotonic() + timeout
-    seen = None
-    while time.monotonic() < deadline:
-        seen = _metric(page, label)
-        if seen is not None and ok(seen):
-            return seen
-        page.wait_for_timeout(250)
-    raise AssertionError(f"{label!r} shows {seen!r}, expected {want!r}")
 
 
 def _wait_until(check, what: str, timeout: float = 60.0):
@@ -121,14 +92,14 @@ def test_rehearse_forty_students_then_clear(classroom, chromium):
     q = _wait_until(lambda: (lambda x: x if x.revealed else None)(svc.question(q.id)),
                     "the results to be revealed")
     assert q.is_open and q.revealed
-    _wait_metric(page, "Reports received", "0")
+    wait_metric(page, "Reports received", "0")
 
     # The rehearsal controls: 40 simulated students, true share of Vanilla 0.60.
     how_many = page.get_by_label("Simulated students")
     _open_expander(page, "Rehearse with simulated students", how_many)
     how_many.fill(str(N))
     how_many.press("Tab")
-    _settle(page)
+    settle(page)
     slider = page.locator("[data-testid='stSlider']").filter(
         has=page.get_by_text(re.compile(r"True share of .*Vanilla")))
     assert slider.count() == 1, "no slider labelled with the question's options[1]"
@@ -136,12 +107,12 @@ def test_rehearse_forty_students_then_clear(classroom, chromium):
     page.get_by_role("button", name="Add simulated students").click()
 
     # They arrive over a few seconds; the live panel refreshes every 2 s.
-    _wait_metric(page, "Reports received", str(N))
+    wait_metric(page, "Reports received", str(N))
     est = svc.estimate(q.id)
     assert est.n == N and est.n_simulated == N
-    shown = _wait_metric(page, "Estimate μ̂", fmt_fixed(est.binary.mu_hat, 3))
+    shown = wait_metric(page, "Estimate μ̂", fmt_fixed(est.binary.mu_hat, 3))
     assert shown == fmt_fixed(svc.estimate(q.id).binary.mu_hat, 3)
-    assert _metric(page, "SD, fixed class") == fmt_fixed((3 / (4 * N)) ** 0.5, 3) == "0.137"
+    assert metric(page, "SD, fixed class") == fmt_fixed((3 / (4 * N)) ** 0.5, 3) == "0.137"
     # The simulated class has exactly 60% of 40 = 24 true Vanilla fans, and says so.
     page.get_by_text("Simulated class: 24 of 40 truly “Vanilla” (60%)").wait_for(
         timeout=WAIT_MS)
@@ -151,7 +122,7 @@ def test_rehearse_forty_students_then_clear(classroom, chromium):
     assert svc.export_csv(q.id, include_simulated=True).strip().count("\n") == N
 
     page.get_by_role("button", name="Clear rehearsal").click()
-    _wait_metric(page, "Reports received", "0")
+    wait_metric(page, "Reports received", "0")
     assert svc.estimate(q.id).n == 0
     assert page.locator("[data-testid='stException']").count() == 0
     ctx.close()

@@ -65,3 +65,46 @@ def login_link(base: str) -> str:
     found = re.search(r"Instructor login link: (\S+)", server_log(base))
     assert found, "the server printed no login link"
     return found.group(1)
+
+
+def settle(page, timeout_ms: float = 60_000) -> None:
+    """Wait until the page is drawn: a Streamlit page's script has finished and no element
+    still shows a loading skeleton; any other page has loaded and its network is idle."""
+    if page.locator("[data-testid='stApp']").count():
+        page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']"
+                               "[data-test-script-state='notRunning']", state="attached",
+                               timeout=timeout_ms)
+        page.wait_for_function(
+            "() => !document.querySelector(\"[data-testid^='stSkeleton'], "
+            "[data-testid='stAppSkeleton']\")", timeout=timeout_ms)
+    else:
+        page.wait_for_load_state("networkidle", timeout=timeout_ms)
+
+
+def metric(page, label: str) -> str | None:
+    """The value a metric labelled ``label`` shows, or None while it is being redrawn."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    box = page.locator("[data-testid='stMetric']").filter(
+        has=page.locator("[data-testid='stMetricLabel']", has_text=label))
+    try:
+        return box.first.locator("[data-testid='stMetricValue']").inner_text(
+            timeout=1000).strip()
+    except PlaywrightTimeout:
+        return None
+
+
+def wait_metric(page, label: str, want, timeout: float = 60.0) -> str:
+    """Wait until the metric ``label`` shows ``want`` (a string, or a predicate on the text):
+    the live panel refreshes every 2 s."""
+    import time
+
+    ok = want if callable(want) else (lambda seen: seen == want)
+    deadline = time.monotonic() + timeout
+    seen = None
+    while time.monotonic() < deadline:
+        seen = metric(page, label)
+        if seen is not None and ok(seen):
+            return seen
+        page.wait_for_timeout(250)
+    raise AssertionError(f"{label!r} shows {seen!r}, expected {want!r}")
