@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench._report import cpu_model, update_doc
+from bench.bench_store import median_ms as store_median_ms
 from bench.bench_store import pg_base, pg_db, sqlite_db
 from classroom import PollService, Store
 from classroom.domain import CLASS_EXERCISE
@@ -68,13 +69,9 @@ class Counter:
 
 
 def median_ms(fn: Callable[[], object], calls: int) -> tuple[float, float]:
-    wall, cpu = [], []
-    for _ in range(calls):
-        t0, c0 = time.perf_counter(), time.process_time()
-        fn()
-        cpu.append((time.process_time() - c0) * 1000)
-        wall.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(wall), statistics.median(cpu)
+    """(median wall ms, median process CPU ms), as bench_store measures them."""
+    wall, cpu, _best = store_median_ms(fn, calls)
+    return wall, cpu
 
 
 def refresh_before(svc: PollService, qid: int) -> None:

@@ -51,7 +51,8 @@ from . import auth
 from .domain import ClassroomError
 
 __all__ = ["DEVICE_COOKIE", "LOGIN_FAILURES_PER_MINUTE", "SECURITY_HEADERS", "AppMiddleware",
-           "AuthApi", "banner", "make_lifespan", "make_routes", "middleware", "routes"]
+           "AuthApi", "banner", "json_depth", "make_lifespan", "make_routes", "middleware",
+           "routes"]
 
 DEVICE_COOKIE = "ldp_device"
 _YEAR = 365 * 24 * 3600
@@ -107,6 +108,24 @@ class AppMiddleware:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+def json_depth(value: object) -> int:
+    """Nesting depth of parsed JSON, without recursion (a crafted document cannot
+    exhaust the stack).
+
+    >>> json_depth({"a": [1, {"b": []}]}), json_depth(3)
+    (4, 1)
+    """
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        if isinstance(item, dict):
+            stack.extend((v, level + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, level + 1) for v in item)
+    return deepest
 
 
 def _device_cookie(*, secure: bool) -> str:
@@ -167,6 +186,11 @@ def _login_form(message: str = "", *, ok: bool = False, status: int = 200) -> HT
         '<code>LDP_CLASSROOM_INSTRUCTOR_KEY</code>. The start-up message also has a login '
         'link that works once, for 15 minutes.</p><p><a href="/">Back to the home page</a></p>'),
         status)
+
+
+def _database_down() -> HTMLResponse:
+    return _login_form("The class server cannot reach its database right now, so nobody "
+                       "can log in. Try again in a moment.", status=503)
 
 
 def _same_origin(request: Request) -> bool:
@@ -238,8 +262,7 @@ class AuthApi:
         try:
             session_id = await run_in_threadpool(self.auth.redeem_link, token)
         except ClassroomError:
-            return _login_form("The class server cannot reach its database right now, so "
-                               "nobody can log in. Try again in a moment.", status=503)
+            return _database_down()
         if session_id is None:
             self._failed(address, "a login link that is invalid, expired or already used")
             return _login_form("This login link has already been used or has expired (a "
@@ -258,8 +281,7 @@ class AuthApi:
         try:
             session_id = await run_in_threadpool(self.auth.log_in, key)
         except ClassroomError:
-            return _login_form("The class server cannot reach its database right now, so "
-                               "nobody can log in. Try again in a moment.", status=503)
+            return _database_down()
         if session_id is None:
             self._failed(address, "wrong instructor key")
             return _login_form("That key is not right. The key is printed in the terminal "

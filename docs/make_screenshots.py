@@ -28,13 +28,13 @@ import io
 import secrets
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from tests.support.browser import log_in, settle, wait_metric
 from tests.support.server import running_server
 
 CHROMIUM = "/usr/bin/chromium"
@@ -80,34 +80,6 @@ def save_png(png: bytes, name: str, colors: int = 256) -> Path:
     raise SystemExit(f"{name} stays above {MAX_BYTES} bytes even with 64 colours")
 
 
-def settle(page, timeout: float = WAIT_MS) -> None:
-    """Wait until the script run is over and the websocket connected."""
-    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']"
-                           "[data-test-script-state='notRunning']", state="attached",
-                           timeout=timeout)
-
-
-def metric(page, label: str) -> str | None:
-    box = page.locator("[data-testid='stMetric']").filter(
-        has=page.locator("[data-testid='stMetricLabel']", has_text=label))
-    try:
-        return box.first.locator("[data-testid='stMetricValue']").inner_text(
-            timeout=1000).strip()
-    except Exception:  # noqa: BLE001 - the live fragment is being redrawn
-        return None
-
-
-def wait_metric(page, label: str, want: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    seen = None
-    while time.monotonic() < deadline:
-        seen = metric(page, label)
-        if seen == want:
-            return
-        page.wait_for_timeout(250)
-    raise SystemExit(f"the dashboard shows {label!r} = {seen!r}, expected {want!r}")
-
-
 def wait_charts(page, count: int, timeout: float = WAIT_MS) -> None:
     """Wait until ``count`` Vega-Lite charts have drawn (a canvas or svg each)."""
     page.wait_for_function(
@@ -148,10 +120,7 @@ def dashboard(browser, base: str, key: str, svc, poll, question) -> None:
     ctx = browser.new_context(viewport=PROJECTOR, device_scale_factor=1,
                               reduced_motion="reduce")
     page = ctx.new_page()
-    page.goto(f"{base}/auth/login")
-    page.fill("#key", key)
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{base}/dashboard**")
+    log_in(page, base, key)
     settle(page)
     page.goto(f"{base}/dashboard?projector=1&pid={poll.id}&qid={question.id}")
     settle(page)

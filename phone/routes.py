@@ -50,7 +50,7 @@ from classroom.domain import (
     normalize_join_code,
 )
 from classroom.service import PollService
-from classroom.web import DEVICE_COOKIE
+from classroom.web import DEVICE_COOKIE, json_depth
 
 from . import page
 from .present import join_error, privacy_note, receipt_view
@@ -89,19 +89,6 @@ def _json(body: Any, status: int = 200, headers: dict[str, str] | None = None) -
 def _error(status: int, code: str, message: str, headers: dict[str, str] | None = None
            ) -> Response:
     return _json({"error": code, "message": message}, status, headers)
-
-
-def _depth(value: object) -> int:
-    """Nesting depth of parsed JSON, without recursion."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        deepest = max(deepest, level)
-        if isinstance(item, dict):
-            stack.extend((v, level + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, level + 1) for v in item)
-    return deepest
 
 
 def _own_origin(request: Request) -> str:
@@ -255,7 +242,7 @@ class PhoneApi:
             return _error(400, "bad_request", "That vote could not be read, so nothing was "
                           "saved. Reload the page and tap your answer again.")
         if (not isinstance(data, dict) or set(data) != _REPORT_FIELDS
-                or _depth(data) > MAX_JSON_DEPTH or not isinstance(data["params"], dict)
+                or json_depth(data) > MAX_JSON_DEPTH or not isinstance(data["params"], dict)
                 or not isinstance(data["submission_id"], str)
                 or isinstance(data["question_id"], bool)
                 or not isinstance(data["question_id"], int)):

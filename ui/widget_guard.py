@@ -28,6 +28,8 @@ import logging
 import math
 from typing import Any
 
+from classroom.web import json_depth
+
 __all__ = ["MAX_JSON_DEPTH", "REFUSED_KEY", "acceptable", "install", "take_refused"]
 
 MAX_JSON_DEPTH = 32
@@ -36,24 +38,12 @@ REFUSED_KEY = "_ldp_refused_widget_states"
 _LOG = logging.getLogger(__name__)
 
 
-def _json_depth(value: object) -> int:
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        deepest = max(deepest, level)
-        if isinstance(item, dict):
-            stack.extend((v, level + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, level + 1) for v in item)
-    return deepest
-
-
 def _json_ok(text: str) -> bool:
     # A cheap bound first: json.loads recurses once per bracket.
     if text.count("[") + text.count("{") > 100_000:
         return False
     try:
-        return _json_depth(json.loads(text)) <= MAX_JSON_DEPTH
+        return json_depth(json.loads(text)) <= MAX_JSON_DEPTH
     except (ValueError, RecursionError):
         return False
 
