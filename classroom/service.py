@@ -1,32 +1,29 @@
-"""PollService: the API the pages call.
+"""PollService: the use cases the views and the phone API call.
 
 Validation and the server-side rules live here; SQL lives in
-:mod:`classroom.store`; the mathematics in :mod:`ldp_core`. A ``PollService``
+:mod:`classroom.store`; estimates from counts in :mod:`classroom.estimates`; CSV
+export and replay in :mod:`classroom.csvio`; the mathematics in :mod:`ldp_core`. A ``PollService``
 holds nothing but its store, so one instance can serve every session.
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import hashlib
 import hmac
-import io
 import json
 import logging
-import math
 import re
 import secrets
-from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
 import numpy as np
 
-import ldp_core
-from ldp_core import BinaryCounts, BinaryDesign, FrequencyOracle
+from ldp_core import BinaryDesign, FrequencyOracle
 
+from .csvio import replay_from_csv, write_csv
 from .domain import (
     JOIN_CODE_ALPHABET,
     JOIN_CODE_LENGTH,
@@ -37,7 +34,6 @@ from .domain import (
     AddressLimit,
     BadInput,
     BadReport,
-    CategoricalEstimate,
     DashboardSnapshot,
     Design,
     Poll,
@@ -57,30 +53,22 @@ from .domain import (
     design_epsilon,
     encode_answer,
     finite_or_inf,
-    kind_of_params,
     normalize_join_code,
     utcnow,
 )
+from .estimates import design_key, estimate_from_groups, exact_class, parse_design, trajectory
 from .store import ReportRow, RoundSecret, Store
 
 __all__ = [
-    "CSV_COLUMNS",
-    "MAX_SIMULATED",
     "BURST_LOG_AT",
+    "MAX_SIMULATED",
     "PollService",
     "address_tag",
     "dedup_token",
-    "exact_class",
-    "estimate_from_groups",
     "new_join_code",
-    "replay_from_csv",
-    "trajectory",
 ]
 
-#: Columns of an exported question, in order. No tokens, no submission ids.
-CSV_COLUMNS = ("round", "answer", "answer_label", "design_params", "created_at")
 MAX_SIMULATED = 100_000
-MAX_CSV_ROWS = 1_000_000
 SALT_BYTES = 32
 _LOG = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -147,9 +135,6 @@ def _poll_found(value: T | None, poll_id: int) -> T:
     return value
 
 
-def _any_design(text: str) -> Design:
-    params = json.loads(text)
-    return canonical_design(kind_of_params(params), params)[0]
 
 
 def _make_receipt(question: Question, round_number: int, answer: str, design_json: str,
@@ -160,21 +145,14 @@ def _make_receipt(question: Question, round_number: int, answer: str, design_jso
     return Receipt(
         question_id=question.id, question_text=question.text, round_number=round_number,
         answer=answer,
-        answer_label=answer_label(question.kind, _design_name(design_json), question.options,
+        answer_label=answer_label(question.kind, design_key(design_json), question.options,
                                   answer),
         created_at=created_at, epsilon=design_epsilon(design), already_answered=already,
         simulated=simulated)
 
 
-def _binary_design(text: str) -> BinaryDesign:
-    design = _any_design(text)
-    if not isinstance(design, BinaryDesign):
-        raise BadInput(f"a yes/no round holds a report of another kind: {text[:80]}")
-    return design
 
 
-def _design_name(text: str) -> str:
-    return str(json.loads(text).get("design", ""))
 
 
 def _params_diff(got: dict[str, Any], expected: dict[str, Any]) -> str:
@@ -357,7 +335,7 @@ class PollService:
     def _receipt(self, question: Question, row: ReportRow, number: int,
                  already: bool) -> Receipt:
         return _make_receipt(question, number, row.answer, row.design_json,
-                             _any_design(row.design_json), row.created_at,
+                             parse_design(row.design_json), row.created_at,
                              already=already, simulated=row.simulated)
 
     def _existing(self, question: Question, rnd: RoundSecret, token: str,
@@ -460,7 +438,7 @@ class PollService:
             return 0.0
         rows = self._store.reports_by_tokens(
             (s.round_id, dedup_token(s.salt, device_id)) for s in secrets_)
-        return finite_or_inf([design_epsilon(_any_design(r.design_json)) for r in rows])
+        return finite_or_inf([design_epsilon(parse_design(r.design_json)) for r in rows])
 
     # -- rehearsal ------------------------------------------------------------------------
     def rehearsal_class(self, question_id: int, n: int, true_share: float | Sequence[float],
@@ -589,16 +567,11 @@ class PollService:
     def export_csv(self, question_id: int, *, include_simulated: bool = False) -> str:
         """CSV of a question's reports: round, answer, label, design params, time."""
         q = self.question(question_id)
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(CSV_COLUMNS)
-        for number, answer, design_json, created in self._store.export_rows(
-                q.id, include_simulated=include_simulated):
-            writer.writerow([csv_safe(cell) for cell in (
-                number, answer,
-                answer_label(q.kind, _design_name(design_json), q.options, answer),
-                design_json, created.isoformat())])
-        return out.getvalue()
+        return write_csv(
+            (number, answer, answer_label(q.kind, design_key(design_json), q.options, answer),
+             design_json, created.isoformat())
+            for number, answer, design_json, created in self._store.export_rows(
+                q.id, include_simulated=include_simulated))
 
     def import_csv(self, text: str, *, round_number: int | None = None,
                    level: float = 0.95) -> QuestionEstimate:
@@ -607,280 +580,24 @@ class PollService:
 
 
 # -- CSV cells ------------------------------------------------------------------------------
-#: A spreadsheet reads a cell starting with these as a formula (OWASP, "CSV Injection").
-_FORMULA_START = frozenset("=+-@\t\r")
 
 
-def csv_safe(cell: object) -> object:
-    """Neutralise a text cell a spreadsheet would run as a formula (OWASP CSV injection).
-
-    A cell that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
-    return, also after leading spaces, is prefixed with a single quote; other
-    values pass unchanged. :func:`csv_unsafe` undoes it when the app reads its
-    own export back.
-
-    >>> csv_safe("=SUM(A1:A9)"), csv_safe(" +1"), csv_safe("No"), csv_safe(3)
-    ("'=SUM(A1:A9)", "' +1", 'No', 3)
-    """
-    if isinstance(cell, str) and cell and (cell[0] in _FORMULA_START
-                                           or cell.lstrip(" ")[:1] in _FORMULA_START):
-        return "'" + cell
-    return cell
 
 
-def csv_unsafe(cell: str) -> str:
-    """The text :func:`csv_safe` was given.
-
-    >>> csv_unsafe(csv_safe("=1+1")), csv_unsafe("'quoted'")
-    ('=1+1', "'quoted'")
-    """
-    rest = cell[1:]
-    if cell.startswith("'") and rest and csv_safe(rest) != rest:
-        return rest
-    return cell
 
 
 # -- rehearsal classes ------------------------------------------------------------------------
-def exact_class(kind: str, k: int, n: int, true_share: float | Sequence[float]) -> np.ndarray:
-    """True answers (unshuffled) of a class of ``n`` with exactly the chosen shares.
-
-    >>> exact_class("binary", 2, 40, 0.6).sum(), exact_class("binary", 2, 5, 0.5).sum()
-    (np.int64(24), np.int64(3))
-    >>> np.bincount(exact_class("categorical", 3, 10, (1, 1, 1)), minlength=3).tolist()
-    [4, 3, 3]
-    """
-    if kind == "binary":
-        try:
-            share = float(true_share)  # type: ignore[arg-type]  # a number from a slider; the rest raises, caught below
-        except (TypeError, ValueError):
-            share = math.nan
-        if not 0.0 <= share <= 1.0:
-            raise BadInput(f"true_share must be a number in [0, 1], got {true_share!r}")
-        yes = math.floor(share * n + 0.5)  # round half up: 0.5 of 5 students is 3
-        return np.repeat(np.array([1, 0]), [yes, n - yes])
-    shares = np.asarray(true_share, dtype=float).ravel()
-    if shares.size != k or not np.all(np.isfinite(shares)) or np.any(shares < 0) \
-            or shares.sum() <= 0:
-        raise BadInput(f"true_share must be {k} non-negative shares, one per option")
-    quota = shares / shares.sum() * n
-    counts = np.floor(quota).astype(int)
-    rest = n - counts.sum()
-    counts[np.argsort(-(quota - counts), kind="stable")[:rest]] += 1  # largest remainders
-    return np.repeat(np.arange(k), counts)
 
 
 # -- estimation from grouped counts (shared by the store path and CSV replay) --------------
 
 
-def trajectory(answers: Sequence[tuple[str, str]], *, points: int = 60,
-               level: float = 0.95) -> tuple[TrajectoryPoint, ...]:
-    """μ̂ and its normal interval after the first k of these ``(design JSON, answer)``
-    reports (arrival order), for up to ``points`` values of k spread over them, the last
-    one included; each report corrected with its own design."""
-    total = len(answers)
-    if total == 0:
-        return ()
-    steps = max(1, points)
-    marks = sorted({max(1, round(total * i / steps)) for i in range(1, steps + 1)})
-    designs: dict[str, BinaryDesign] = {}
-    counts: dict[str, list[int]] = {}
-    out: list[TrajectoryPoint] = []
-    for k, (design_json, answer) in enumerate(answers, start=1):
-        if design_json not in designs:
-            designs[design_json] = _binary_design(design_json)
-            counts[design_json] = [0, 0]
-        counts[design_json][0] += 1
-        counts[design_json][1] += answer == "1"
-        if k == marks[len(out)]:
-            bc = BinaryCounts(tuple((designs[j], n, y) for j, (n, y) in counts.items()))
-            interval, mu = bc.normal_interval(level), bc.unbiased()
-            if interval is not None and mu is not None:  # k >= 1: both exist
-                out.append(TrajectoryPoint(k, mu, *interval))
-    return tuple(out)
 
 
-def _binary_round(design_of: Callable[[str], Any], items: list[tuple[str, str, int]],
-                  fallback: str | None) -> tuple[BinaryCounts, tuple[int, int]]:
-    per: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # design json -> [n, yes]
-    for design_json, answer, count in items:
-        cell = per[design_json]
-        cell[0] += count
-        if answer == "1":
-            cell[1] += count
-    if fallback is not None and fallback not in per:
-        per[fallback] = [0, 0]
-    groups = tuple((design_of(dj), n, yes) for dj, (n, yes) in per.items())
-    counts = BinaryCounts(groups)
-    return counts, (counts.n - counts.yes, counts.yes)
 
 
-def _categorical_round(design_of: Callable[[str], Any], items: list[tuple[str, str, int]],
-                       fallback: str | None, k: int) -> CategoricalEstimate:
-    per: dict[str, np.ndarray] = {}
-    ns: dict[str, int] = defaultdict(int)
-    ones: dict[str, np.ndarray] = {}  # unary encoding: reports by their number of 1-bits
-    for design_json, answer, count in items:
-        design = design_of(design_json)
-        support = per.setdefault(design_json, np.zeros(k, dtype=np.int64))
-        if getattr(design, "kind", "") == "ue":
-            bits = np.frombuffer(answer.encode("ascii"), dtype=np.uint8).astype(np.int64) - 48
-            support += count * bits
-            ones.setdefault(design_json, np.zeros(k + 1, dtype=np.int64))[int(bits.sum())] += count
-        else:
-            support[int(answer)] += count
-        ns[design_json] += count
-    designs = [design_of(dj) for dj in per] + ([design_of(fallback)] if fallback else [])
-    eps = max((float(d.epsilon) for d in designs), default=0.0)
-    n = sum(ns.values())
-    support_total = sum(per.values(), np.zeros(k, dtype=np.int64))
-    if n == 0:
-        return CategoricalEstimate(n=0, support_counts=tuple(int(c) for c in support_total),
-                                   raw=None, clipped=None, norm_sub=None, sd=None, epsilon=eps)
-    raw = np.zeros(k)
-    for dj, support in per.items():
-        raw += design_of(dj).estimate_counts(support, ns[dj])
-    ns_counts = ldp_core.norm_sub(raw, n)
-    shares = ns_counts / n
-    var = np.zeros(k)
-    for dj in per:
-        var += np.asarray(design_of(dj).count_variance(ns[dj], shares), dtype=float)
-    checks = [ldp_core.ue_plausibility(design_of(dj), hist) for dj, hist in ones.items()]
-    return CategoricalEstimate(
-        n=n, support_counts=tuple(int(c) for c in support_total),
-        raw=tuple(float(x) for x in raw),
-        clipped=tuple(float(x) for x in ldp_core.clip_counts(raw)),
-        norm_sub=tuple(float(x) for x in ns_counts),
-        sd=tuple(float(math.sqrt(max(v, 0.0))) for v in var), epsilon=eps,
-        plausibility=min(checks, key=lambda c: c.p_value) if checks else None)
 
 
-def estimate_from_groups(*, question_id: int | None, kind: str, options: tuple[str, ...],
-                         groups: Iterable[tuple[int, str, str, bool, int]],
-                         round_designs: dict[int, str], round_number: int,
-                         level: float = 0.95) -> QuestionEstimate:
-    """Build a :class:`QuestionEstimate` from grouped counts.
-
-    ``groups`` holds ``(round number, design JSON, stored answer, simulated,
-    count)``; each group is corrected with its own design. ``round_designs``
-    gives each round's current design, which defines epsilon even with n = 0.
-    """
-    cache: dict[str, Design] = {}
-
-    def design_of(text: str) -> Design:
-        d = cache.get(text)
-        if d is None:
-            d = cache[text] = canonical_design(kind, json.loads(text))[0]
-        return d
-
-    by_round: dict[int, list[tuple[str, str, int]]] = defaultdict(list)
-    simulated: dict[int, int] = defaultdict(int)
-    for number, design_json, answer, sim, count in groups:
-        by_round[number].append((design_json, answer, count))
-        if sim:
-            simulated[number] += count
-    numbers = tuple(sorted(set(round_designs) | set(by_round)))
-    if round_number not in numbers:
-        raise BadInput(f"round {round_number} does not exist; rounds: "
-                       f"{', '.join(map(str, numbers)) or 'none'}")
-    history: list[tuple[int, object]] = []
-    chosen: dict[str, object] = {}
-    for number in numbers:
-        items = by_round.get(number, [])
-        fallback = round_designs.get(number)
-        if kind == "binary":
-            counts, per_option = _binary_round(design_of, items, fallback)
-            summary = counts.summary(level)
-            history.append((number, summary))
-            if number == round_number:
-                chosen = {"binary": summary, "binary_counts": counts, "counts": per_option,
-                          "n": counts.n, "epsilon": counts.epsilon}
-        else:
-            cat = _categorical_round(design_of, items, fallback, len(options))
-            history.append((number, cat))
-            if number == round_number:
-                chosen = {"categorical": cat, "counts": cat.support_counts, "n": cat.n,
-                          "epsilon": cat.epsilon}
-    return QuestionEstimate(
-        question_id=question_id, kind=kind, options=tuple(options), round_number=round_number,
-        rounds=numbers, n_simulated=simulated.get(round_number, 0), history=tuple(history),
-        **chosen)  # type: ignore[arg-type]  # chosen holds this kind's fields; mypy cannot check a dict against keywords
 
 
-def replay_from_csv(text: str, *, round_number: int | None = None,
-                    level: float = 0.95) -> QuestionEstimate:
-    """Parse an exported question CSV back into grouped counts and estimate it.
-
-    Errors are :class:`BadInput` naming the row (1 = header) and the column.
-    """
-    if not isinstance(text, str):
-        raise BadInput("the CSV must be text")
-    reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
-    header = reader.fieldnames or []
-    missing = [c for c in ("round", "answer", "design_params") if c not in header]
-    if missing:
-        raise BadInput(f"the CSV lacks the column(s) {', '.join(missing)}; expected "
-                       f"{','.join(CSV_COLUMNS)}")
-    kind: str | None = None
-    k: int | None = None
-    labels: dict[int, str] = {}
-    counts: dict[tuple[int, str, str], int] = defaultdict(int)
-    round_designs: dict[int, str] = {}
-    canon_cache: dict[str, tuple[Design, str]] = {}
-    for i, row in enumerate(reader, start=2):
-        if i - 1 > MAX_CSV_ROWS:
-            raise BadInput(f"the CSV has more than {MAX_CSV_ROWS} reports")
-        if None in row or any(row.get(c) is None for c in ("round", "answer", "design_params")):
-            raise BadInput(f"row {i}: wrong number of fields")
-        raw_round = (row["round"] or "").strip()
-        if not raw_round.isdigit() or int(raw_round) < 1:
-            raise BadInput(f"row {i}, column 'round': expected a round number >= 1, "
-                           f"got {raw_round[:24]!r}")
-        number = int(raw_round)
-        raw_params = row["design_params"] or ""
-        try:
-            cached = canon_cache.get(raw_params)
-            if cached is None:
-                params = json.loads(raw_params)
-                row_kind = kind_of_params(params)
-                cached = canon_cache[raw_params] = canonical_design(row_kind, params)
-            design, design_json = cached
-        except (ValueError, TypeError) as exc:
-            raise BadInput(f"row {i}, column 'design_params': {exc}") from exc
-        row_kind = "categorical" if isinstance(design, FrequencyOracle) else "binary"
-        if kind is None:
-            kind = row_kind
-        elif row_kind != kind:
-            raise BadInput(f"row {i}, column 'design_params': a {row_kind} design in a "
-                           f"{kind} question")
-        if isinstance(design, BinaryDesign) and not design.informative:
-            raise BadInput(f"row {i}, column 'design_params': the design carries no "
-                           "information (a == b)")
-        row_k = design.d if isinstance(design, FrequencyOracle) else 2
-        if k is None:
-            k = row_k
-        elif row_k != k:
-            raise BadInput(f"row {i}, column 'design_params': d = {row_k}, earlier rows "
-                           f"have {k} options")
-        placeholder = tuple(str(j) for j in range(k))
-        try:
-            stored = encode_answer(kind, design, placeholder, (row["answer"] or "").strip())
-        except BadReport as exc:
-            raise BadInput(f"row {i}, column 'answer': {exc}") from exc
-        label = csv_unsafe((row.get("answer_label") or "").strip())
-        if label and getattr(design, "kind", "") != "ue" and int(stored) not in labels:
-            labels[int(stored)] = label[:60]
-        counts[(number, design_json, stored)] += 1
-        round_designs.setdefault(number, design_json)
-    if kind is None or k is None:
-        raise BadInput("the CSV has no reports")
-    default = ("No", "Yes") if kind == "binary" else tuple(f"option {j + 1}" for j in range(k))
-    options = tuple(labels.get(j, default[j]) for j in range(k))
-    if len(set(options)) != k:
-        options = default
-    groups = [(number, dj, ans, False, c) for (number, dj, ans), c in counts.items()]
-    return estimate_from_groups(
-        question_id=None, kind=kind, options=options, groups=groups,
-        round_designs=round_designs,
-        round_number=max(round_designs) if round_number is None else round_number,
-        level=level)
 

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import ldp_core
-from classroom.service import exact_class
+from classroom.estimates import exact_class
 from tests.conftest import DIE
 
 CLASSES = 20_000

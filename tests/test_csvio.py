@@ -7,7 +7,7 @@ import pytest
 import ldp_core
 from classroom import BadInput
 from classroom.domain import CLASS_EXERCISE
-from classroom.service import replay_from_csv
+from classroom.csvio import replay_from_csv
 
 HEADER = "round,answer,answer_label,design_params,created_at\n"
 DIE_JSON = '"{""design"":""die"",""faces"":4,""truthful"":3}"'
@@ -93,7 +93,7 @@ def test_export_neutralises_formula_labels_and_replay_reads_them_back(service, l
 @pytest.mark.parametrize("cell", ["=1", "+1", "-1", "@A1", "\t=1", "\r=1", "\t+1", "\r@A1",
                                   "   -1", "\t", "\r"])
 def test_csv_safe_prefixes_every_formula_start(cell):
-    from classroom.service import csv_safe, csv_unsafe
+    from classroom.csvio import csv_safe, csv_unsafe
 
     safe = csv_safe(cell)
     assert safe == "'" + cell and csv_unsafe(safe) == cell
@@ -102,6 +102,6 @@ def test_csv_safe_prefixes_every_formula_start(cell):
 @pytest.mark.parametrize("cell", ["No", "Vanilla", "1", "0101", '{"design":"die"}',
                                   "2025-04-07T10:00:00+00:00", "'quoted'", ""])
 def test_csv_safe_leaves_ordinary_cells_alone(cell):
-    from classroom.service import csv_safe, csv_unsafe
+    from classroom.csvio import csv_safe, csv_unsafe
 
     assert csv_safe(cell) == cell and csv_unsafe(cell) == cell

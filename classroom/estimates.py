@@ -1,0 +1,208 @@
+"""Estimates from stored counts: grouped reports in, ldp_core's estimates out.
+
+Pure functions of counts (no store, no I/O): the service, the CSV replay and the
+rehearsal's exact simulated class all use them.
+"""
+
+
+import json
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+import ldp_core
+from ldp_core import BinaryCounts, BinaryDesign
+
+from .domain import (
+    BadInput,
+    CategoricalEstimate,
+    Design,
+    QuestionEstimate,
+    TrajectoryPoint,
+    canonical_design,
+    kind_of_params,
+)
+
+__all__ = ["design_key", "estimate_from_groups", "exact_class", "parse_binary_design",
+           "parse_design", "trajectory"]
+
+
+def parse_design(text: str) -> Design:
+    params = json.loads(text)
+    return canonical_design(kind_of_params(params), params)[0]
+
+
+def parse_binary_design(text: str) -> BinaryDesign:
+    design = parse_design(text)
+    if not isinstance(design, BinaryDesign):
+        raise BadInput(f"a yes/no round holds a report of another kind: {text[:80]}")
+    return design
+
+
+def design_key(text: str) -> str:
+    return str(json.loads(text).get("design", ""))
+
+
+def exact_class(kind: str, k: int, n: int, true_share: float | Sequence[float]) -> np.ndarray:
+    """True answers (unshuffled) of a class of ``n`` with exactly the chosen shares.
+
+    >>> exact_class("binary", 2, 40, 0.6).sum(), exact_class("binary", 2, 5, 0.5).sum()
+    (np.int64(24), np.int64(3))
+    >>> np.bincount(exact_class("categorical", 3, 10, (1, 1, 1)), minlength=3).tolist()
+    [4, 3, 3]
+    """
+    if kind == "binary":
+        try:
+            share = float(true_share)  # type: ignore[arg-type]  # a number from a slider; the rest raises, caught below
+        except (TypeError, ValueError):
+            share = math.nan
+        if not 0.0 <= share <= 1.0:
+            raise BadInput(f"true_share must be a number in [0, 1], got {true_share!r}")
+        yes = math.floor(share * n + 0.5)  # round half up: 0.5 of 5 students is 3
+        return np.repeat(np.array([1, 0]), [yes, n - yes])
+    shares = np.asarray(true_share, dtype=float).ravel()
+    if shares.size != k or not np.all(np.isfinite(shares)) or np.any(shares < 0) \
+            or shares.sum() <= 0:
+        raise BadInput(f"true_share must be {k} non-negative shares, one per option")
+    quota = shares / shares.sum() * n
+    counts = np.floor(quota).astype(int)
+    rest = n - counts.sum()
+    counts[np.argsort(-(quota - counts), kind="stable")[:rest]] += 1  # largest remainders
+    return np.repeat(np.arange(k), counts)
+
+
+def trajectory(answers: Sequence[tuple[str, str]], *, points: int = 60,
+               level: float = 0.95) -> tuple[TrajectoryPoint, ...]:
+    """μ̂ and its normal interval after the first k of these ``(design JSON, answer)``
+    reports (arrival order), for up to ``points`` values of k spread over them, the last
+    one included; each report corrected with its own design."""
+    total = len(answers)
+    if total == 0:
+        return ()
+    steps = max(1, points)
+    marks = sorted({max(1, round(total * i / steps)) for i in range(1, steps + 1)})
+    designs: dict[str, BinaryDesign] = {}
+    counts: dict[str, list[int]] = {}
+    out: list[TrajectoryPoint] = []
+    for k, (design_json, answer) in enumerate(answers, start=1):
+        if design_json not in designs:
+            designs[design_json] = parse_binary_design(design_json)
+            counts[design_json] = [0, 0]
+        counts[design_json][0] += 1
+        counts[design_json][1] += answer == "1"
+        if k == marks[len(out)]:
+            bc = BinaryCounts(tuple((designs[j], n, y) for j, (n, y) in counts.items()))
+            interval, mu = bc.normal_interval(level), bc.unbiased()
+            if interval is not None and mu is not None:  # k >= 1: both exist
+                out.append(TrajectoryPoint(k, mu, *interval))
+    return tuple(out)
+
+
+def _binary_round(design_of: Callable[[str], Any], items: list[tuple[str, str, int]],
+                  fallback: str | None) -> tuple[BinaryCounts, tuple[int, int]]:
+    per: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # design json -> [n, yes]
+    for design_json, answer, count in items:
+        cell = per[design_json]
+        cell[0] += count
+        if answer == "1":
+            cell[1] += count
+    if fallback is not None and fallback not in per:
+        per[fallback] = [0, 0]
+    groups = tuple((design_of(dj), n, yes) for dj, (n, yes) in per.items())
+    counts = BinaryCounts(groups)
+    return counts, (counts.n - counts.yes, counts.yes)
+
+
+def _categorical_round(design_of: Callable[[str], Any], items: list[tuple[str, str, int]],
+                       fallback: str | None, k: int) -> CategoricalEstimate:
+    per: dict[str, np.ndarray] = {}
+    ns: dict[str, int] = defaultdict(int)
+    ones: dict[str, np.ndarray] = {}  # unary encoding: reports by their number of 1-bits
+    for design_json, answer, count in items:
+        design = design_of(design_json)
+        support = per.setdefault(design_json, np.zeros(k, dtype=np.int64))
+        if getattr(design, "kind", "") == "ue":
+            bits = np.frombuffer(answer.encode("ascii"), dtype=np.uint8).astype(np.int64) - 48
+            support += count * bits
+            ones.setdefault(design_json, np.zeros(k + 1, dtype=np.int64))[int(bits.sum())] += count
+        else:
+            support[int(answer)] += count
+        ns[design_json] += count
+    designs = [design_of(dj) for dj in per] + ([design_of(fallback)] if fallback else [])
+    eps = max((float(d.epsilon) for d in designs), default=0.0)
+    n = sum(ns.values())
+    support_total = sum(per.values(), np.zeros(k, dtype=np.int64))
+    if n == 0:
+        return CategoricalEstimate(n=0, support_counts=tuple(int(c) for c in support_total),
+                                   raw=None, clipped=None, norm_sub=None, sd=None, epsilon=eps)
+    raw = np.zeros(k)
+    for dj, support in per.items():
+        raw += design_of(dj).estimate_counts(support, ns[dj])
+    ns_counts = ldp_core.norm_sub(raw, n)
+    shares = ns_counts / n
+    var = np.zeros(k)
+    for dj in per:
+        var += np.asarray(design_of(dj).count_variance(ns[dj], shares), dtype=float)
+    checks = [ldp_core.ue_plausibility(design_of(dj), hist) for dj, hist in ones.items()]
+    return CategoricalEstimate(
+        n=n, support_counts=tuple(int(c) for c in support_total),
+        raw=tuple(float(x) for x in raw),
+        clipped=tuple(float(x) for x in ldp_core.clip_counts(raw)),
+        norm_sub=tuple(float(x) for x in ns_counts),
+        sd=tuple(float(math.sqrt(max(v, 0.0))) for v in var), epsilon=eps,
+        plausibility=min(checks, key=lambda c: c.p_value) if checks else None)
+
+
+def estimate_from_groups(*, question_id: int | None, kind: str, options: tuple[str, ...],
+                         groups: Iterable[tuple[int, str, str, bool, int]],
+                         round_designs: dict[int, str], round_number: int,
+                         level: float = 0.95) -> QuestionEstimate:
+    """Build a :class:`QuestionEstimate` from grouped counts.
+
+    ``groups`` holds ``(round number, design JSON, stored answer, simulated,
+    count)``; each group is corrected with its own design. ``round_designs``
+    gives each round's current design, which defines epsilon even with n = 0.
+    """
+    cache: dict[str, Design] = {}
+
+    def design_of(text: str) -> Design:
+        d = cache.get(text)
+        if d is None:
+            d = cache[text] = canonical_design(kind, json.loads(text))[0]
+        return d
+
+    by_round: dict[int, list[tuple[str, str, int]]] = defaultdict(list)
+    simulated: dict[int, int] = defaultdict(int)
+    for number, design_json, answer, sim, count in groups:
+        by_round[number].append((design_json, answer, count))
+        if sim:
+            simulated[number] += count
+    numbers = tuple(sorted(set(round_designs) | set(by_round)))
+    if round_number not in numbers:
+        raise BadInput(f"round {round_number} does not exist; rounds: "
+                       f"{', '.join(map(str, numbers)) or 'none'}")
+    history: list[tuple[int, object]] = []
+    chosen: dict[str, object] = {}
+    for number in numbers:
+        items = by_round.get(number, [])
+        fallback = round_designs.get(number)
+        if kind == "binary":
+            counts, per_option = _binary_round(design_of, items, fallback)
+            summary = counts.summary(level)
+            history.append((number, summary))
+            if number == round_number:
+                chosen = {"binary": summary, "binary_counts": counts, "counts": per_option,
+                          "n": counts.n, "epsilon": counts.epsilon}
+        else:
+            cat = _categorical_round(design_of, items, fallback, len(options))
+            history.append((number, cat))
+            if number == round_number:
+                chosen = {"categorical": cat, "counts": cat.support_counts, "n": cat.n,
+                          "epsilon": cat.epsilon}
+    return QuestionEstimate(
+        question_id=question_id, kind=kind, options=tuple(options), round_number=round_number,
+        rounds=numbers, n_simulated=simulated.get(round_number, 0), history=tuple(history),
+        **chosen)  # type: ignore[arg-type]  # chosen holds this kind's fields; mypy cannot check a dict against keywords
