@@ -21,15 +21,18 @@ from .binary import (
     binary_design_from_params,
     epsilon_to_gamma,
     gamma_to_epsilon,
+    report_probability,
 )
 from .categorical import (
     GRR,
     OLH,
+    ORACLE_NAMES,
     FrequencyOracle,
     OLHReports,
     UnaryEncoding,
     categorical_oracle_from_params,
     max_error_scale,
+    oracle,
     recommend_oracle,
 )
 from .central import (
@@ -61,6 +64,7 @@ from .explore import (
     share_estimates,
     subsample_counts,
 )
+from .formulas import privacy_ratio, unbiased_coefficients, worst_variance_unit
 from .plausibility import (
     ALPHA,
     Plausibility,
@@ -85,6 +89,7 @@ __all__ = [
     "LikelihoodProfile",
     "OLH",
     "OLHReports",
+    "ORACLE_NAMES",
     "POSTPROCESSING",
     "Plausibility",
     "Posterior",
@@ -110,15 +115,20 @@ __all__ = [
     "local_n_for_central_accuracy",
     "max_error_scale",
     "norm_sub",
+    "oracle",
     "pm1_mean_abs_error",
     "pm1_mean_estimate",
     "posterior_bounds",
     "posterior_true_yes",
+    "privacy_ratio",
     "randomized_round",
     "recommend_oracle",
+    "report_probability",
     "sequential_composition",
     "share_estimates",
     "subsample_counts",
     "ue_plausibility",
+    "unbiased_coefficients",
+    "worst_variance_unit",
     "z_quantile",
 ]

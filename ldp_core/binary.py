@@ -44,6 +44,7 @@ __all__ = [
     "binary_design_from_params",
     "epsilon_to_gamma",
     "gamma_to_epsilon",
+    "report_probability",
 ]
 
 #: Largest denominator of the integer weights a device samples from.
@@ -64,6 +65,17 @@ def gamma_to_epsilon(gamma: float) -> float:
     """
     g = _checks.in_range("gamma", gamma, 0.0, 0.5, hi_open=True)
     return math.log1p(2 * g) - math.log1p(-2 * g)
+
+
+def report_probability(a: Any, b: Any, mu: Any) -> Any:
+    """``lambda = b + (a - b) mu``: the chance that a report is 1 when the true share is mu,
+    for a design with ``a = P(report 1 | 1)`` and ``b = P(report 1 | 0)`` (Warner 1965).
+    Floats or numpy arrays alike; the one place this formula is written.
+
+    >>> report_probability(0.75, 0.25, 0.5)
+    0.5
+    """
+    return b + (a - b) * mu
 
 
 def epsilon_to_gamma(epsilon: float) -> float:
@@ -170,7 +182,7 @@ class BinaryDesign:
         >>> DieRR(4, 3).report_probability([0.0, 1.0]).tolist()
         [0.25, 0.75]
         """
-        lam = self.b + (self.a - self.b) * np.asarray(mu, dtype=float)
+        lam = report_probability(self.a, self.b, np.asarray(mu, dtype=float))
         return float(lam) if lam.ndim == 0 else lam
 
     # -- device sampling ----------------------------------------------------------

@@ -32,6 +32,7 @@ randomizes on the device from the operating system's CSPRNG.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
@@ -537,8 +538,31 @@ def categorical_oracle_from_params(params: dict[str, Any]) -> FrequencyOracle:
         raise ValueError(f"bad parameters for {params['design']!r}: {rest!r}") from exc
 
 
+#: The frequency oracles by name, as :func:`oracle` builds them (Wang, Blocki, Li & Jha
+#: 2017): direct encoding, symmetric and optimized unary encoding, optimized local hashing.
+ORACLE_NAMES = ("grr", "sue", "oue", "olh")
+
+
+def oracle(name: str, d: int, epsilon: float) -> FrequencyOracle:
+    """The frequency oracle ``name`` (one of :data:`ORACLE_NAMES`) over ``d`` values at
+    privacy loss ``epsilon``.
+
+    >>> oracle("oue", 4, 1.0)
+    UnaryEncoding(d=4, p=0.5, q=0.2689414213699951)
+    >>> oracle("grr", 3, 1.0).params()
+    {'design': 'grr', 'd': 3, 'epsilon': 1.0}
+    """
+    builders: dict[str, Callable[[int, float], FrequencyOracle]] = {
+        "grr": GRR, "sue": UnaryEncoding.symmetric, "oue": UnaryEncoding.optimized,
+        "olh": OLH}
+    if name not in builders:
+        raise ValueError(f"unknown frequency oracle {name!r}; known: {list(ORACLE_NAMES)}")
+    return builders[name](d, epsilon)
+
+
 def recommend_oracle(d: int, epsilon: float) -> str:
-    """``"grr"`` when ``d < 3 e^eps + 2`` (it then has the smaller variance), else ``"oue"``.
+    """The name (for :func:`oracle`) of the oracle with the smaller variance: ``"grr"`` when
+    ``d < 3 e^eps + 2``, else ``"oue"``.
 
     Wang et al. 2017, Section 6. OLH matches OUE's variance with less communication.
 

@@ -35,7 +35,7 @@ from statistics import NormalDist
 import numpy as np
 
 from . import _checks
-from .binary import BinaryDesign, EpsilonRR
+from .binary import BinaryDesign, EpsilonRR, report_probability
 from .formulas import unbiased_coefficients, worst_variance_unit
 
 __all__ = [
@@ -217,7 +217,7 @@ class BinaryCounts:
         below call it a hundred times, where numpy's per-call cost would dominate."""
         total = 0.0
         for a, b, n, y in self._groups_abny():
-            lam = b + (a - b) * mu
+            lam = report_probability(a, b, mu)
             if y:
                 if lam <= 0.0:
                     return -math.inf
@@ -232,7 +232,7 @@ class BinaryCounts:
         """Derivative of the log-likelihood: ``sum_g (a-b) (y/lambda - (n-y)/(1-lambda))``."""
         total = 0.0
         for a, b, n, y in self._groups_abny():
-            lam = b + (a - b) * mu
+            lam = report_probability(a, b, mu)
             t_yes = (y / lam if lam > 0 else math.inf) if y else 0.0
             t_no = ((n - y) / (1 - lam) if lam < 1 else math.inf) if n - y else 0.0
             total += (a - b) * (t_yes - t_no)
@@ -291,7 +291,7 @@ class BinaryCounts:
         if not self.n:
             return None
         a, b, n, _ = self._arrays()
-        lam = b + (a - b) * m
+        lam = report_probability(a, b, m)
         return float(math.sqrt(np.sum(n * lam * (1 - lam) / (a - b) ** 2)) / n.sum())
 
     def sd_class_at(self, mu: float) -> float | None:

@@ -6,8 +6,8 @@ import pytest
 
 import ldp_core
 from classroom import BadInput
-from classroom.domain import CLASS_EXERCISE
 from classroom.csvio import replay_from_csv
+from classroom.domain import CLASS_EXERCISE
 
 HEADER = "round,answer,answer_label,design_params,created_at\n"
 DIE_JSON = '"{""design"":""die"",""faces"":4,""truthful"":3}"'

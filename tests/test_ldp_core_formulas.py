@@ -15,8 +15,10 @@ from ldp_core import (
     GammaRR,
     TwoCoinRR,
     WarnerRR,
+    privacy_ratio,
+    unbiased_coefficients,
+    worst_variance_unit,
 )
-from ldp_core.formulas import privacy_ratio, unbiased_coefficients, worst_variance_unit
 
 
 def test_class_exercise_is_two_v_over_n_minus_half_and_sd_sqrt_3_over_4n():

@@ -24,6 +24,7 @@ import streamlit as st
 from ldp_core import (
     GRR,
     OLH,
+    ORACLE_NAMES,
     POSTPROCESSING,
     FrequencyOracle,
     UnaryEncoding,
@@ -32,6 +33,7 @@ from ldp_core import (
     error_summary,
     max_error_scale,
     norm_sub,
+    oracle,
     recommend_oracle,
     subsample_counts,
 )
@@ -118,21 +120,15 @@ def _simulate(params: tuple, n: int, seed: int) -> dict[str, np.ndarray]:
 
 
 def _oracle(kind: str, d: int, eps: float) -> FrequencyOracle | None:
-    if kind == "sue":
-        return UnaryEncoding.symmetric(d, eps)
-    if kind == "oue":
-        return UnaryEncoding.optimized(d, eps)
-    if kind == "grr":
-        return GRR(d, eps)
-    if kind == "olh":
-        return OLH(d, eps)
+    if kind in ORACLE_NAMES:
+        return oracle(kind, d, eps)
     c1, c2, c3 = st.columns(3)
     p = c1.slider("p = P(bit reads 1 | it is your bit)", 0.01, 0.99, step=0.01, key=K_P,
                   persist_state="session")
     q = c2.slider("q = P(bit reads 1 | another bit)", 0.01, 0.99, step=0.01, key=K_Q,
                   persist_state="session")
     try:
-        oracle = UnaryEncoding(d, p, q)
+        custom = UnaryEncoding(d, p, q)
     except ValueError as exc:
         c3.metric("ε = ln(p(1−q) / ((1−p)q))", "—")
         if p == q:
@@ -142,10 +138,10 @@ def _oracle(kind: str, d: int, eps: float) -> FrequencyOracle | None:
         else:
             st.warning(f"{exc}. Swap p and q to get the same privacy the right way round.")
         return None
-    c3.metric("ε = ln(p(1−q) / ((1−p)q))", fmt_fixed(oracle.epsilon, 3),
+    c3.metric("ε = ln(p(1−q) / ((1−p)q))", fmt_fixed(custom.epsilon, 3),
               help="Near & Abuah: p = .75, q = .25 gives 2.197. The ε slider does not apply "
                    "to this mechanism.")
-    return oracle
+    return custom
 
 
 def _variance_table(d: int, eps: float, n: int, current: FrequencyOracle) -> None:

@@ -7,7 +7,7 @@ import math
 from fractions import Fraction
 
 from classroom import designs
-from ldp_core.formulas import privacy_ratio, unbiased_coefficients, worst_variance_unit
+from ldp_core import privacy_ratio, unbiased_coefficients, worst_variance_unit
 from ui.fmt import fmt_fixed
 
 

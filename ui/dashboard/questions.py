@@ -69,12 +69,7 @@ def _categorical_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
     st.caption(f"ldp_core recommends {rec.upper()} for k = {k}, ε = {eps:.1f}: GRR has the "
                "smaller variance when k < 3e^ε + 2 (Wang et al. 2017).")
     try:
-        if oracle == "grr":
-            design = ldp_core.GRR(k, eps)
-        elif oracle == "sue":
-            design = ldp_core.UnaryEncoding.symmetric(k, eps)
-        else:
-            design = ldp_core.UnaryEncoding.optimized(k, eps)
+        design = ldp_core.oracle(oracle, k, eps)
     except ValueError as exc:
         return None, labels, str(exc)
     st.caption(f"Design: {design_text(design)}; ε = {design.epsilon:.3f}.")
