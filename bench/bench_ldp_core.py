@@ -11,7 +11,7 @@
 * Peak memory of ``simulate_support_counts`` at n = 10^6, d = 14, measured in a
   fresh subprocess (tracemalloc peak of the call and the process's peak RSS).
 * Exact aggregate: 10,000 simulated classes of n = 10^6 each, binary RR
-  (``simulate_yes_counts``) and d = 14 OUE (``sample_support_counts``).
+  (``sample_yes_counts``) and d = 14 OUE (``sample_support_counts``).
 
 Every time is the median of repeated runs (7 for ldp_core, 3 for the slow
 loop), measured side by side in one run. Results go to stdout and to the
@@ -140,10 +140,10 @@ def run(args: argparse.Namespace) -> dict:
     for n in (small_n, big_n):
         values = rng.integers(0, D, n)
         row = {}
-        row["oue"] = median_ms(lambda v=values: oue.simulate_support_counts(v, rng), args.repeats,
-                               f"oue{n}")
-        row["grr"] = median_ms(lambda v=values: grr.simulate_support_counts(v, rng), args.repeats,
-                               f"grr{n}")
+        row["oue"] = median_ms(lambda v=values: oue.simulate_support_counts(v, rng=rng),
+                               args.repeats, f"oue{n}")
+        row["grr"] = median_ms(lambda v=values: grr.simulate_support_counts(v, rng=rng),
+                               args.repeats, f"grr{n}")
         if n == small_n:
             row["oue_loop"] = median_ms(lambda v=values: notebook_oue_counts(v, D, oue.p, oue.q),
                                         args.loop_repeats, f"oue_loop{n}")
@@ -165,7 +165,7 @@ def run(args: argparse.Namespace) -> dict:
     die = DieRR(4, 3)
     agg = res["aggregate"]
     agg["binary"] = median_ms(
-        lambda: die.simulate_yes_counts(class_n * 2 // 5, class_n, size=classes, rng=rng),
+        lambda: die.sample_yes_counts(class_n * 2 // 5, class_n, size=classes, rng=rng),
         args.repeats, "agg_binary")
     agg["oue"] = median_ms(
         lambda: oue.sample_support_counts(true_counts, size=classes, rng=rng), args.repeats,
@@ -177,7 +177,7 @@ def run(args: argparse.Namespace) -> dict:
     one_binary = median_ms(
         lambda: die.perturb(np.r_[np.ones(class_n * 2 // 5, np.uint8),
                                   np.zeros(class_n - class_n * 2 // 5, np.uint8)],
-                            rng).sum(), args.repeats)
+                            rng=rng).sum(), args.repeats)
     agg["binary_per_respondent"] = one_binary * classes
     agg["oue_per_respondent"] = res["per_respondent"][big_n]["oue"] * classes
     agg["grr_per_respondent"] = res["per_respondent"][big_n]["grr"] * classes
@@ -185,11 +185,11 @@ def run(args: argparse.Namespace) -> dict:
           f"GRR {agg['grr']:.1f} ms", flush=True)
 
     res["memory"]["oue_chunked"] = peak_memory("UnaryEncoding.optimized(14, 1.0)",
-                                               "simulate_support_counts(values, 0)", big_n)
+                                               "simulate_support_counts(values, rng=0)", big_n)
     res["memory"]["grr_chunked"] = peak_memory("GRR(14, 1.0)",
-                                               "simulate_support_counts(values, 0)", big_n)
+                                               "simulate_support_counts(values, rng=0)", big_n)
     res["memory"]["oue_unchunked"] = peak_memory(
-        "UnaryEncoding.optimized(14, 1.0)", "support_counts(oracle.perturb(values, 0))",
+        "UnaryEncoding.optimized(14, 1.0)", "support_counts(oracle.perturb(values, rng=0))",
         big_n)
     print("  peak memory n=10^6: " + ", ".join(
         f"{k} {v['rss_mb']:.0f} MB RSS" for k, v in res["memory"].items()), flush=True)
@@ -219,7 +219,7 @@ def table(res: dict) -> list[str]:
     lines += ["", "| exact aggregate: 10,000 classes of n = 10^6 | ldp_core wall (CPU) | "
               "per respondent, 10,000 × one class (extrapolated) | ratio |",
               "| --- | ---: | ---: | ---: |"]
-    for key, label in (("binary", "binary RR (die), `simulate_yes_counts`"),
+    for key, label in (("binary", "binary RR (die), `sample_yes_counts`"),
                        ("oue", "OUE d = 14, `sample_support_counts`"),
                        ("grr", "GRR d = 14, `sample_support_counts`")):
         per = agg[key + "_per_respondent"]

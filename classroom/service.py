@@ -490,9 +490,9 @@ class PollService:
         design = question.design
         rng = np.random.default_rng(seed)
         if question.kind == "binary":
-            answers: Iterable[object] = design.perturb(values.astype(bool), rng).tolist()
+            answers: Iterable[object] = design.perturb(values.astype(bool), rng=rng).tolist()
         else:
-            perturbed = design.perturb(values, rng)
+            perturbed = design.perturb(values, rng=rng)
             if getattr(design, "kind", "") == "ue":
                 answers = ["".join("1" if b else "0" for b in row) for row in perturbed]
             else:

@@ -3,9 +3,13 @@
 Pure numpy, no Streamlit and no I/O. Designs store their defining parameters
 once; channels, privacy loss, estimators and variances are derived from them.
 
-Randomness: every randomized function takes ``rng`` (a ``numpy.random.Generator``,
-an int seed or None) and normalises it with ``numpy.random.default_rng``; there
-is no module-level generator. These simulators exist for teaching. A real
+Randomness, as numpy's SPEC 7 asks: every randomized function takes keyword-only
+``size=None`` (where it draws many) and ``rng=None`` (a ``numpy.random.Generator``,
+a seed or None, normalised with ``numpy.random.default_rng``); there is no
+module-level generator. Names say what is drawn: ``sample_*`` draws an exact
+aggregate (how many "yes" reports, the support counts) from its distribution, at
+a cost independent of n; ``perturb`` and ``simulate_*`` randomize each
+respondent. These simulators exist for teaching. A real
 report is randomized on the student's device from the operating system's
 CSPRNG (``crypto.getRandomValues`` in the browser), never here.
 """

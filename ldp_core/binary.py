@@ -233,7 +233,7 @@ class BinaryDesign:
         return tuple(int(fr[k] * den) for k in _BRANCHES)  # type: ignore[return-value]  # four branches give four ints; mypy cannot count a generator
 
     # -- per-respondent simulation ------------------------------------------------------
-    def perturb(self, truth: object, rng: RNGLike = None) -> np.ndarray:
+    def perturb(self, truth: object, *, rng: RNGLike = None) -> np.ndarray:
         """Randomize each true answer (array of 0/1); returns uint8 reports.
 
         Vectorized over respondents; a single student is an array of one.
@@ -260,8 +260,8 @@ class BinaryDesign:
                        (u < cut[2]).astype(np.uint8))  # forced yes / forced no
         return out.astype(np.uint8)
 
-    def simulate_yes_counts(self, n_true_yes: int, n: int, size: int | None = None,
-                            rng: RNGLike = None) -> np.ndarray | int:
+    def sample_yes_counts(self, n_true_yes: int, n: int, *, size: int | None = None,
+                          rng: RNGLike = None) -> np.ndarray | int:
         """Exact aggregate sampling of the number of "yes" reports.
 
         ``V = Binomial(v, a) + Binomial(n - v, b)``, the exact distribution of
@@ -269,9 +269,9 @@ class BinaryDesign:
         ``size`` classes cost O(size), not O(size * n). It has the same
         distribution as summing :meth:`perturb` over the class.
 
-        >>> DieRR().simulate_yes_counts(0, 0)
+        >>> DieRR().sample_yes_counts(0, 0)
         0
-        >>> DieRR().simulate_yes_counts(30, 40, size=3, rng=1).shape
+        >>> DieRR().sample_yes_counts(30, 40, size=3, rng=1).shape
         (3,)
         """
         n = _checks.integer("n", n, 0)

@@ -98,13 +98,13 @@ class FrequencyOracle:
     def params(self) -> dict[str, Any]:
         raise NotImplementedError
 
-    def perturb(self, values: object, rng: RNGLike = None) -> Any:
+    def perturb(self, values: object, *, rng: RNGLike = None) -> Any:
         raise NotImplementedError
 
     def support_counts(self, reports: Any) -> np.ndarray:
         raise NotImplementedError
 
-    def sample_support_counts(self, true_counts: object, size: int | None = None,
+    def sample_support_counts(self, true_counts: object, *, size: int | None = None,
                               rng: RNGLike = None) -> np.ndarray:
         """Exact aggregate sampling of the support counts for a population with
         ``true_counts``; ``size`` simulated classes at O(size * d), whatever n is.
@@ -154,7 +154,7 @@ class FrequencyOracle:
             raise ValueError("true_shares must be finite shares in [0, 1]")
         return base + n * f * (1 - p - q) / (p - q)
 
-    def simulate_support_counts(self, values: object, rng: RNGLike = None,
+    def simulate_support_counts(self, values: object, *, rng: RNGLike = None,
                                 chunk: int = CHUNK) -> np.ndarray:
         """Per-respondent simulation, in chunks so memory stays bounded; returns C.
 
@@ -170,7 +170,7 @@ class FrequencyOracle:
         gen = np.random.default_rng(rng)
         total = np.zeros(self.d, dtype=np.int64)
         for start in range(0, x.size, chunk):
-            total += self.support_counts(self.perturb(x[start:start + chunk], gen))
+            total += self.support_counts(self.perturb(x[start:start + chunk], rng=gen))
         return total
 
 
@@ -279,7 +279,7 @@ class GRR(FrequencyOracle):
     def params(self) -> dict[str, Any]:
         return {"design": self.kind, "d": self.d, "epsilon": self.epsilon_param}
 
-    def perturb(self, values: object, rng: RNGLike = None) -> np.ndarray:
+    def perturb(self, values: object, *, rng: RNGLike = None) -> np.ndarray:
         """One reported category per user (int64)."""
         x = _checks.category_array("values", values, self.d)
         gen = np.random.default_rng(rng)
@@ -292,7 +292,7 @@ class GRR(FrequencyOracle):
         r = _checks.category_array("reports", reports, self.d)
         return np.bincount(r.ravel(), minlength=self.d).astype(np.int64)
 
-    def sample_support_counts(self, true_counts: object, size: int | None = None,
+    def sample_support_counts(self, true_counts: object, *, size: int | None = None,
                               rng: RNGLike = None) -> np.ndarray:
         """Exact aggregate sampling of the reported counts, O(size * d).
 
@@ -391,7 +391,7 @@ class UnaryEncoding(FrequencyOracle):
     def params(self) -> dict[str, Any]:
         return {"design": self.kind, "d": self.d, "p": self.p, "q": self.q}
 
-    def perturb(self, values: object, rng: RNGLike = None) -> np.ndarray:
+    def perturb(self, values: object, *, rng: RNGLike = None) -> np.ndarray:
         """A ``(n, d)`` uint8 matrix of perturbed bits: bit v is 1 w.p. p if v is the
         user's value, q otherwise, independently. Uses ``8 n d`` bytes of
         uniforms; :meth:`simulate_support_counts` chunks large n."""
@@ -407,7 +407,7 @@ class UnaryEncoding(FrequencyOracle):
             raise ValueError(f"reports must be an (n, {self.d}) bit matrix, got shape {r.shape}")
         return r.sum(axis=0, dtype=np.int64)
 
-    def sample_support_counts(self, true_counts: object, size: int | None = None,
+    def sample_support_counts(self, true_counts: object, *, size: int | None = None,
                               rng: RNGLike = None) -> np.ndarray:
         """Bits are independent, so ``C_v = Bin(n_v, p) + Bin(n - n_v, q)`` exactly,
         independently over v. O(size * d).
@@ -490,7 +490,7 @@ class OLH(FrequencyOracle):
     def _hash(self, a: np.ndarray, b: np.ndarray, v: np.ndarray | int) -> np.ndarray:
         return ((a * np.asarray(v, dtype=np.uint64) + b) % np.uint64(_PRIME)) % np.uint64(self.g)
 
-    def perturb(self, values: object, rng: RNGLike = None) -> OLHReports:
+    def perturb(self, values: object, *, rng: RNGLike = None) -> OLHReports:
         """Per user: a random hash seed (a, b) and GRR over g buckets of ``H(x)``."""
         x = _checks.category_array("values", values, self.d).ravel()
         gen = np.random.default_rng(rng)
@@ -502,7 +502,7 @@ class OLH(FrequencyOracle):
         other += other >= h
         return OLHReports(a, b, np.where(keep, h, other))
 
-    def sample_support_counts(self, true_counts: object, size: int | None = None,
+    def sample_support_counts(self, true_counts: object, *, size: int | None = None,
                               rng: RNGLike = None) -> np.ndarray:
         """Not available: a user's supports for different v are dependent through the
         hash, so there is no exact sampler cheaper than :meth:`simulate_support_counts`."""

@@ -32,8 +32,8 @@ __all__ = [
 ]
 
 
-def laplace_mechanism(value: float | np.ndarray, sensitivity: float, epsilon: float,
-                      rng: RNGLike = None, size: int | tuple[int, ...] | None = None
+def laplace_mechanism(value: float | np.ndarray, sensitivity: float, epsilon: float, *,
+                      size: int | tuple[int, ...] | None = None, rng: RNGLike = None
                       ) -> np.ndarray | float:
     """``value + Laplace(0, sensitivity / epsilon)``: eps-DP for a query of that sensitivity.
 
@@ -124,7 +124,7 @@ def sequential_composition(epsilons: object) -> float:
     return float(eps.sum())
 
 
-def randomized_round(values: object, rng: RNGLike = None) -> np.ndarray:
+def randomized_round(values: object, *, rng: RNGLike = None) -> np.ndarray:
     """Round each value x in [0, 1] to 1 w.p. x and to 0 otherwise (unbiased: E = x).
 
     Then randomized response applies to the rounded bits, and the mean of the

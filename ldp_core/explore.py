@@ -296,7 +296,8 @@ def likelihood_profile(counts: BinaryCounts, mu: object, level: float = 0.95) ->
                              cutoff=top - crit / 2, level=float(level))
 
 
-def subsample_counts(population_counts: object, n: int, rng: RNGLike = None) -> np.ndarray:
+def subsample_counts(population_counts: object, n: int, *,
+                     rng: RNGLike = None) -> np.ndarray:
     """Category counts of ``n`` people drawn without replacement from a population.
 
     Multivariate hypergeometric: the population is given as counts per category.

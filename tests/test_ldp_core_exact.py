@@ -363,7 +363,7 @@ def test_epsilon_rr_estimator_of_the_notes() -> None:
     eps = 0.8
     e = math.exp(eps)
     rng = np.random.default_rng(2)
-    y = EpsilonRR(eps).perturb(rng.integers(0, 2, 500), rng)
+    y = EpsilonRR(eps).perturb(rng.integers(0, 2, 500), rng=rng)
     notes = float(np.mean(((1 + e) * y - 1) / (e - 1)))
     assert BinaryCounts.from_reports(EpsilonRR(eps), y).unbiased() == pytest.approx(notes,
                                                                                    abs=1e-12)
@@ -403,7 +403,7 @@ def test_pm1_form_matches_the_unbiased_estimate() -> None:
     rng = np.random.default_rng(9)
     for eps in (0.3, 1.0, LN3, 4.0):
         design = EpsilonRR(eps)
-        reports01 = design.perturb(rng.integers(0, 2, 301), rng)
+        reports01 = design.perturb(rng.integers(0, 2, 301), rng=rng)
         a = ldp_core.pm1_mean_estimate(2 * reports01.astype(int) - 1, eps)
         unbiased = BinaryCounts.from_reports(design, reports01).unbiased()
         assert (a + 1) / 2 == pytest.approx(unbiased, abs=1e-12)

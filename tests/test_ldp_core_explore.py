@@ -71,7 +71,7 @@ def test_share_estimates_refuses_no_information_and_bad_counts():
 
 def test_share_estimates_unbiased_under_exact_sampling():
     design, n, v = DieRR(4, 3), 50, 20
-    est = share_estimates(design, design.simulate_yes_counts(v, n, size=200_000, rng=7), n)
+    est = share_estimates(design, design.sample_yes_counts(v, n, size=200_000, rng=7), n)
     sd = BinaryCounts.single(design, 0, n).sd_class_at(v / n)
     se = sd / math.sqrt(est.size)
     assert abs(est.mean() - v / n) < 4 * se

@@ -213,7 +213,7 @@ def test_mixed_designs_combine_correctly_for_large_n() -> None:
     groups = []
     for design, n_g in zip(designs, sizes, strict=True):
         truth = (rng.random(n_g) < mu).astype(np.uint8)
-        groups.append((design, n_g, int(design.perturb(truth, rng).sum())))
+        groups.append((design, n_g, int(design.perturb(truth, rng=rng).sum())))
     counts = BinaryCounts(tuple(groups))
     manual = sum((y - n_g * d.b) / (d.a - d.b) for d, n_g, y in groups) / sum(sizes)
     assert counts.unbiased() == pytest.approx(manual, abs=1e-12)

@@ -103,7 +103,7 @@ def test_honest_unary_reports_almost_never_raise_the_alarm(n):
 
 def test_ones_distribution_matches_the_device():
     rng = np.random.default_rng(3)
-    reports = OUE.perturb(rng.integers(0, 5, 200_000), rng)
+    reports = OUE.perturb(rng.integers(0, 5, 200_000), rng=rng)
     seen = np.bincount(reports.sum(axis=1), minlength=6) / 200_000
     se = np.sqrt(ones_distribution(OUE) * (1 - ones_distribution(OUE)) / 200_000)
     assert np.all(np.abs(seen - ones_distribution(OUE)) <= 4 * se + 1e-12)

@@ -33,7 +33,7 @@ def test_exact_error_matches_simulation():
     rng = np.random.default_rng(7)
     d = EpsilonRR(eps)
     truth = np.r_[np.ones(k), np.zeros(n - k)].astype(np.uint8)
-    reports = d.perturb(np.tile(truth, 20_000), rng).reshape(20_000, n)
+    reports = d.perturb(np.tile(truth, 20_000), rng=rng).reshape(20_000, n)
     a_hat = d.c_epsilon * (2 * reports.mean(axis=1) - 1)
     sim = np.abs(a_hat - (2 * k - n) / n)
     exact = pm1_mean_abs_error(eps, n, k)

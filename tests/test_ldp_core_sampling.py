@@ -98,8 +98,8 @@ def binary_channel_statistic(sampler: BinaryDesign, claimed: BinaryDesign, seed:
     """Sum of the squared z-scores of the yes counts of N truly-yes and N truly-no
     respondents against the claimed a and b: chi-squared with 2 df if the claim holds."""
     rng = np.random.default_rng(seed)
-    yes = sampler.perturb(np.ones(N_BINARY, dtype=np.uint8), rng)
-    no = sampler.perturb(np.zeros(N_BINARY, dtype=np.uint8), rng)
+    yes = sampler.perturb(np.ones(N_BINARY, dtype=np.uint8), rng=rng)
+    no = sampler.perturb(np.zeros(N_BINARY, dtype=np.uint8), rng=rng)
     assert yes.dtype == np.uint8 and set(np.unique(np.r_[yes, no])) <= {0, 1}
     return (binomial_z(yes.sum(), N_BINARY, claimed.a) ** 2
             + binomial_z(no.sum(), N_BINARY, claimed.b) ** 2)
@@ -135,7 +135,7 @@ def grr_channel_statistic(sampler: GRR, claimed: GRR, per_value: int, seed: int
     rng = np.random.default_rng(seed)
     stat, df = 0.0, 0
     for x in range(claimed.d):
-        reports = sampler.perturb(np.full(per_value, x), rng)
+        reports = sampler.perturb(np.full(per_value, x), rng=rng)
         s, k = chi2_gof(np.bincount(reports, minlength=claimed.d), claimed.channel[x])
         stat, df = stat + s, df + k
     return stat, df
@@ -166,7 +166,7 @@ def ue_channel_statistic(sampler: UnaryEncoding, claimed: UnaryEncoding, per_val
     weights = 1 << np.arange(claimed.d - 1, -1, -1)
     stat, df = 0.0, 0
     for x in range(claimed.d):
-        bits = sampler.perturb(np.full(per_value, x), rng)
+        bits = sampler.perturb(np.full(per_value, x), rng=rng)
         assert bits.shape == (per_value, claimed.d) and bits.dtype == np.uint8
         cells = np.bincount(bits @ weights, minlength=2**claimed.d)
         s, k = chi2_gof(cells, ue_output_probabilities(claimed.d, x, claimed.p, claimed.q))
@@ -197,7 +197,7 @@ def olh_channel_statistic(sampler: OLH, claimed: OLH, n: int, seed: int) -> tupl
     is supported w.p. 1/g."""
     rng = np.random.default_rng(seed)
     x = rng.integers(0, claimed.d, n)
-    rep = sampler.perturb(x, rng)
+    rep = sampler.perturb(x, rng=rng)
     assert rep.a.min() >= 1 and rep.a.max() < (1 << 31) - 1 and rep.b.max() < (1 << 31) - 1
     g = claimed.g
     h = claimed._hash(rep.a, rep.b, x).astype(np.int64)
@@ -235,8 +235,8 @@ def test_binary_per_respondent_and_aggregate_agree(design: BinaryDesign) -> None
     rng = np.random.default_rng(21)
     truth = np.zeros((t, n), dtype=np.uint8)
     truth[:, :v] = 1
-    per_respondent = design.perturb(truth, rng).sum(axis=1)
-    aggregate = design.simulate_yes_counts(v, n, size=t, rng=rng)
+    per_respondent = design.perturb(truth, rng=rng).sum(axis=1)
+    aggregate = design.sample_yes_counts(v, n, size=t, rng=rng)
     stat, df = chi2_homogeneity(per_respondent, aggregate)
     assert stat < chi2_crit(df)
     mean, var, k4 = binary_count_moments(design, v, n)
@@ -245,7 +245,7 @@ def test_binary_per_respondent_and_aggregate_agree(design: BinaryDesign) -> None
         assert abs(mean_z(sample, mean, var)) < crit
         assert abs(variance_z(sample, var, k4)) < crit
     # power: aggregate sampling of a design leaking 1.3 x epsilon is told apart
-    wrong = stronger(design).simulate_yes_counts(v, n, size=t, rng=rng)
+    wrong = stronger(design).sample_yes_counts(v, n, size=t, rng=rng)
     stat, df = chi2_homogeneity(per_respondent, wrong)
     assert stat > chi2_crit(df)
 
@@ -284,7 +284,7 @@ def test_oracle_per_respondent_and_aggregate_agree(oracle: FrequencyOracle) -> N
     t = 3000
     rng = np.random.default_rng(31)
     # small chunks, so that the chunk boundaries are exercised too
-    per_respondent = np.array([oracle.simulate_support_counts(values, rng, chunk=64)
+    per_respondent = np.array([oracle.simulate_support_counts(values, rng=rng, chunk=64)
                                for _ in range(t)])
     aggregate = oracle.sample_support_counts(true_counts, size=t, rng=rng)
     assert aggregate.shape == (t, 4) and aggregate.dtype.kind == "i"
@@ -350,7 +350,7 @@ def test_sd_class_at_and_sd_worst_against_monte_carlo(design: BinaryDesign) -> N
     scale = n * (design.a - design.b)
     for mu in (0.25, 1.0):
         v = round(mu * n)
-        est = _mu_hat(design, design.simulate_yes_counts(v, n, size=t, rng=rng), n)
+        est = _mu_hat(design, design.sample_yes_counts(v, n, size=t, rng=rng), n)
         _, var_v, k4_v = binary_count_moments(design, v, n)
         claimed = counts.sd_class_at(mu) ** 2
         assert claimed == pytest.approx(var_v / scale**2, rel=1e-12)
@@ -366,7 +366,7 @@ def test_sd_at_population_sampling_against_monte_carlo(design: BinaryDesign) -> 
     n, t, mu = 50, 40_000, 0.3
     rng = np.random.default_rng(42)
     truth = (rng.random((t, n)) < mu).astype(np.uint8)
-    est = _mu_hat(design, design.perturb(truth, rng).sum(axis=1), n)
+    est = _mu_hat(design, design.perturb(truth, rng=rng).sum(axis=1), n)
     lam = design.report_probability(mu)
     _, var_v, k4_v = bernoulli_sum_cumulants(np.array([lam]), np.array([n]))
     scale = n * (design.a - design.b)
@@ -426,7 +426,7 @@ def test_olh_count_variance_against_per_respondent_monte_carlo() -> None:
     n, t = int(true_counts.sum()), 1000
     rng = np.random.default_rng(52)
     est = oracle.estimate_counts(
-        np.array([oracle.simulate_support_counts(values, rng) for _ in range(t)]), n)
+        np.array([oracle.simulate_support_counts(values, rng=rng) for _ in range(t)]), n)
     claimed = oracle.count_variance(n, true_counts / n)
     alt_claimed = OLH(4, POWER_FACTOR * oracle.epsilon).count_variance(n, true_counts / n)
     crit = z_crit(ALPHA / (2 * 4))
@@ -460,9 +460,9 @@ def test_randomized_round_then_rr_is_unbiased_for_the_mean() -> None:
     x = rng.random(400)
     design = EpsilonRR(1.0)
     t = 5000
-    bits = randomized_round(np.broadcast_to(x, (t, x.size)), rng)
+    bits = randomized_round(np.broadcast_to(x, (t, x.size)), rng=rng)
     assert set(np.unique(bits)) <= {0, 1}
-    est = _mu_hat(design, design.perturb(bits, rng).sum(axis=1), x.size)
+    est = _mu_hat(design, design.perturb(bits, rng=rng).sum(axis=1), x.size)
     # per value: Bernoulli(x) then the channel, so a report is 1 w.p. b + (a - b) x
     lam = design.report_probability(x)
     _, var_v, _ = bernoulli_sum_cumulants(lam)

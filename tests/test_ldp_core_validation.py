@@ -100,8 +100,8 @@ BAD_INPUT = [
     (lambda: BinaryCounts.from_reports(DieRR(), [0, 1, 2]), "reports"),
     (lambda: DieRR().perturb([0, 1, 2]), "truth"),
     (lambda: DieRR().perturb(["yes"]), "truth"),
-    (lambda: DieRR().simulate_yes_counts(5, 4), "n_true_yes"),
-    (lambda: DieRR().simulate_yes_counts(0, -4), "n"),
+    (lambda: DieRR().sample_yes_counts(5, 4), "n_true_yes"),
+    (lambda: DieRR().sample_yes_counts(0, -4), "n"),
     (lambda: GRR(3, 1.0).estimate_counts([-1, 2, 3], 4), "support_counts"),
     (lambda: GRR(3, 1.0).estimate_counts([5, 2, 3], 4), "support_counts"),
     (lambda: GRR(3, 1.0).estimate_counts([1, 2], 4), "support_counts"),
@@ -199,8 +199,8 @@ def test_gamma_zero_is_constructible_but_carries_no_information() -> None:
 
 
 def test_n_zero_never_raises_for_samplers() -> None:
-    assert DieRR().simulate_yes_counts(0, 0) == 0
-    assert DieRR().simulate_yes_counts(0, 0, size=3).tolist() == [0, 0, 0]
+    assert DieRR().sample_yes_counts(0, 0) == 0
+    assert DieRR().sample_yes_counts(0, 0, size=3).tolist() == [0, 0, 0]
     assert DieRR().perturb([]).size == 0
     assert ldp_core.pm1_mean_estimate([], 1.0) is None
 

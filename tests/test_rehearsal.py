@@ -28,7 +28,7 @@ TOL_SE = 4.0
 def _coverage(n: int, truths: np.ndarray, target: np.ndarray, rng) -> float:
     """Share of classes whose 95% CI (the dashboard's) covers ``target``."""
     design = ldp_core.DieRR(4, 3)
-    yes = design.perturb(truths.ravel(), rng).reshape(truths.shape).sum(axis=1)
+    yes = design.perturb(truths.ravel(), rng=rng).reshape(truths.shape).sum(axis=1)
     mu_hat = 2 * yes / n - 0.5  # μ̂ = (V/n − b)/(a − b) for the die
     lo, hi = ldp_core.BinaryCounts.single(design, 0, n).normal_interval(0.95)
     half = (hi - lo) / 2  # the interval's half-width depends on n only

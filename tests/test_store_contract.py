@@ -637,7 +637,7 @@ def test_categorical_estimate_is_ldp_core_on_support_counts(service, open_questi
                             design_params=params)
     oracle = ldp_core.categorical_oracle_from_params(params)
     rng = np.random.default_rng(7)
-    reports = oracle.perturb(rng.integers(0, 3, size=60), rng)
+    reports = oracle.perturb(rng.integers(0, 3, size=60), rng=rng)
     for i, rep in enumerate(reports):
         answer = "".join(map(str, rep)) if params["design"] == "ue" else int(rep)
         submit(service, poll, q, answer=answer, device=f"c{i}")

@@ -219,7 +219,7 @@ def test_rr_defaults_match_ldp_core():
     assert metric(at, "Privacy loss") == fmt_fixed(design.epsilon, 2) == "1.10"
     assert metric(at, "Reported vanilla V") == fmt_count(yes)
     assert metric(at, "Estimate μ̂") == fmt_fixed(est.mu_hat, 3)
-    many = share_estimates(design, design.simulate_yes_counts(
+    many = share_estimates(design, design.sample_yes_counts(
         v, n, size=5000, rng=np.random.default_rng([0, 2])), n)
     sim = error_summary(many, v / n)
     assert metric(at, "Mean of μ̂") == fmt_fixed(sim.mean, 3)
@@ -300,7 +300,7 @@ def test_likelihood_simulated_defaults_match_ldp_core():
     at = page_app("study_likelihood").run()
     check_page(at)
     design, n, v = DieRR(4, 3), 60, 18
-    yes = int(design.simulate_yes_counts(v, n, rng=np.random.default_rng([0, 4])))
+    yes = int(design.sample_yes_counts(v, n, rng=np.random.default_rng([0, 4])))
     counts = BinaryCounts.single(design, yes, n)
     assert metric(at, "Reports 'vanilla'") == f"{fmt_count(yes)} / {fmt_count(n)}"
     assert metric(at, "Unbiased μ̂") == fmt_fixed(counts.unbiased(), 3)
@@ -385,7 +385,7 @@ def test_asymptotics_defaults_match_ldp_core():
     table = at.dataframe[0].value
     for i, m in enumerate(page.N_GRID):
         v = int(np.floor(0.5 * m + 0.5))
-        yes = design.simulate_yes_counts(v, m, size=1000, rng=gen)
+        yes = design.sample_yes_counts(v, m, size=1000, rng=gen)
         local = error_summary(share_estimates(design, yes, m), v / m).rmse
         central = error_summary(laplace_mechanism(v / m, 1 / m, eps, rng=gen, size=1000),
                                 v / m).rmse
@@ -525,7 +525,7 @@ def test_exercise_solutions_match_ldp_core():
         == fmt(counts.sd_worst(), 3)
     assert metric(at, "ε of the die design") == fmt_fixed(math.log(3), 4) == "1.0986"
     gen = np.random.default_rng([0, 7])
-    local = share_estimates(design, design.simulate_yes_counts(v, n, size=20_000, rng=gen), n)
+    local = share_estimates(design, design.sample_yes_counts(v, n, size=20_000, rng=gen), n)
     central = laplace_mechanism(v / n, 1 / n, design.epsilon, rng=gen, size=20_000)
     assert metric(at, "SD of μ̂ over") == fmt(error_summary(local, v / n).sd, 3)
     assert metric(at, "Mean of μ̂ over") == fmt_fixed(error_summary(local, v / n).mean, 3)
@@ -542,7 +542,7 @@ def test_exercise_shows_both_coverages_and_both_sds():
     check_page(at)
     design, n, v, mu = DieRR(4, 3), 60, 36, 0.6
     gen = np.random.default_rng([0, 7])
-    local = share_estimates(design, design.simulate_yes_counts(v, n, size=20_000, rng=gen), n)
+    local = share_estimates(design, design.sample_yes_counts(v, n, size=20_000, rng=gen), n)
     pop = share_estimates(design, np.random.default_rng([0, 8]).binomial(
         n, 0.25 + 0.5 * mu, 20_000), n)
     half = 1.959963984540054 * math.sqrt(3 / (4 * n))

@@ -78,7 +78,7 @@ def _simulate(eps: float, mu: float, classes: int, seed: int) -> dict[str, np.nd
     local, central = [], []
     for n in N_GRID:
         v = _class_size_share(mu, n)
-        yes = design.simulate_yes_counts(v, n, size=classes, rng=gen)
+        yes = design.sample_yes_counts(v, n, size=classes, rng=gen)
         local.append(error_summary(share_estimates(design, yes, n), v / n).rmse)
         noisy = laplace_mechanism(v / n, 1 / n, eps, rng=gen, size=classes)
         central.append(error_summary(noisy, v / n).rmse)

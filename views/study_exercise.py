@@ -68,7 +68,7 @@ def _many(n: int, v: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """μ̂ for CLASSES classes (local, exact aggregate sampling) and the central
     Laplace release of the same true share at the same ε."""
     gen = np.random.default_rng([seed, 7])
-    local = share_estimates(DESIGN, DESIGN.simulate_yes_counts(v, n, size=CLASSES, rng=gen), n)
+    local = share_estimates(DESIGN, DESIGN.sample_yes_counts(v, n, size=CLASSES, rng=gen), n)
     central = laplace_mechanism(v / n, 1 / n, DESIGN.epsilon, rng=gen, size=CLASSES)
     return local, central
 

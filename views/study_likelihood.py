@@ -77,7 +77,7 @@ def _new_simulation() -> None:
 @st.cache_data(show_spinner=False, max_entries=128)
 def _simulated_yes(params: tuple, n: int, v: int, seed: int) -> int:
     design = binary_design_from_params(dict(params))
-    return int(design.simulate_yes_counts(v, n, rng=np.random.default_rng([seed, 4])))
+    return int(design.sample_yes_counts(v, n, rng=np.random.default_rng([seed, 4])))
 
 
 def _design() -> BinaryDesign | None:

@@ -118,7 +118,7 @@ def _one_class(params: tuple, n: int, v: int, seed: int) -> tuple[np.ndarray, np
 def _many_classes(params: tuple, n: int, v: int, seed: int) -> np.ndarray:
     """μ̂ for CLASSES classes by exact aggregate sampling: V = Bin(v, a) + Bin(n − v, b)."""
     design = binary_design_from_params(dict(params))
-    yes = design.simulate_yes_counts(v, n, size=CLASSES, rng=np.random.default_rng([seed, 2]))
+    yes = design.sample_yes_counts(v, n, size=CLASSES, rng=np.random.default_rng([seed, 2]))
     return share_estimates(design, yes, n)
 
 
