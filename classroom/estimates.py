@@ -131,28 +131,24 @@ def _categorical_round(design_of: Callable[[str], Any], items: list[tuple[str, s
         else:
             support[int(answer)] += count
         ns[design_json] += count
-    designs = [design_of(dj) for dj in per] + ([design_of(fallback)] if fallback else [])
-    eps = max((float(d.epsilon) for d in designs), default=0.0)
-    n = sum(ns.values())
-    support_total = sum(per.values(), np.zeros(k, dtype=np.int64))
-    if n == 0:
-        return CategoricalEstimate(n=0, support_counts=tuple(int(c) for c in support_total),
-                                   raw=None, clipped=None, norm_sub=None, sd=None, epsilon=eps)
-    raw = np.zeros(k)
-    for dj, support in per.items():
-        raw += design_of(dj).estimate_counts(support, ns[dj])
-    ns_counts = ldp_core.norm_sub(raw, n)
-    shares = ns_counts / n
-    var = np.zeros(k)
-    for dj in per:
-        var += np.asarray(design_of(dj).count_variance(ns[dj], shares), dtype=float)
+    groups: list[tuple[ldp_core.FrequencyOracle, int, Sequence[int]]] = [
+        (design_of(dj), ns[dj], support.tolist()) for dj, support in per.items()]
+    if fallback is not None and fallback not in per:
+        groups.append((design_of(fallback), 0, [0] * k))
+    if not groups:
+        return CategoricalEstimate(n=0, support_counts=(0,) * k, raw=None, clipped=None,
+                                   norm_sub=None, sd=None, epsilon=0.0)
+    counts = ldp_core.CategoricalCounts(tuple(groups))
+    support_total = tuple(int(c) for c in counts.support_counts())
+    raw, clipped, ns_counts, sd = counts.raw(), counts.clipped(), counts.norm_sub(), counts.sd()
+    if raw is None or clipped is None or ns_counts is None or sd is None:  # n = 0
+        return CategoricalEstimate(n=0, support_counts=support_total, raw=None, clipped=None,
+                                   norm_sub=None, sd=None, epsilon=counts.epsilon)
     checks = [ldp_core.ue_plausibility(design_of(dj), hist) for dj, hist in ones.items()]
     return CategoricalEstimate(
-        n=n, support_counts=tuple(int(c) for c in support_total),
-        raw=tuple(float(x) for x in raw),
-        clipped=tuple(float(x) for x in ldp_core.clip_counts(raw)),
-        norm_sub=tuple(float(x) for x in ns_counts),
-        sd=tuple(float(math.sqrt(max(v, 0.0))) for v in var), epsilon=eps,
+        n=counts.n, support_counts=support_total, raw=tuple(float(x) for x in raw),
+        clipped=tuple(float(x) for x in clipped), norm_sub=tuple(float(x) for x in ns_counts),
+        sd=tuple(float(x) for x in sd), epsilon=counts.epsilon,
         plausibility=min(checks, key=lambda c: c.p_value) if checks else None)
 
 

@@ -50,6 +50,7 @@ from .central import (
 from .estimate import (
     BinaryCounts,
     BinaryEstimate,
+    CategoricalCounts,
     chi2_1_quantile,
     pm1_mean_abs_error,
     pm1_mean_estimate,
@@ -83,6 +84,7 @@ __all__ = [
     "BinaryCounts",
     "BinaryDesign",
     "BinaryEstimate",
+    "CategoricalCounts",
     "DieRR",
     "EpsilonRR",
     "ErrorSummary",

@@ -29,17 +29,20 @@ Formulas:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
 
 import numpy as np
 
-from . import _checks
+from . import _checks, postprocess
 from .binary import BinaryDesign, EpsilonRR, report_probability
+from .categorical import FrequencyOracle
 from .formulas import unbiased_coefficients, worst_variance_unit
 
 __all__ = [
     "BinaryCounts",
+    "CategoricalCounts",
     "BinaryEstimate",
     "chi2_1_quantile",
     "pm1_mean_abs_error",
@@ -483,3 +486,84 @@ def pm1_mean_abs_error(epsilon: float, n: int, n_plus: int) -> float:
 def _log_binom(n: int, ks: np.ndarray) -> np.ndarray:
     return np.array([math.lgamma(n + 1) - math.lgamma(x + 1) - math.lgamma(n - x + 1)
                      for x in ks])
+
+
+@dataclass(frozen=True)
+class CategoricalCounts:
+    """Grouped categorical reports: a tuple of ``(oracle, n, support_counts)``, the
+    counterpart of :class:`BinaryCounts` for frequency oracles.
+
+    Each group is corrected with its own oracle (a slider moved mid-round), and the
+    count estimates add up: ``raw = sum_g (C_g - n_g q_g) / (p_g - q_g)`` (Wang, Blocki,
+    Li & Jha 2017). Groups with ``n = 0`` still count for ``epsilon``.
+
+    >>> from ldp_core import GRR
+    >>> c = CategoricalCounts(((GRR(3, 1.0), 10, (6, 3, 1)),))
+    >>> c.n, c.d, round(float(c.raw().sum()), 9)
+    (10, 3, 10.0)
+    >>> CategoricalCounts(((GRR(3, 1.0), 0, (0, 0, 0)),)).raw() is None
+    True
+    """
+
+    groups: tuple[tuple[FrequencyOracle, int, Sequence[int]], ...]
+
+    def __post_init__(self) -> None:
+        if not self.groups:
+            raise ValueError("at least one (oracle, n, support_counts) group is needed")
+        for oracle, _, _ in self.groups:
+            if not isinstance(oracle, FrequencyOracle):
+                raise ValueError(f"oracle must be a FrequencyOracle, got {oracle!r}")
+        d = self.groups[0][0].d
+        clean = []
+        for oracle, n, support in self.groups:
+            if oracle.d != d:
+                raise ValueError(f"every oracle must have the same d; got {oracle.d} and {d}")
+            n = _checks.integer("n", n, 0)
+            counts = _checks.count_array("support_counts", support)
+            if counts.shape != (d,):
+                raise ValueError(f"support_counts must have {d} entries, got {counts.shape}")
+            clean.append((oracle, n, tuple(int(c) for c in counts)))
+        object.__setattr__(self, "groups", tuple(clean))
+
+    @property
+    def d(self) -> int:
+        return int(self.groups[0][0].d)
+
+    @property
+    def n(self) -> int:
+        return sum(g[1] for g in self.groups)
+
+    @property
+    def epsilon(self) -> float:
+        """Privacy loss of one report: the largest over the oracles in use."""
+        return max(float(g[0].epsilon) for g in self.groups)
+
+    def support_counts(self) -> np.ndarray:
+        """Reports supporting each value, all groups together."""
+        return np.sum([np.asarray(g[2], dtype=np.int64) for g in self.groups], axis=0)
+
+    def raw(self) -> np.ndarray | None:
+        """The unbiased count estimates (may be negative or above n); None when n = 0."""
+        if not self.n:
+            return None
+        return np.sum([oracle.estimate_counts(np.asarray(support), n)
+                       for oracle, n, support in self.groups if n], axis=0)
+
+    def clipped(self) -> np.ndarray | None:
+        raw = self.raw()
+        return None if raw is None else postprocess.clip_counts(raw)
+
+    def norm_sub(self) -> np.ndarray | None:
+        """Norm-Sub: non-negative counts that sum to n (Wang et al. 2020)."""
+        raw = self.raw()
+        return None if raw is None else postprocess.norm_sub(raw, self.n)
+
+    def sd(self) -> np.ndarray | None:
+        """Per-value SD of :meth:`raw`, each group's variance at the Norm-Sub shares."""
+        counts = self.norm_sub()
+        if counts is None:
+            return None
+        shares = counts / self.n
+        var = np.sum([np.asarray(oracle.count_variance(n, shares), dtype=float)
+                      for oracle, n, _ in self.groups if n], axis=0)
+        return np.sqrt(np.maximum(var, 0.0))

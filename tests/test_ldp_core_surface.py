@@ -24,6 +24,7 @@ EXPECTED_ALL = [
     "BinaryCounts",
     "BinaryDesign",
     "BinaryEstimate",
+    "CategoricalCounts",
     "DieRR",
     "EpsilonRR",
     "ErrorSummary",
