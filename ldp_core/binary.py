@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -104,8 +105,8 @@ def _fraction(x: float | Fraction) -> Fraction:
 
 
 @dataclass(frozen=True)
-class BinaryDesign:
-    """Base class: a randomizer for one yes/no answer.
+class BinaryDesign(ABC):
+    """The abstract base of every randomizer for one yes/no answer.
 
     Subclasses store their defining parameters as dataclass fields and
     implement :meth:`branches`. Everything else is derived here.
@@ -115,9 +116,9 @@ class BinaryDesign:
     label: ClassVar[str] = ""
 
     # -- what a subclass provides -------------------------------------------------
+    @abstractmethod
     def branches(self) -> Mapping[str, Fraction | float]:
         """Probabilities of the four branches ``truth, lie, yes, no`` (sum 1)."""
-        raise NotImplementedError
 
     # -- the channel ---------------------------------------------------------------
     def gap(self) -> Fraction | float:

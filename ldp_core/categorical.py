@@ -32,6 +32,7 @@ randomizes on the device from the operating system's CSPRNG.
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
@@ -56,24 +57,28 @@ __all__ = [
 CHUNK = 1 << 16
 
 
-class FrequencyOracle:
-    """Shared estimation for oracles described by (d, p, q); see the module docstring."""
+class FrequencyOracle(ABC):
+    """The abstract base of the frequency oracles: shared estimation for oracles described
+    by (d, p, q); see the module docstring."""
 
     kind: ClassVar[str] = ""
     label: ClassVar[str] = ""
     d: int
 
     @property
+    @abstractmethod
     def p(self) -> float:
-        raise NotImplementedError
+        """See the module docstring."""
 
     @property
+    @abstractmethod
     def q(self) -> float:
-        raise NotImplementedError
+        """See the module docstring."""
 
     @property
+    @abstractmethod
     def epsilon(self) -> float:
-        raise NotImplementedError
+        """See the module docstring."""
 
     def device_pq(self) -> tuple[float, float]:
         """``(p, q)`` as a phone draws them: it compares a 53-bit uniform ``k / 2**53``
@@ -93,16 +98,20 @@ class FrequencyOracle:
         return self._epsilon_of(*self.device_pq())
 
     def _epsilon_of(self, p: float, q: float) -> float:
-        raise NotImplementedError
+        """The exact ε of these (p, q); oracles that a phone runs provide it."""
+        raise NotImplementedError(f"{type(self).__name__} is not run on phones")
 
+    @abstractmethod
     def params(self) -> dict[str, Any]:
-        raise NotImplementedError
+        """Provided by each oracle."""
 
+    @abstractmethod
     def perturb(self, values: object, *, rng: RNGLike = None) -> Any:
-        raise NotImplementedError
+        """Provided by each oracle."""
 
+    @abstractmethod
     def support_counts(self, reports: Any) -> np.ndarray:
-        raise NotImplementedError
+        """Provided by each oracle."""
 
     def sample_support_counts(self, true_counts: object, *, size: int | None = None,
                               rng: RNGLike = None) -> np.ndarray:
@@ -526,8 +535,8 @@ def categorical_oracle_from_params(params: dict[str, Any]) -> FrequencyOracle:
     if not isinstance(params, dict) or "design" not in params:
         raise ValueError(f"oracle parameters must be a dict with a 'design' key, got {params!r}")
     rest = {k: v for k, v in params.items() if k != "design"}
-    builders: dict[str, type[FrequencyOracle]] = {"grr": GRR, "ue": UnaryEncoding,
-                                                  "olh": OLH}
+    builders: dict[str, Callable[..., FrequencyOracle]] = {"grr": GRR, "ue": UnaryEncoding,
+                                                           "olh": OLH}
     cls = builders.get(params["design"])
     if cls is None:
         raise ValueError(f"unknown categorical design {params['design']!r}; known: "

@@ -80,7 +80,7 @@ EXPECTED_ALL = [
 ]
 
 ALLOWED_IMPORTS = {"numpy", "math", "dataclasses", "fractions", "typing", "numbers",
-                   "statistics", "functools", "__future__", "collections", "itertools"}
+                   "statistics", "functools", "__future__", "collections", "itertools", "abc"}
 
 
 def test_all_is_exactly_the_expected_sorted_list() -> None:
