@@ -22,6 +22,19 @@ from ui.fmt import fmt_count, fmt_fixed, fmt_interval
 from ui.text import plain
 
 
+def central_sd_note(n: int, epsilon: float, local_sd: float | None) -> str | None:
+    """What the central model would have given at the same ε and n: the Laplace mechanism
+    on the count, SD √2/(εn) for the share (Dwork, McSherry, Nissim & Smith 2006)."""
+    if n < 1 or not math.isfinite(epsilon) or epsilon <= 0:
+        return None
+    sd = ldp_core.central_mean_sd(n, epsilon)
+    ratio = (f", {local_sd / sd:,.0f}× smaller than the local SD" if local_sd and sd > 0
+             else "")
+    return (f"A central curator with the same ε = {fmt_fixed(epsilon, 2)}, who saw the true "
+            f"answers and added Laplace noise to the count, would have had SD "
+            f"{fmt_fixed(sd, 4)} (√2/(εn)){ratio}: the price of never trusting the server.")
+
+
 def _stat(col, label: str, value: str, formula: str | None, help: str | None = None) -> None:
     with col:
         st.metric(label, value, help=help)
@@ -94,6 +107,9 @@ def binary_panel(q, est, rounds, projector: bool, points) -> None:
                 st.caption(r"$\sqrt{\frac{\bar y(1-\bar y)}{(n-1)(a-b)^2}}$ with "
                            r"$\bar y = V/n$" if one_design else
                            "sample SD of the per-report estimates over √n")
+    central = central_sd_note(n, est.epsilon, b.sd_worst)
+    if central:
+        st.caption(central)
     note = simulated_class_note(q, est.n_simulated)
     if note:
         st.caption(note)
