@@ -51,7 +51,8 @@ STUDY = [("home", "/", "Learn on my own"),
          ("class exercise", "/class-exercise", "class exercise"),
          ("likelihood lab", "/likelihood", "Likelihood"),
          ("local vs central", "/local-vs-central", "Local"),
-         ("histogram lab", "/histograms", "Histogram")]
+         ("histogram lab", "/histograms", "Histogram"),
+         ("averaging attack", "/averaging-attack", "averaging attack")]
 
 
 def configured_limit_mb() -> float:

@@ -78,6 +78,12 @@ from .plausibility import (
     ue_plausibility,
 )
 from .postprocess import POSTPROCESSING, clip_counts, grr_em, norm_sub
+from .repeated import (
+    composed_epsilon,
+    majority_reveal_probability,
+    repeated_posterior,
+    yes_count_distribution,
+)
 
 __all__ = [
     "ALPHA",
@@ -109,6 +115,7 @@ __all__ = [
     "chi2_1_quantile",
     "chi2_sf",
     "clip_counts",
+    "composed_epsilon",
     "empirical_channel",
     "epsilon_to_gamma",
     "error_order",
@@ -119,6 +126,7 @@ __all__ = [
     "likelihood_profile",
     "local_mean_sd",
     "local_n_for_central_accuracy",
+    "majority_reveal_probability",
     "max_error_scale",
     "norm_sub",
     "oracle",
@@ -129,6 +137,7 @@ __all__ = [
     "privacy_ratio",
     "randomized_round",
     "recommend_oracle",
+    "repeated_posterior",
     "report_probability",
     "sequential_composition",
     "share_estimates",
@@ -136,5 +145,6 @@ __all__ = [
     "ue_plausibility",
     "unbiased_coefficients",
     "worst_variance_unit",
+    "yes_count_distribution",
     "z_quantile",
 ]

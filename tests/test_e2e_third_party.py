@@ -22,7 +22,8 @@ KEY = "third-party-instructor-key"
 DESKTOP = {"width": 1280, "height": 800}
 #: url path -> a text the rendered page shows
 STUDY_PAGES = {"randomized-response": "Randomized response", "class-exercise": "class exercise",
-               "likelihood": "Likelihood", "local-vs-central": "Local", "histograms": "Histogram"}
+               "likelihood": "Likelihood", "local-vs-central": "Local", "histograms": "Histogram",
+               "averaging-attack": "averaging attack"}
 
 
 @pytest.fixture(scope="module")

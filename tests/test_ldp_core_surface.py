@@ -49,6 +49,7 @@ EXPECTED_ALL = [
     "chi2_1_quantile",
     "chi2_sf",
     "clip_counts",
+    "composed_epsilon",
     "empirical_channel",
     "epsilon_to_gamma",
     "error_order",
@@ -59,6 +60,7 @@ EXPECTED_ALL = [
     "likelihood_profile",
     "local_mean_sd",
     "local_n_for_central_accuracy",
+    "majority_reveal_probability",
     "max_error_scale",
     "norm_sub",
     "oracle",
@@ -69,6 +71,7 @@ EXPECTED_ALL = [
     "privacy_ratio",
     "randomized_round",
     "recommend_oracle",
+    "repeated_posterior",
     "report_probability",
     "sequential_composition",
     "share_estimates",
@@ -76,6 +79,7 @@ EXPECTED_ALL = [
     "ue_plausibility",
     "unbiased_coefficients",
     "worst_variance_unit",
+    "yes_count_distribution",
     "z_quantile",
 ]
 

@@ -145,6 +145,7 @@ from ldp_core import (
     OLH,
     BinaryCounts,
     DieRR,
+    EpsilonRR,
     GammaRR,
     UnaryEncoding,
     central_mean_sd,
@@ -163,7 +164,7 @@ from ldp_core import (
 from ui.fmt import fmt, fmt_count, fmt_fixed, fmt_interval, fmt_pct, fmt_pvalue
 
 PAGES = ["study_rr", "study_exercise", "study_likelihood", "study_asymptotics",
-         "study_histogram"]
+         "study_histogram", "study_averaging"]
 
 
 def _class(n: int, v: int) -> np.ndarray:
@@ -565,3 +566,37 @@ def test_exercise_every_slider_extreme():
     at.slider(key="ex_n").set_value(1).run()
     runs += sweep(at, ["ex_mu"])
     assert runs >= 6
+
+
+# -- the averaging attack ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("design_key, design", [
+    ("exercise", DieRR(4, 3)), ("small", EpsilonRR(0.5)), ("large", EpsilonRR(2.0))])
+@pytest.mark.parametrize("k", [1, 5, 60])
+def test_averaging_numbers_match_ldp_core(design_key, design, k):
+    from ldp_core import composed_epsilon, majority_reveal_probability, repeated_posterior
+
+    at = page_app("study_averaging")
+    at.session_state["avg_design"] = design_key
+    at.session_state["avg_k"] = k
+    at.run()
+    check_page(at)
+    assert metric(at, "ε of one report") == fmt_fixed(design.epsilon, 3)
+    assert metric(at, f"ε of {k} linked") == fmt_fixed(composed_epsilon(design, k), 3)
+    assert metric(at, "k × ε") == fmt_fixed(k * design.epsilon, 3)
+    assert metric(at, f"ε of {k} linked") == metric(at, "k × ε")  # tight: k eps exactly
+    assert metric(at, "Majority") == fmt_pct(majority_reveal_probability(design, k), 1)
+    table = nodes(at, "dataframe")[0].value
+    assert len(table) == k + 1
+    assert table["attacker's P(truly yes)"].tolist() == [
+        fmt_pct(p, 1) for p in repeated_posterior(design, k, 0.5)]
+    assert "Composition is tight here" in " ".join(texts(at))
+
+
+def test_averaging_every_slider_extreme():
+    at = page_app("study_averaging").run()
+    runs = sweep(at, ["avg_k", "avg_prior"])
+    for key in ("small", "large"):
+        at.radio(key="avg_design").set_value(key).run()
+        runs += sweep(at, ["avg_k"])
+    assert runs >= 10

@@ -15,6 +15,7 @@ from views import (
     dashboard,
     home,
     study_asymptotics,
+    study_averaging,
     study_exercise,
     study_histogram,
     study_likelihood,
@@ -46,6 +47,8 @@ def _study_pages() -> list[st.Page]:
                 icon=":material/compare_arrows:", url_path="local-vs-central"),
         st.Page(study_histogram.render, title="Histogram lab", icon=":material/bar_chart:",
                 url_path="histograms"),
+        st.Page(study_averaging.render, title="The averaging attack",
+                icon=":material/stacks:", url_path="averaging-attack"),
     ]
 
 
