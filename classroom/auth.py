@@ -12,9 +12,9 @@ a URL:
 * otherwise the instructor types the key on the login form (sent by POST).
 
 Either way the browser gets a random **session id** in an HttpOnly cookie. The
-database keeps only its SHA-256 and its expiry (:data:`SESSION_TTL_S`), so
-logging out revokes it, "log out everywhere" revokes them all, and a copy of
-the database logs nobody in.
+database keeps only an HMAC of it under the key, and its expiry
+(:data:`SESSION_TTL_S`): logging out revokes it, "log out everywhere" revokes them
+all, changing the key ends every session, and a copy of the database logs nobody in.
 """
 
 from __future__ import annotations
@@ -121,8 +121,10 @@ def key_source() -> str:
     return str(_key_file())
 
 
-def _digest(value: str) -> str:
-    return hashlib.sha256(value.encode("utf-8")).hexdigest()
+def _digest(value: str, key: str) -> str:
+    """What the database keeps of a session id or a link's nonce: an HMAC under the
+    instructor key, so changing the key ends every session."""
+    return hmac.new(key.encode("utf-8"), value.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
 class InstructorAuth:
@@ -165,7 +167,7 @@ class InstructorAuth:
         if not isinstance(nonce, str):
             return None
         expires = self._now() + timedelta(seconds=LOGIN_LINK_TTL_S)
-        if not self._store.use_login_link(_digest(nonce), expires):
+        if not self._store.use_login_link(_digest(nonce, self.key), expires):
             return None
         return self.start_session()
 
@@ -176,7 +178,8 @@ class InstructorAuth:
     def start_session(self) -> str:
         session_id = secrets.token_urlsafe(32)
         now = self._now()
-        self._store.add_session(_digest(session_id), now, now + timedelta(seconds=SESSION_TTL_S))
+        self._store.add_session(_digest(session_id, self.key), now,
+                                now + timedelta(seconds=SESSION_TTL_S))
         return session_id
 
     # -- checking and ending sessions -----------------------------------------------------
@@ -184,7 +187,7 @@ class InstructorAuth:
         """True for the id of a stored, unexpired session. A dead database counts as no."""
         if not isinstance(session_id, str) or not session_id or len(session_id) > 100:
             return False
-        digest = _digest(session_id)
+        digest = _digest(session_id, self.key)
         now = self._clock()
         with self._lock:
             if self._valid.get(digest, 0.0) > now:
@@ -202,7 +205,7 @@ class InstructorAuth:
     def end(self, session_id: object) -> None:
         """Log this session out (an unknown id is ignored)."""
         if isinstance(session_id, str) and session_id and len(session_id) <= 100:
-            digest = _digest(session_id)
+            digest = _digest(session_id, self.key)
             with self._lock:
                 self._valid.pop(digest, None)
             self._store.delete_session(digest)

@@ -155,7 +155,7 @@ reports = sa.Table(
 )
 
 #: Logged-in instructor browsers. The cookie holds a random session id; only its
-#: SHA-256 is stored, so a copy of the database logs nobody in.
+#: HMAC under the instructor key is stored, so a copy of the database logs nobody in.
 instructor_sessions = sa.Table(
     "instructor_sessions", metadata,
     sa.Column("id_hash", sa.String(64), primary_key=True),
@@ -163,7 +163,7 @@ instructor_sessions = sa.Table(
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
 )
 
-#: One-time login links already used (their nonce's SHA-256), until they expire anyway.
+#: One-time login links already used (an HMAC of their nonce), until they expire anyway.
 used_login_links = sa.Table(
     "used_login_links", metadata,
     sa.Column("nonce_hash", sa.String(64), primary_key=True),

@@ -180,6 +180,13 @@ def test_a_session_expires_after_12_hours(instructor, clock):
     assert not instructor.is_valid(session)
 
 
+def test_changing_the_key_ends_every_session(store):
+    before = auth.InstructorAuth(store, key=KEY, cache_s=0.0)
+    session = before.log_in(KEY)
+    after = auth.InstructorAuth(store, key="a-new-key-0123456789", cache_s=0.0)
+    assert before.is_valid(session) and not after.is_valid(session)
+
+
 def test_the_validity_cache_never_outlives_the_session(store, clock):
     cached = auth.InstructorAuth(store, key=KEY, cache_s=10_000.0, clock=clock)
     session = cached.log_in(KEY)
