@@ -335,3 +335,37 @@ def test_login_url_as_the_first_request_opens_the_dashboard(chromium, classroom_
             assert code in text and "Close voting" in text
         finally:
             ctx.close()
+
+
+@pytest.mark.browser
+@pytest.mark.server
+def test_the_teach_page_logs_in_by_post_and_logs_out_everywhere(chromium, classroom_env):
+    """The key typed on "I'm teaching" goes by POST (never into an address); the session
+    opens the dashboard; "Log out everywhere" ends it and another browser's session too."""
+    env, code = classroom_env
+    with running_server(env) as base:
+        other = chromium.new_context()
+        ctx = chromium.new_context()
+        try:
+            second = other.new_page()
+            browser_log_in(second, base, "access-test-key-0123")
+            page = ctx.new_page()
+            posts: list[str] = []
+            page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+            settled(page, f"{base}/teach")
+            page.fill("#ldp-key", "access-test-key-0123")
+            page.get_by_role("button", name="Log in").click()
+            page.wait_for_url(f"{base}/dashboard**", timeout=60_000)
+            assert code in settled(page, page.url)
+            assert posts == [f"{base}/auth/login"]
+            assert all("access-test-key" not in u for u in posts)
+            text = settled(page, f"{base}/teach")
+            assert "logged in as the instructor" in text
+            page.get_by_role("button", name="Log out everywhere").click()
+            page.get_by_text("Every instructor login has ended").wait_for(timeout=60_000)
+            for browser_page in (page, second):
+                after = settled(browser_page, f"{base}/dashboard")
+                assert code not in after and "Close voting" not in after
+        finally:
+            ctx.close()
+            other.close()
