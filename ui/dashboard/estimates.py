@@ -107,8 +107,8 @@ def binary_panel(q, est, rounds, projector: bool, points) -> None:
                 st.caption(r"$\sqrt{\frac{\bar y(1-\bar y)}{(n-1)(a-b)^2}}$ with "
                            r"$\bar y = V/n$" if one_design else
                            "sample SD of the per-report estimates over √n")
-    central = central_sd_note(n, est.epsilon, b.sd_worst)
-    if central:
+    central = None if projector else central_sd_note(n, est.epsilon, b.sd_worst)
+    if central:  # at the desk: the projector keeps everything on one screen
         st.caption(central)
     note = simulated_class_note(q, est.n_simulated)
     if note:
