@@ -1,7 +1,8 @@
 """classroom: polls, questions, rounds and randomized reports between ldp_core and the pages.
 
 ``PollService(Store())`` is the API the pages use; see docs/architecture.md.
-No streamlit import and no module-level mutable state: the app caches one
+No streamlit import, and no module-level mutable state but one counter (the
+logouts a process has seen, in :mod:`classroom.auth`): the app caches one
 ``Store`` per process with ``st.cache_resource``.
 """
 

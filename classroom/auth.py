@@ -127,12 +127,30 @@ def _digest(value: str, key: str) -> str:
     return hmac.new(key.encode("utf-8"), value.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
+class _Logouts:
+    """How many logouts this process has seen. The login routes and the Streamlit pages
+    each hold an :class:`InstructorAuth`; every instance trusts its cached validity only
+    while this count is unchanged, so a logout takes effect at once in the whole process.
+    (The one piece of module-level state in this package: a counter.)"""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def seen(self) -> None:
+        with self._lock:
+            self.count += 1
+
+
+_LOGOUTS = _Logouts()
+
+
 class InstructorAuth:
-    """Login links and sessions on one store, for one process (thread-safe).
+    """Login links and sessions on one store (thread-safe).
 
     A session's validity is remembered for :attr:`cache_s` seconds, so a dashboard
-    refreshing every 2 s does not read the database each time; a logout in this
-    process takes effect at once, one in another process within ``cache_s``.
+    refreshing every 2 s does not read the database each time. A logout takes effect at
+    once in this process, and in another process sharing the database within ``cache_s``.
     """
 
     def __init__(self, store: Store, *, key: str | None = None, cache_s: float = 5.0,
@@ -141,7 +159,8 @@ class InstructorAuth:
         self._key = key
         self.cache_s = cache_s
         self._clock = clock
-        self._valid: dict[str, float] = {}  # session digest -> checked until (clock time)
+        # session digest -> (checked until, clock time; the logout count it was checked at)
+        self._valid: dict[str, tuple[float, int]] = {}
         self._lock = threading.Lock()
 
     @property
@@ -188,9 +207,10 @@ class InstructorAuth:
         if not isinstance(session_id, str) or not session_id or len(session_id) > 100:
             return False
         digest = _digest(session_id, self.key)
-        now = self._clock()
+        now, logouts = self._clock(), _LOGOUTS.count
         with self._lock:
-            if self._valid.get(digest, 0.0) > now:
+            until, checked_at = self._valid.get(digest, (0.0, -1))
+            if until > now and checked_at == logouts:
                 return True
         try:
             expires = self._store.session_expiry(digest)
@@ -199,7 +219,7 @@ class InstructorAuth:
         if expires is None or expires.timestamp() <= now:
             return False
         with self._lock:
-            self._valid[digest] = min(now + self.cache_s, expires.timestamp())
+            self._valid[digest] = (min(now + self.cache_s, expires.timestamp()), logouts)
         return True
 
     def end(self, session_id: object) -> None:
@@ -209,9 +229,12 @@ class InstructorAuth:
             with self._lock:
                 self._valid.pop(digest, None)
             self._store.delete_session(digest)
+            _LOGOUTS.seen()
 
     def end_all(self) -> int:
         """Log every instructor browser out; the number of sessions ended."""
         with self._lock:
             self._valid.clear()
-        return self._store.delete_all_sessions()
+        ended = self._store.delete_all_sessions()
+        _LOGOUTS.seen()
+        return ended

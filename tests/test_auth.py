@@ -180,6 +180,18 @@ def test_a_session_expires_after_12_hours(instructor, clock):
     assert not instructor.is_valid(session)
 
 
+def test_a_logout_reaches_every_instance_of_the_process_at_once(store):
+    """The login routes and the Streamlit pages hold separate instances with caches."""
+    routes = auth.InstructorAuth(store, key=KEY, cache_s=3600.0)
+    pages = auth.InstructorAuth(store, key=KEY, cache_s=3600.0)
+    one, two = routes.log_in(KEY), routes.log_in(KEY)
+    assert pages.is_valid(one) and pages.is_valid(two)  # now cached for an hour
+    routes.end(one)
+    assert not pages.is_valid(one) and pages.is_valid(two)
+    routes.end_all()
+    assert not pages.is_valid(two)
+
+
 def test_changing_the_key_ends_every_session(store):
     before = auth.InstructorAuth(store, key=KEY, cache_s=0.0)
     session = before.log_in(KEY)
