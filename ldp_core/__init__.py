@@ -12,6 +12,15 @@ a cost independent of n; ``perturb`` and ``simulate_*`` randomize each
 respondent. These simulators exist for teaching. A real
 report is randomized on the student's device from the operating system's
 CSPRNG (``crypto.getRandomValues`` in the browser), never here.
+
+Construction: every design and oracle is a frozen dataclass whose fields are its
+defining parameters, checked in ``__post_init__``. The one exception is a parameter
+that shares its name with a quantity the base class derives (ε of ``EpsilonRR``,
+``GRR`` and ``OLH``; p and q of ``UnaryEncoding``): a dataclass field cannot have
+that name, because ``dataclasses`` would take the inherited property for the
+field's default. Those classes store the parameter as ``<name>_param`` and write
+their ``__init__`` and ``__repr__`` by hand, so that they are still called as
+``EpsilonRR(epsilon=1.0)`` and shown that way.
 """
 
 from .binary import (

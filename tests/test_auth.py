@@ -7,7 +7,9 @@ stored in a real database (SQLite in a temporary directory).
 from __future__ import annotations
 
 import logging
+import os
 import re
+import stat
 import urllib.error
 import urllib.request
 
@@ -312,3 +314,31 @@ def test_forwarded_addresses_are_believed_only_from_trusted_proxies(tmp_path, tr
         assert codes == [403] * len(forwarded)
     else:  # the header is ignored: every try comes from one client, 127.0.0.1
         assert codes == [403] * web.LOGIN_FAILURES_PER_MINUTE + [429, 429]
+
+
+# -- the instructor key ------------------------------------------------------------------------
+
+
+def test_generated_key_is_kept_private_and_stable(tmp_path, monkeypatch):
+    monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv(auth.KEY_ENV, raising=False)
+    monkeypatch.setattr("classroom.config.secret", lambda name, **kw: None)
+    key = auth.instructor_key()
+    assert len(key) >= 20 and auth.instructor_key() == key
+    mode = stat.S_IMODE(os.stat(tmp_path / "instructor_key").st_mode)
+    assert mode == 0o600
+    assert auth.check_key(key) and not auth.check_key(key[:-1]) and not auth.check_key(None)
+
+
+@pytest.mark.parametrize("key", ["short", "fifteen-chars-x"])
+def test_a_short_configured_key_stops_the_start_with_a_clear_message(monkeypatch, tmp_path,
+                                                                     key):
+    from classroom.domain import ConfigError
+
+    monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv(auth.KEY_ENV, key)
+    with pytest.raises(ConfigError, match=f"has {len(key)} characters; use at least 16"):
+        auth.instructor_key()
+    monkeypatch.setenv(auth.KEY_ENV, key + "y")  # 16 and more are fine
+    if len(key) + 1 >= auth.MIN_KEY_CHARS:
+        assert auth.instructor_key() == key + "y"

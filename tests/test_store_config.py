@@ -1,4 +1,5 @@
-"""Settings: URL order, refused URLs, masking, the data directory, start-up failures.
+"""Settings: URL order, refused URLs, masking, the data directory and its file modes,
+start-up failures.
 
 No database backend is needed: these run once, not per backend.
 """
@@ -6,14 +7,16 @@ No database backend is needed: these run once, not per backend.
 from __future__ import annotations
 
 import math
+import os
+import stat
 from pathlib import Path
 
 import pytest
 
 import classroom
 import ldp_core
-from classroom import ConfigError, PollService, Store, StoreUnavailable, config
-from classroom.domain import answer_label, encode_answer
+from classroom import ConfigError, PollService, Store, StoreUnavailable, auth, config
+from classroom.domain import CLASS_EXERCISE, answer_label, encode_answer
 from classroom.service import dedup_token, new_join_code
 
 
@@ -187,3 +190,52 @@ def test_a_bad_per_address_limit_names_the_setting(raw, tmp_path):
     with pytest.raises(ConfigError, match="LDP_CLASSROOM_MAX_REPORTS_PER_ADDRESS must be a "
                                           "whole number of at least 1"):
         config.max_reports_per_address(environ={config.MAX_PER_ADDRESS_ENV: raw}, root=tmp_path)
+
+
+# -- file modes ------------------------------------------------------------------------------
+
+
+def test_data_files_are_private(tmp_path, monkeypatch):
+    """The data directory is 0700; the database, its WAL and SHM files and the key 0600."""
+    from classroom import config
+    from classroom.service import PollService
+    from classroom.store import Store
+
+    data = tmp_path / "data"
+    monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(data))
+    monkeypatch.delenv(auth.KEY_ENV, raising=False)
+    monkeypatch.setattr("classroom.config.secret", lambda name, **kw: None)
+    assert stat.S_IMODE(os.stat(config.data_dir()).st_mode) == 0o700
+    auth.instructor_key()
+    store = Store(f"sqlite:///{data / 'classroom.db'}")
+    try:
+        svc = PollService(store)
+        poll = svc.create_poll("t")
+        q = svc.open_question(svc.add_question(
+            poll.id, "Q?", design_params=dict(CLASS_EXERCISE)).id)
+        svc.submit_report(poll.join_code, q.id, answer=1, submission_id="perm-000001",
+                          design_params=dict(CLASS_EXERCISE),
+                          device_id="d")
+        names = ["classroom.db", "classroom.db-wal", "classroom.db-shm", "instructor_key"]
+        assert all((data / n).exists() for n in names)
+        modes = {n: oct(stat.S_IMODE(os.stat(data / n).st_mode)) for n in names}
+        assert modes == {n: "0o600" for n in names}
+    finally:
+        store.close()
+
+
+def test_files_left_readable_by_an_older_version_are_tightened(tmp_path, monkeypatch):
+    from classroom.store import Store
+
+    db = tmp_path / "old.db"
+    Store(f"sqlite:///{db}").close()
+    db.chmod(0o644)
+    (tmp_path / "instructor_key").write_text("x" * 24 + "\n")
+    (tmp_path / "instructor_key").chmod(0o644)
+    monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv(auth.KEY_ENV, raising=False)
+    monkeypatch.setattr("classroom.config.secret", lambda name, **kw: None)
+    Store(f"sqlite:///{db}").close()
+    assert auth.instructor_key() == "x" * 24
+    assert stat.S_IMODE(db.stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / "instructor_key").stat().st_mode) == 0o600

@@ -1,10 +1,7 @@
-"""The HTTP layer: device cookie, start-up banner, instructor key and data files (the login
-routes and sessions are in test_auth.py)."""
+"""classroom.web: the device cookie and the start-up banner (the login routes and the
+instructor key are in test_auth.py, the data files' modes in test_store_config.py)."""
 
 from __future__ import annotations
-
-import os
-import stat
 
 import pytest
 from starlette.applications import Starlette
@@ -13,7 +10,6 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from classroom import auth, web
-from classroom.domain import CLASS_EXERCISE
 
 
 def _page(request):
@@ -64,77 +60,6 @@ def test_existing_cookie_is_kept_and_endpoints_get_none(client):
     assert "set-cookie" not in r.headers
     client.cookies.clear()
     assert "set-cookie" not in client.get("/_stcore/health").headers
-
-
-def test_generated_key_is_kept_private_and_stable(tmp_path, monkeypatch):
-    monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
-    monkeypatch.delenv(auth.KEY_ENV, raising=False)
-    monkeypatch.setattr("classroom.config.secret", lambda name, **kw: None)
-    key = auth.instructor_key()
-    assert len(key) >= 20 and auth.instructor_key() == key
-    mode = stat.S_IMODE(os.stat(tmp_path / "instructor_key").st_mode)
-    assert mode == 0o600
-    assert auth.check_key(key) and not auth.check_key(key[:-1]) and not auth.check_key(None)
-
-
-@pytest.mark.parametrize("key", ["short", "fifteen-chars-x"])
-def test_a_short_configured_key_stops_the_start_with_a_clear_message(monkeypatch, tmp_path,
-                                                                     key):
-    from classroom.domain import ConfigError
-
-    monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv(auth.KEY_ENV, key)
-    with pytest.raises(ConfigError, match=f"has {len(key)} characters; use at least 16"):
-        auth.instructor_key()
-    monkeypatch.setenv(auth.KEY_ENV, key + "y")  # 16 and more are fine
-    if len(key) + 1 >= auth.MIN_KEY_CHARS:
-        assert auth.instructor_key() == key + "y"
-
-
-def test_data_files_are_private(tmp_path, monkeypatch):
-    """The data directory is 0700; the database, its WAL and SHM files and the key 0600."""
-    from classroom import config
-    from classroom.service import PollService
-    from classroom.store import Store
-
-    data = tmp_path / "data"
-    monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(data))
-    monkeypatch.delenv(auth.KEY_ENV, raising=False)
-    monkeypatch.setattr("classroom.config.secret", lambda name, **kw: None)
-    assert stat.S_IMODE(os.stat(config.data_dir()).st_mode) == 0o700
-    auth.instructor_key()
-    store = Store(f"sqlite:///{data / 'classroom.db'}")
-    try:
-        svc = PollService(store)
-        poll = svc.create_poll("t")
-        q = svc.open_question(svc.add_question(
-            poll.id, "Q?", design_params=dict(CLASS_EXERCISE)).id)
-        svc.submit_report(poll.join_code, q.id, answer=1, submission_id="perm-000001",
-                          design_params=dict(CLASS_EXERCISE),
-                          device_id="d")
-        names = ["classroom.db", "classroom.db-wal", "classroom.db-shm", "instructor_key"]
-        assert all((data / n).exists() for n in names)
-        modes = {n: oct(stat.S_IMODE(os.stat(data / n).st_mode)) for n in names}
-        assert modes == {n: "0o600" for n in names}
-    finally:
-        store.close()
-
-
-def test_files_left_readable_by_an_older_version_are_tightened(tmp_path, monkeypatch):
-    from classroom.store import Store
-
-    db = tmp_path / "old.db"
-    Store(f"sqlite:///{db}").close()
-    db.chmod(0o644)
-    (tmp_path / "instructor_key").write_text("x" * 24 + "\n")
-    (tmp_path / "instructor_key").chmod(0o644)
-    monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
-    monkeypatch.delenv(auth.KEY_ENV, raising=False)
-    monkeypatch.setattr("classroom.config.secret", lambda name, **kw: None)
-    Store(f"sqlite:///{db}").close()
-    assert auth.instructor_key() == "x" * 24
-    assert stat.S_IMODE(db.stat().st_mode) == 0o600
-    assert stat.S_IMODE((tmp_path / "instructor_key").stat().st_mode) == 0o600
 
 
 def test_banner_prints_a_one_time_link_and_never_the_key():

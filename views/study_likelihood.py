@@ -11,6 +11,8 @@ Layout only: every number comes from ``ldp_core``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import streamlit as st
 
@@ -80,25 +82,33 @@ def _simulated_yes(params: tuple, n: int, v: int, seed: int) -> int:
     return int(design.sample_yes_counts(v, n, rng=np.random.default_rng([seed, 4])))
 
 
+def _warner_design() -> BinaryDesign | None:
+    p = st.slider("Warner's p (statement A is asked with probability p)", 0.0, 1.0,
+                  step=0.01, key=K_WARNER, persist_state="session")
+    try:
+        return WarnerRR(p)
+    except ValueError as exc:
+        st.warning(f"{exc}. With p = ½ every answer is a coin flip: the likelihood is "
+                   "flat and there is nothing to estimate.")
+        return None
+
+
+def _eps_design() -> BinaryDesign:
+    return EpsilonRR(st.slider("ε", 0.01, 10.0, step=0.01, key=K_EPS, persist_state="session"))
+
+
+#: One picker per design in DESIGNS: draws its controls, returns the design or None (with a
+#: message) when its parameters are invalid.
+_PICKERS: dict[str, Callable[[], BinaryDesign | None]] = {
+    "die": lambda: DieRR(4, 3), "coins": TwoCoinRR, "warner": _warner_design, "eps": _eps_design,
+}
+
+
 def _design() -> BinaryDesign | None:
     kind = st.radio("Design", list(DESIGNS), format_func=DESIGNS.get, key=K_DESIGN,
                     persist_state="session",
                     horizontal=True)
-    if kind == "die":
-        return DieRR(4, 3)
-    if kind == "coins":
-        return TwoCoinRR()
-    if kind == "warner":
-        p = st.slider("Warner's p (statement A is asked with probability p)", 0.0, 1.0,
-                      step=0.01, key=K_WARNER, persist_state="session")
-        try:
-            return WarnerRR(p)
-        except ValueError as exc:
-            st.warning(f"{exc}. With p = ½ every answer is a coin flip: the likelihood is "
-                       "flat and there is nothing to estimate.")
-            return None
-    eps = st.slider("ε", 0.01, 10.0, step=0.01, key=K_EPS, persist_state="session")
-    return EpsilonRR(eps)
+    return _PICKERS[kind]()
 
 
 def _counts_input(design: BinaryDesign) -> tuple[int, int, float | None]:

@@ -10,9 +10,12 @@ Layout only: every number comes from ``ldp_core``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import streamlit as st
 
+from classroom.designs import physical_instructions
 from ldp_core import (
     BinaryCounts,
     BinaryDesign,
@@ -130,63 +133,85 @@ def _sd_curve(n: int, eps_max: float) -> tuple[np.ndarray, np.ndarray]:
 
 # -- controls ----------------------------------------------------------------------------------
 
-def _design_controls() -> BinaryDesign | None:
-    """The design picker and its parameters; None (with a message) when invalid."""
+def _eps_design() -> BinaryDesign:
     ss = st.session_state
-    kind = st.radio("Design", list(DESIGNS), format_func=DESIGNS.get, key=K_DESIGN,
-                    persist_state="session",
-                    horizontal=True)
-    if kind == "eps":
-        st.slider("γ: keep the true answer with probability ½ + γ", 0.0, GAMMA_MAX, step=0.001,
-                  key=K_GAMMA, persist_state="session", on_change=_on_gamma, format="%.3f",
-                  help="γ = 0: a fair coin decides (perfect privacy, no information). "
-                       "γ → ½: always the truth (no privacy).")
-        st.slider("ε: privacy loss, ε = ln((1 + 2γ)/(1 − 2γ))", 0.0, EPS_MAX, step=0.01,
-                  key=K_EPS, persist_state="session", on_change=_on_eps, format="%.2f",
-                  help="Moving either slider moves the other (CS208 notes: γ = tanh(ε/2)/2).")
-        if ss[K_SRC] == "eps":
-            eps = float(ss[K_EPS])
-            design: BinaryDesign = EpsilonRR(eps) if eps > 0 else GammaRR(0.0)
-            if eps > 0 and epsilon_to_gamma(eps) > GAMMA_MAX:
-                gamma = fmt(epsilon_to_gamma(eps), 5)
-                st.caption(f"The γ slider stops at {GAMMA_MAX}; this design uses "
-                           f"ε = {fmt_fixed(eps, 2)} exactly (γ = {gamma}).")
-            return design
+    st.slider("γ: keep the true answer with probability ½ + γ", 0.0, GAMMA_MAX, step=0.001,
+              key=K_GAMMA, persist_state="session", on_change=_on_gamma, format="%.3f",
+              help="γ = 0: a fair coin decides (perfect privacy, no information). "
+                   "γ → ½: always the truth (no privacy).")
+    st.slider("ε: privacy loss, ε = ln((1 + 2γ)/(1 − 2γ))", 0.0, EPS_MAX, step=0.01,
+              key=K_EPS, persist_state="session", on_change=_on_eps, format="%.2f",
+              help="Moving either slider moves the other (CS208 notes: γ = tanh(ε/2)/2).")
+    if ss[K_SRC] != "eps":
         return GammaRR(float(ss[K_GAMMA]))
-    if kind == "die":
-        c1, c2 = st.columns(2)
-        faces = c1.slider("Faces on the die", 2, 12, key=K_FACES, persist_state="session")
-        if ss[K_TRUTHFUL] > faces - 1:
-            ss[K_TRUTHFUL] = faces - 1
-        if faces > 2:
-            truthful = c2.slider("Tell the truth on faces 1 to …", 1, faces - 1,
-                                 key=K_TRUTHFUL, persist_state="session")
-        else:  # a slider from 1 to 1 cannot exist: the only choice is face 1
-            truthful = 1
-            c2.markdown("Tell the truth on face **1** only (a 2-sided die has no other "
-                        "choice).")
-        st.caption(f"Roll the die privately: on 1–{truthful} answer truthfully, on "
-                   f"{truthful + 1}–{faces} answer the opposite. The class exercise is 4 faces, "
-                   "truthful on 1–3 (CS208).")
-        try:
-            return DieRR(faces, truthful)
-        except ValueError as exc:
-            st.warning(f"{exc}. Pick another number of truthful faces.")
-            return None
-    if kind == "coins":
-        st.caption("Flip a coin. Heads: answer truthfully. Tails: flip again and answer "
-                   "'vanilla' on heads, 'chocolate' on tails (Dwork & Roth; Near & Abuah).")
-        return TwoCoinRR()
+    eps = float(ss[K_EPS])
+    if eps > 0 and epsilon_to_gamma(eps) > GAMMA_MAX:
+        gamma = fmt(epsilon_to_gamma(eps), 5)
+        st.caption(f"The γ slider stops at {GAMMA_MAX}; this design uses "
+                   f"ε = {fmt_fixed(eps, 2)} exactly (γ = {gamma}).")
+    return EpsilonRR(eps) if eps > 0 else GammaRR(0.0)
+
+
+def _die_design() -> BinaryDesign | None:
+    ss = st.session_state
+    c1, c2 = st.columns(2)
+    faces = c1.slider("Faces on the die", 2, 12, key=K_FACES, persist_state="session")
+    if ss[K_TRUTHFUL] > faces - 1:
+        ss[K_TRUTHFUL] = faces - 1
+    if faces > 2:
+        truthful = c2.slider("Tell the truth on faces 1 to …", 1, faces - 1,
+                             key=K_TRUTHFUL, persist_state="session")
+    else:  # a slider from 1 to 1 cannot exist: the only choice is face 1
+        truthful = 1
+        c2.markdown("Tell the truth on face **1** only (a 2-sided die has no other "
+                    "choice).")
+    try:
+        design = DieRR(faces, truthful)
+    except ValueError as exc:
+        st.warning(f"{exc}. Pick another number of truthful faces.")
+        return None
+    st.caption(f"{_by_hand(design)} The class exercise is 4 faces, truthful on 1–3 (CS208).")
+    return design
+
+
+def _coins_design() -> BinaryDesign:
+    design = TwoCoinRR()
+    st.caption(f"{_by_hand(design)} (Dwork & Roth; Near & Abuah.)")
+    return design
+
+
+def _warner_design() -> BinaryDesign | None:
     p = st.slider("p: the spinner points at statement A ('I prefer vanilla') with probability p",
                   0.0, 1.0, step=0.01, key=K_WARNER, persist_state="session")
-    st.caption("Otherwise it points at B ('I do NOT prefer vanilla'); the student answers "
-               "True/False to whichever statement (Warner 1965).")
     try:
-        return WarnerRR(p)
+        design = WarnerRR(p)
     except ValueError as exc:
         st.warning(f"{exc}. At p = ½ the answer is a coin flip whatever the truth, so "
                    "nothing about the class can be estimated.")
         return None
+    st.caption("Otherwise it points at B ('I do NOT prefer vanilla'); the student answers "
+               "True/False to whichever statement (Warner 1965).")
+    return design
+
+
+def _by_hand(design: BinaryDesign) -> str:
+    """How a student runs this design by hand, in the words the phone and dashboard use."""
+    return physical_instructions(design.params(), "vanilla", "chocolate") or ""
+
+
+#: One picker per design in DESIGNS: it draws the design's controls and returns the design,
+#: or None (with a message) when the parameters are invalid.
+_PICKERS: dict[str, Callable[[], BinaryDesign | None]] = {
+    "eps": _eps_design, "die": _die_design, "coins": _coins_design, "warner": _warner_design,
+}
+
+
+def _design_controls() -> BinaryDesign | None:
+    """The design picker and its parameters; None (with a message) when invalid."""
+    kind = st.radio("Design", list(DESIGNS), format_func=DESIGNS.get, key=K_DESIGN,
+                    persist_state="session",
+                    horizontal=True)
+    return _PICKERS[kind]()
 
 
 # -- sections ----------------------------------------------------------------------------------
