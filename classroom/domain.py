@@ -53,12 +53,14 @@ __all__ = [
     "AddressLimit",
     "BadInput",
     "BadReport",
+    "BudgetStatus",
     "CategoricalEstimate",
     "DashboardSnapshot",
     "ClassroomError",
     "Conflict",
     "ConfigError",
     "NotFound",
+    "OverBudget",
     "Poll",
     "Question",
     "QuestionClosed",
@@ -118,6 +120,10 @@ class QuestionClosed(ClassroomError):
 
 class BadReport(ClassroomError):
     """A report's answer, design parameters or ids are not acceptable."""
+
+
+class OverBudget(ClassroomError):
+    """Opening a round, or one more report, would pass the poll's privacy budget."""
 
 
 class AddressLimit(ClassroomError):
@@ -353,6 +359,8 @@ class Poll:
     title: str
     created_at: datetime
     rehearsal: bool = False
+    #: The most ε one student may spend in this poll (sequential composition), or None.
+    epsilon_budget: float | None = None
 
 
 @dataclass(frozen=True)
@@ -422,6 +430,30 @@ class Round:
     @property
     def epsilon(self) -> float:
         return design_epsilon(self.design)
+
+
+@dataclass(frozen=True)
+class BudgetStatus:
+    """A poll's privacy budget against what its questions can cost one student.
+
+    ``committed`` is the ε a student spends who answers every round that has been
+    answered or is open now (sequential composition): the most any device can have
+    spent, counted without looking at which device sent what.
+    """
+
+    budget: float | None
+    committed: float
+    #: ``(question id, round number, ε)`` of each round counted in ``committed``.
+    rounds: tuple[tuple[int, int, float], ...]
+
+    @property
+    def left(self) -> float | None:
+        return None if self.budget is None else max(0.0, self.budget - self.committed)
+
+    def allows(self, more: float) -> bool:
+        """Whether ``more`` on top of ``committed`` stays within the budget (a relative
+        1e-9 of slack absorbs the rounding of sums such as 3 × ln 3 against 3 ln 3)."""
+        return self.budget is None or self.committed + more <= self.budget * (1 + 1e-9)
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,10 @@ from .domain import (
     AddressLimit,
     BadInput,
     BadReport,
+    BudgetStatus,
     DashboardSnapshot,
     Design,
+    OverBudget,
     Poll,
     Question,
     QuestionClosed,
@@ -57,7 +59,7 @@ from .domain import (
     utcnow,
 )
 from .estimates import design_key, estimate_from_groups, exact_class, parse_design, trajectory
-from .store import ReportRow, RoundSecret, Store
+from .store import ReportRow, RoundSecret, RoundUse, Store
 
 __all__ = [
     "BURST_LOG_AT",
@@ -208,6 +210,80 @@ class PollService:
         """Delete a poll with its questions, rounds and reports; False if it was not there."""
         return self._store.delete_poll(_id("poll id", poll_id))
 
+    # -- the privacy budget ---------------------------------------------------------------
+    def budget(self, poll_id: int) -> BudgetStatus:
+        """The poll's budget and what one student can have spent in it: the ε of every
+        round that has real reports or is open now (see :class:`BudgetStatus`)."""
+        poll = self.poll(poll_id)
+        return self._budget_status(poll, self._store.poll_rounds_use(poll.id))
+
+    @staticmethod
+    def _round_cost(use: RoundUse) -> float:
+        """The most ε a device can have spent in this round: its design's, or that of any
+        report made under an earlier design of the same round."""
+        texts = {use.design_json, *use.report_designs}
+        return max(design_epsilon(parse_design(t)) for t in texts)
+
+    def _budget_status(self, poll: Poll, uses: list[RoundUse], *,
+                       leave_out: tuple[int, int] | None = None,
+                       open_counts: bool = True) -> BudgetStatus:
+        counted = tuple(
+            (u.question_id, u.number, self._round_cost(u)) for u in uses
+            if (u.question_id, u.number) != leave_out
+            and (u.reports > 0 or (open_counts and u.current and u.question_state == "open")))
+        return BudgetStatus(budget=poll.epsilon_budget,
+                            committed=finite_or_inf([c for _, _, c in counted]),
+                            rounds=counted)
+
+    def set_budget(self, poll_id: int, budget: float | None) -> Poll:
+        """Set the poll's privacy budget (total ε per student), or None for none.
+
+        A budget below what the poll's rounds already committed is refused: it could not
+        be kept for the students who answered them.
+        """
+        poll = self.poll(poll_id)
+        if budget is not None:
+            try:
+                value = float(budget)
+            except (TypeError, ValueError):
+                raise BadInput(f"the budget must be a number, got {str(budget)[:24]!r}") \
+                    from None
+            if not (value > 0 and np.isfinite(value)):
+                raise BadInput(f"the budget must be a positive, finite ε, got {budget!r}")
+            status = self.budget(poll.id)
+            if status.committed > value * (1 + 1e-9):
+                raise OverBudget(
+                    f"this poll's questions already let a student spend ε = "
+                    f"{status.committed:.2f}; a budget of ε = {value:.2f} could not be kept. "
+                    "Set at least that much, or start a new poll")
+            budget = value
+        out = self._store.set_budget(poll.id, budget)
+        return _poll_found(out, poll.id)
+
+    def _check_opening(self, question: Question, epsilon: float, *,
+                       same_round: bool) -> None:
+        """Refuse (OverBudget) to open a round of ``question`` at ``epsilon`` when a student
+        who answered every answered round and this one would pass the poll's budget."""
+        poll = self.poll(question.poll_id)
+        if poll.epsilon_budget is None:
+            return
+        uses = self._store.poll_rounds_use(poll.id)
+        # Open rounds elsewhere close when this one opens; those with reports still count.
+        leave_out = (question.id, question.round_number) if same_round else None
+        status = self._budget_status(poll, uses, leave_out=leave_out, open_counts=False)
+        if same_round:
+            current = next((u for u in uses if u.question_id == question.id and u.current),
+                           None)
+            if current is not None and current.reports:
+                epsilon = max(epsilon, self._round_cost(current))
+        if not status.allows(epsilon):
+            raise OverBudget(
+                f"opening “{question.text[:60]}” would let a student spend ε = "
+                f"{status.committed + epsilon:.2f} in this poll, over its budget of ε = "
+                f"{poll.epsilon_budget:.2f} (the questions answered so far already cost "
+                f"ε = {status.committed:.2f}). Give this question a smaller ε, or raise the "
+                "budget")
+
     # -- questions ------------------------------------------------------------------------
     @staticmethod
     def _design(kind: str, params: object, options: tuple[str, ...]) -> tuple[Design, str]:
@@ -276,8 +352,13 @@ class PollService:
         return _question_found(q, qid)
 
     def open_question(self, question_id: int) -> Question:
-        """Open for answers; any other open question of the poll is closed."""
-        return self._set_state(question_id, "open", close_others=True)
+        """Open for answers; any other open question of the poll is closed.
+
+        Refused (:class:`OverBudget`) when the poll's privacy budget cannot pay for it.
+        """
+        q = self.question(question_id)
+        self._check_opening(q, q.epsilon, same_round=True)
+        return self._set_state(q.id, "open", close_others=True)
 
     def close_question(self, question_id: int) -> Question:
         return self._set_state(question_id, "closed")
@@ -290,7 +371,9 @@ class PollService:
     def set_design(self, question_id: int, design_params: dict[str, Any]) -> Question:
         """Change the current round's design; stored reports keep their own parameters."""
         q = self.question(question_id)
-        _, design_json = self._design(q.kind, design_params, q.options)
+        design, design_json = self._design(q.kind, design_params, q.options)
+        if q.is_open:
+            self._check_opening(q, design_epsilon(design), same_round=True)
         out = self._store.set_design(q.id, design_json, utcnow())
         return _question_found(out, q.id)
 
@@ -303,8 +386,12 @@ class PollService:
         """
         q = self.question(question_id)
         design_json = None
+        epsilon = q.epsilon
         if design_params is not None:
-            _, design_json = self._design(q.kind, design_params, q.options)
+            design, design_json = self._design(q.kind, design_params, q.options)
+            epsilon = design_epsilon(design)
+        if open_now:
+            self._check_opening(q, epsilon, same_round=False)
         r = self._store.insert_round(q.id, design_json, secrets.token_bytes(SALT_BYTES),
                                      utcnow(), "open" if open_now else "draft")
         return _question_found(r, q.id)
@@ -382,6 +469,17 @@ class PollService:
             if existing is not None:
                 return existing
             raise
+        if poll.epsilon_budget is not None:
+            spent = self.spent_epsilon(poll.id, device)
+            total = spent + design_epsilon(design)
+            if total > poll.epsilon_budget * (1 + 1e-9):
+                existing = self._existing(question, rnd, token, sid)
+                if existing is not None:
+                    return existing
+                raise OverBudget(
+                    f"Not saved: this answer would bring the privacy this phone spent in the "
+                    f"poll to ε = {total:.2f}, over the poll's budget of ε = "
+                    f"{poll.epsilon_budget:.2f}. Nothing was sent about you")
         now = utcnow()
         tag = address_tag(rnd.salt, address) if address else None
         try:

@@ -55,13 +55,14 @@ __all__ = [
     "EstimateInputs",
     "ReportRow",
     "RoundSecret",
+    "RoundUse",
     "Store",
     "make_engine",
     "metadata",
 ]
 
 #: The schema version this code creates and understands.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 SQLITE_BUSY_TIMEOUT_S = 10
 PG_CONNECT_TIMEOUT_S = 5
@@ -89,6 +90,8 @@ polls = sa.Table(
     sa.Column("title", sa.String(200), nullable=False),
     sa.Column("rehearsal", sa.Boolean, nullable=False, default=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    # The poll's privacy budget: the most ε one student may spend in it (NULL: none).
+    sa.Column("epsilon_budget", sa.Float, nullable=True),
 )
 
 questions = sa.Table(
@@ -178,9 +181,15 @@ def _migrate_1_to_2(conn: Connection) -> None:
     metadata.create_all(conn, tables=[instructor_sessions, used_login_links])
 
 
+def _migrate_2_to_3(conn: Connection) -> None:
+    """Version 3: a privacy budget per poll."""
+    conn.execute(sa.text("ALTER TABLE polls ADD COLUMN epsilon_budget FLOAT"))
+
+
 #: ``MIGRATIONS[v](conn)`` upgrades a version-``v`` database to ``v + 1`` inside
 #: the start-up transaction.
-MIGRATIONS: Mapping[int, Callable[[Connection], None]] = MappingProxyType({1: _migrate_1_to_2})
+MIGRATIONS: Mapping[int, Callable[[Connection], None]] = MappingProxyType(
+    {1: _migrate_1_to_2, 2: _migrate_2_to_3})
 
 
 # -- engine -------------------------------------------------------------------------------
@@ -307,6 +316,20 @@ class EstimateInputs(NamedTuple):
     answers: list[tuple[str, str]] | None = None
 
 
+@dataclass(frozen=True)
+class RoundUse:
+    """What a round of a poll may have cost its students (see ``PollService.budget``)."""
+
+    question_id: int
+    number: int
+    design_json: str
+    current: bool
+    question_state: str
+    reports: int
+    #: The designs of the round's real reports (a round's design can change while open).
+    report_designs: tuple[str, ...] = ()
+
+
 _QUESTION_COLS = (
     questions.c.id, questions.c.poll_id, questions.c.position, questions.c.text,
     questions.c.kind, questions.c.options, questions.c.design_params, questions.c.mode,
@@ -317,7 +340,8 @@ _QUESTION_COLS = (
 
 def _poll(row: Any) -> Poll:
     return Poll(id=row.id, join_code=row.join_code, title=row.title,
-                created_at=as_utc(row.created_at), rehearsal=bool(row.rehearsal))
+                created_at=as_utc(row.created_at), rehearsal=bool(row.rehearsal),
+                epsilon_budget=row.epsilon_budget)
 
 
 def _question(row: Any) -> Question:
@@ -338,7 +362,8 @@ def _report_context_stmt() -> sa.Select[Any]:
     qid = sa.bindparam("question_id", type_=sa.Integer)
     return (sa.select(polls.c.id.label("p_id"), polls.c.join_code.label("p_code"),
                       polls.c.title.label("p_title"), polls.c.created_at.label("p_created"),
-                      polls.c.rehearsal.label("p_rehearsal"), *_QUESTION_COLS,
+                      polls.c.rehearsal.label("p_rehearsal"),
+                      polls.c.epsilon_budget.label("p_budget"), *_QUESTION_COLS,
                       rounds.c.id.label("r_id"), rounds.c.salt.label("r_salt"))
             .select_from(polls.outerjoin(
                 questions, sa.and_(questions.c.poll_id == polls.c.id, questions.c.id == qid))
@@ -528,6 +553,40 @@ class Store:
                                                           polls.c.id.desc())).all()
         return [_poll(r) for r in rows]
 
+    def set_budget(self, poll_id: int, budget: float | None) -> Poll | None:
+        with self.transaction(write=True) as conn:
+            row = conn.execute(polls.update().where(polls.c.id == poll_id)
+                               .values(epsilon_budget=budget).returning(*polls.c)).first()
+        return _poll(row) if row else None
+
+    def poll_rounds_use(self, poll_id: int) -> list[RoundUse]:
+        """Every round of the poll's questions: its design, whether it is its question's
+        current round, the question's state, its number of real reports and the designs
+        those reports were made under."""
+        with self.transaction(write=False) as conn:
+            rows = conn.execute(
+                sa.select(rounds.c.id.label("r_id"), questions.c.id, questions.c.state,
+                          questions.c.round_count, rounds.c.number, rounds.c.design_params)
+                .select_from(rounds.join(questions, rounds.c.question_id == questions.c.id))
+                .where(questions.c.poll_id == poll_id)
+                .order_by(questions.c.position, rounds.c.number)).all()
+            used = conn.execute(
+                sa.select(reports.c.round_id, reports.c.design_params, sa.func.count())
+                .where(reports.c.round_id.in_([r.r_id for r in rows]),
+                       sa.not_(reports.c.simulated))
+                .group_by(reports.c.round_id, reports.c.design_params)).all() if rows else []
+        designs: dict[int, list[str]] = {}
+        counts: dict[int, int] = {}
+        for row in used:
+            round_id, design_json, n = int(row[0]), str(row[1]), int(row[2])
+            designs.setdefault(round_id, []).append(design_json)
+            counts[round_id] = counts.get(round_id, 0) + n
+        return [RoundUse(question_id=r.id, number=r.number, design_json=r.design_params,
+                         current=r.number == r.round_count, question_state=r.state,
+                         reports=counts.get(r.r_id, 0),
+                         report_designs=tuple(designs.get(r.r_id, ())))
+                for r in rows]
+
     def delete_poll(self, poll_id: int) -> bool:
         with self.transaction(write=True) as conn:
             return conn.execute(polls.delete().where(polls.c.id == poll_id)).rowcount > 0
@@ -658,7 +717,8 @@ class Store:
         if row is None:
             return None, None, None
         poll = Poll(id=row.p_id, join_code=row.p_code, title=row.p_title,
-                    created_at=as_utc(row.p_created), rehearsal=bool(row.p_rehearsal))
+                    created_at=as_utc(row.p_created), rehearsal=bool(row.p_rehearsal),
+                    epsilon_budget=row.p_budget)
         if row.id is None or row.r_id is None:
             return poll, None, None
         return poll, _question(row), RoundSecret(row.r_id, row.round_count,

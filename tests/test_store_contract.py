@@ -153,6 +153,7 @@ def _as_version_1(db_url: str) -> None:
             conn.execute(sa.text("DROP TABLE used_login_links"))
             conn.execute(sa.text("DROP INDEX ix_reports_round_address"))
             conn.execute(sa.text("ALTER TABLE reports DROP COLUMN address_tag"))
+            conn.execute(sa.text("ALTER TABLE polls DROP COLUMN epsilon_budget"))
             conn.execute(sa.text("UPDATE schema_version SET version = 1"))
     finally:
         s.close()
@@ -169,8 +170,9 @@ def test_a_version_1_database_is_upgraded_in_place(fresh_db):
     _as_version_1(db_url)
     s1 = Store(db_url)
     try:
-        assert s1.schema_version() == SCHEMA_VERSION == 2
+        assert s1.schema_version() == SCHEMA_VERSION == 3
         assert s1.columns("reports") == REPORT_COLUMNS
+        assert "epsilon_budget" in s1.columns("polls")
         service = PollService(s1)
         assert service.estimate(q.id).n == 1  # the old report is still there
         submit(service, poll, q, device="new-phone", address="192.0.2.1")
@@ -178,6 +180,7 @@ def test_a_version_1_database_is_upgraded_in_place(fresh_db):
         from classroom import auth
         instructor = auth.InstructorAuth(s1, key="k" * 20, cache_s=0)
         assert instructor.is_valid(instructor.log_in("k" * 20))
+        assert service.set_budget(poll.id, 5.0).epsilon_budget == 5.0
     finally:
         s1.close()
 

@@ -1,0 +1,162 @@
+"""The privacy budget of a poll (PollService.budget, set_budget and the checks on opening
+and on each report), on every store backend.
+
+Sequential composition (CS208 lecture notes): a student who answers rounds at ε₁, ε₂, …
+has spent ε₁ + ε₂ + …. The budget caps that sum per student.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+
+import pytest
+
+from classroom import BadInput, OverBudget, PollService
+from classroom.domain import CLASS_EXERCISE
+from tests.support.db import count_reports
+
+LN3 = math.log(3)
+
+
+def eps_rr(eps: float) -> dict:
+    return {"design": "epsilon", "epsilon": eps}
+
+
+def submit(service, poll, q, *, device, answer=1, sid=None):
+    return service.submit_report(
+        poll.join_code, q.id, answer=answer, design_params=q.design_params,
+        submission_id=sid or f"sub-{secrets.token_hex(8)}", device_id=device)
+
+
+@pytest.fixture
+def poll_of_three(service):
+    """A poll with three exercise questions (ε = ln 3 each) and a budget of 2 ln 3."""
+    poll = service.create_poll("budget")
+    qs = [service.add_question(poll.id, f"Question {i}?", design_params=dict(CLASS_EXERCISE))
+          for i in range(3)]
+    poll = service.set_budget(poll.id, 2 * LN3)
+    return poll, qs
+
+
+def test_no_budget_by_default_and_nothing_committed(service):
+    poll = service.create_poll("t")
+    status = service.budget(poll.id)
+    assert poll.epsilon_budget is None and status.budget is None and status.committed == 0
+    assert status.left is None and status.allows(1e9)
+
+
+def test_answered_and_open_rounds_count_and_drafts_do_not(service, poll_of_three):
+    poll, (q1, q2, q3) = poll_of_three
+    assert service.budget(poll.id).committed == 0  # three drafts: nobody could answer
+    q1 = service.open_question(q1.id)
+    status = service.budget(poll.id)
+    assert status.committed == pytest.approx(LN3) and status.rounds == ((q1.id, 1, status.committed),)
+    assert status.left == pytest.approx(LN3)
+    submit(service, poll, q1, device="a")
+    service.close_question(q1.id)
+    assert service.budget(poll.id).committed == pytest.approx(LN3)  # answered: still counts
+
+
+def test_opening_past_the_budget_is_refused_with_reasons_and_changes_nothing(
+        service, poll_of_three):
+    poll, (q1, q2, q3) = poll_of_three
+    for q in (q1, q2):
+        q = service.open_question(q.id)
+        submit(service, poll, q, device="a")
+    with pytest.raises(OverBudget) as err:
+        service.open_question(q3.id)
+    text = str(err.value)
+    assert "ε = 3.30" in text and "budget of ε = 2.20" in text and "already cost ε = 2.20" in text
+    assert service.question(q3.id).state == "draft"
+    assert service.question(q2.id).state == "open"  # the open question was not closed
+    with pytest.raises(OverBudget):
+        service.new_round(q1.id, open_now=True)
+    assert service.question(q1.id).round_number == 1  # no round was added
+
+
+def test_a_question_opened_but_never_answered_frees_its_share(service, poll_of_three):
+    poll, (q1, q2, q3) = poll_of_three
+    service.open_question(q1.id)  # nobody answers
+    q2 = service.open_question(q2.id)  # closes q1: its round cost nobody anything
+    submit(service, poll, q2, device="a")
+    assert service.open_question(q3.id).state == "open"
+    assert service.budget(poll.id).committed == pytest.approx(2 * LN3)
+
+
+def test_reopening_an_answered_round_is_not_counted_twice(service, poll_of_three):
+    poll, (q1, q2, q3) = poll_of_three
+    q1 = service.open_question(q1.id)
+    submit(service, poll, q1, device="a")
+    q2 = service.open_question(q2.id)
+    submit(service, poll, q2, device="a")
+    assert service.open_question(q1.id).state == "open"  # the same round: already paid
+
+
+def test_a_cheaper_round_fits_where_the_same_one_does_not(service, poll_of_three):
+    poll, (q1, q2, q3) = poll_of_three
+    for q in (q1, q2):
+        q = service.open_question(q.id)
+        submit(service, poll, q, device="a")
+    service.set_budget(poll.id, 2 * LN3 + 0.5)
+    with pytest.raises(OverBudget):
+        service.open_question(q3.id)
+    service.set_design(q3.id, eps_rr(0.5))
+    assert service.open_question(q3.id).state == "open"
+    with pytest.raises(OverBudget):  # raising ε while open is checked too
+        service.set_design(q3.id, eps_rr(0.6))
+    assert service.question(q3.id).epsilon == pytest.approx(0.5)
+
+
+def test_a_budget_below_what_is_committed_is_refused(service, poll_of_three):
+    poll, (q1, _, _) = poll_of_three
+    q1 = service.open_question(q1.id)
+    submit(service, poll, q1, device="a")
+    with pytest.raises(OverBudget, match="already let a student spend ε = 1.10"):
+        service.set_budget(poll.id, 1.0)
+    assert service.poll(poll.id).epsilon_budget == pytest.approx(2 * LN3)
+    for bad in (0, -1, math.inf, math.nan, "lots"):
+        with pytest.raises(BadInput):
+            service.set_budget(poll.id, bad)
+    assert service.set_budget(poll.id, None).epsilon_budget is None
+
+
+def test_each_device_is_held_to_the_budget_when_it_reports(service, store, poll_of_three):
+    """Lowering ε mid-round cannot let a device exceed the budget: the report is checked
+    against what this device spent (recomputed from its cookie, never stored)."""
+    poll, (q1, q2, _) = poll_of_three
+    service.set_budget(poll.id, 1.5)
+    q1 = service.open_question(q1.id)
+    submit(service, poll, q1, device="a")
+    service.close_question(q1.id)
+    service.set_design(q2.id, eps_rr(0.3))
+    q2 = service.open_question(q2.id)
+    q2 = service.set_design(q2.id, eps_rr(0.35))
+    assert submit(service, poll, q2, device="b").epsilon == pytest.approx(0.35)
+    before = count_reports(store)
+    # Device "a" spent ln 3 = 1.10; 1.10 + 0.35 fits 1.5, and a second device is unaffected.
+    receipt = submit(service, poll, q2, device="a", sid="a-on-q2-0001")
+    assert not receipt.already_answered and count_reports(store) == before + 1
+    # The same device tapping twice gets its receipt back, not a budget error.
+    again = submit(service, poll, q2, device="a", sid="a-on-q2-0001")
+    assert again.already_answered
+
+
+def test_a_report_over_the_budget_is_refused_and_writes_nothing(service, store):
+    poll = service.create_poll("t")
+    q1 = service.open_question(service.add_question(poll.id, "A?", design_params=eps_rr(1.0)).id)
+    submit(service, poll, q1, device="a")
+    q2 = service.open_question(service.add_question(poll.id, "B?", design_params=eps_rr(1.0)).id)
+    submit(service, poll, q2, device="a", sid="a-on-q2-0001")
+    # The budget is set after the fact: the instructor forbids any more than 2.0 per student.
+    service.set_budget(poll.id, 2.0)
+    q3 = service.add_question(poll.id, "C?", design_params=eps_rr(1.0))
+    with pytest.raises(OverBudget):
+        service.open_question(q3.id)
+    # A store written by another process (or a race of two dashboards) opened it anyway:
+    q3 = service.store.set_state(q3.id, "open", q3.updated_at, close_others=True)
+    before = count_reports(store)
+    with pytest.raises(OverBudget, match="ε = 3.00, over the poll's budget of ε = 2.00"):
+        submit(service, poll, q3, device="a")
+    assert count_reports(store) == before
+    assert not submit(service, poll, q3, device="fresh-device").already_answered
