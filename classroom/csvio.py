@@ -11,7 +11,7 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from ldp_core import BinaryDesign, FrequencyOracle
+from ldp_core import BinaryDesign, FrequencyOracle, NumericDesign
 
 from .domain import (
     BadInput,
@@ -107,7 +107,8 @@ def replay_from_csv(text: str, *, round_number: int | None = None,
             design, design_json = cached
         except (ValueError, TypeError) as exc:
             raise BadInput(f"row {i}, column 'design_params': {exc}") from exc
-        row_kind = "categorical" if isinstance(design, FrequencyOracle) else "binary"
+        row_kind = ("categorical" if isinstance(design, FrequencyOracle) else
+                    "numeric" if isinstance(design, NumericDesign) else "binary")
         if kind is None:
             kind = row_kind
         elif row_kind != kind:
@@ -116,7 +117,8 @@ def replay_from_csv(text: str, *, round_number: int | None = None,
         if isinstance(design, BinaryDesign) and not design.informative:
             raise BadInput(f"row {i}, column 'design_params': the design carries no "
                            "information (a == b)")
-        row_k = design.d if isinstance(design, FrequencyOracle) else 2
+        row_k = design.d if isinstance(design, FrequencyOracle) else \
+            1 if isinstance(design, NumericDesign) else 2
         if k is None:
             k = row_k
         elif row_k != k:
@@ -124,17 +126,20 @@ def replay_from_csv(text: str, *, round_number: int | None = None,
                            f"have {k} options")
         placeholder = tuple(str(j) for j in range(k))
         try:
-            stored = encode_answer(kind, design, placeholder, (row["answer"] or "").strip())
+            stored = encode_answer(kind, design, placeholder,
+                                   csv_unsafe((row["answer"] or "").strip()))
         except BadReport as exc:
             raise BadInput(f"row {i}, column 'answer': {exc}") from exc
         label = csv_unsafe((row.get("answer_label") or "").strip())
-        if label and getattr(design, "kind", "") != "ue" and int(stored) not in labels:
+        if label and kind != "numeric" and getattr(design, "kind", "") != "ue" \
+                and int(stored) not in labels:
             labels[int(stored)] = label[:60]
         counts[(number, design_json, stored)] += 1
         round_designs.setdefault(number, design_json)
     if kind is None or k is None:
         raise BadInput("the CSV has no reports")
-    default = ("No", "Yes") if kind == "binary" else tuple(f"option {j + 1}" for j in range(k))
+    default = ("No", "Yes") if kind == "binary" else ("",) if kind == "numeric" else \
+        tuple(f"option {j + 1}" for j in range(k))
     options = tuple(labels.get(j, default[j]) for j in range(k))
     if len(set(options)) != k:
         options = default

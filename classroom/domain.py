@@ -9,7 +9,11 @@ Answer encoding (``Question.options`` index = encoded answer):
   ("yes"); the class exercise is ``("Chocolate", "Vanilla")``;
 * categorical GRR: the option index ``"0"..str(k-1)``;
 * categorical UE: ``k`` characters ``"0"``/``"1"``, character i the perturbed
-  bit of option i.
+  bit of option i;
+* numeric: Duchi et al.'s mechanism, the randomized bit ``"0"``/``"1"`` (the report
+  is ``-c_eps``/``+c_eps``); the Piecewise and Laplace mechanisms, the report on the
+  [-1, 1] scale as the shortest decimal that reads back as the same float.
+  ``options`` is ``(unit,)``, the unit of the answers ("hours"; may be empty).
 
 Stored answers are always these canonical strings.
 """
@@ -31,7 +35,10 @@ from ldp_core import (
     BinaryCounts,
     BinaryDesign,
     BinaryEstimate,
+    DuchiMechanism,
     FrequencyOracle,
+    NumericDesign,
+    NumericEstimate,
     Plausibility,
     binary_plausibility,
 )
@@ -39,6 +46,8 @@ from ldp_core import (
 __all__ = [
     "BINARY_DESIGNS",
     "CATEGORICAL_DESIGNS",
+    "NUMERIC_DESIGNS",
+    "MAX_UNIT_CHARS",
     "CLASS_EXERCISE",
     "JOIN_CODE_ALPHABET",
     "JOIN_CODE_LENGTH",
@@ -76,6 +85,8 @@ __all__ = [
     "design_from_json",
     "display_order",
     "encode_answer",
+    "format_value",
+    "numeric_report",
     "normalize_join_code",
 ]
 
@@ -137,11 +148,12 @@ class AddressLimit(ClassroomError):
 CLASS_EXERCISE: Mapping[str, Any] = MappingProxyType(
     {"design": "die", "faces": 4, "truthful": 3})
 
-KINDS = ("binary", "categorical")
+KINDS = ("binary", "categorical", "numeric")
 MODES = ("device", "physical")
 STATES = ("draft", "open", "closed")
 BINARY_DESIGNS = ("epsilon", "gamma", "die", "two_coin", "warner", "forced")
 CATEGORICAL_DESIGNS = ("grr", "ue")
+NUMERIC_DESIGNS = ldp_core.NUMERIC_NAMES
 
 JOIN_CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 JOIN_CODE_LENGTH = 6
@@ -151,6 +163,7 @@ MAX_QUESTION_CHARS = 300
 MAX_OPTION_CHARS = 60
 MIN_OPTIONS = 2
 MAX_OPTIONS = 20
+MAX_UNIT_CHARS = 24
 
 _ALLOWED_CONTROL = {"\n", "\t"}
 
@@ -180,6 +193,11 @@ def clean_options(options: object, kind: str) -> tuple[str, ...]:
     """Validate option labels: 2..20 distinct labels of 1..60 characters (binary: exactly 2)."""
     if isinstance(options, str) or not isinstance(options, (list, tuple)):
         raise BadInput("options must be a list of labels, e.g. ('No', 'Yes')")
+    if kind == "numeric":
+        if len(options) != 1:
+            raise BadInput("a numeric question has one option: the unit of its answers "
+                           "(e.g. ('hours',), or ('',) for none)")
+        return (clean_text("unit", options[0], 0, MAX_UNIT_CHARS),)
     if kind == "binary" and len(options) != 2:
         raise BadInput(f"a binary question has exactly 2 options (answer 0, answer 1), "
                        f"got {len(options)}")
@@ -250,7 +268,7 @@ def display_order(text: str, options: tuple[str, ...], kind: str = "binary") -> 
 
 # -- designs ------------------------------------------------------------------------------
 
-Design = BinaryDesign | FrequencyOracle
+Design = BinaryDesign | FrequencyOracle | NumericDesign
 
 
 def _design(kind: str, params: object) -> Design:
@@ -264,13 +282,21 @@ def _design(kind: str, params: object) -> Design:
             raise ValueError(f"categorical questions use a design in {list(CATEGORICAL_DESIGNS)}, "
                              f"got {params.get('design')!r}")
         return ldp_core.categorical_oracle_from_params(params)
+    if kind == "numeric":
+        if params.get("design") not in NUMERIC_DESIGNS:
+            raise ValueError(f"numeric questions use a mechanism in {list(NUMERIC_DESIGNS)}, "
+                             f"got {params.get('design')!r}")
+        return ldp_core.numeric_design_from_params(params)
     raise ValueError(f"kind must be one of {list(KINDS)}, got {kind!r}")
 
 
 def kind_of_params(params: dict[str, Any]) -> str:
-    """``"categorical"`` for a frequency oracle's params, else ``"binary"``."""
-    return "categorical" if isinstance(params, dict) and params.get("design") in (
-        *CATEGORICAL_DESIGNS, "olh") else "binary"
+    """``"categorical"`` for a frequency oracle's params, ``"numeric"`` for a numeric
+    mechanism's, else ``"binary"``."""
+    name = params.get("design") if isinstance(params, dict) else None
+    if name in (*CATEGORICAL_DESIGNS, "olh"):
+        return "categorical"
+    return "numeric" if name in NUMERIC_DESIGNS else "binary"
 
 
 def canonical_design(kind: str, params: object) -> tuple[Design, str]:
@@ -296,8 +322,46 @@ def design_epsilon(design: Design) -> float:
 # -- answers ------------------------------------------------------------------------------
 
 
+def _encode_numeric(design: NumericDesign, answer: object) -> str:
+    mech = design.mechanism
+    if isinstance(mech, DuchiMechanism):
+        if not isinstance(answer, bool) and answer in (0, 1, "0", "1"):
+            return str(int(answer))  # one of 0, 1, "0", "1"
+        raise BadReport(f"answer must be the randomized bit, 0 or 1, got "
+                        f"{_shorten(repr(answer))}")
+    y = math.nan
+    if isinstance(answer, (int, float)) and not isinstance(answer, bool):
+        y = float(answer)
+    elif isinstance(answer, str) and 0 < len(answer) <= 32:  # a CSV cell
+        try:
+            y = float(answer)
+        except ValueError:
+            pass
+    if not math.isfinite(y):
+        raise BadReport(f"answer must be the randomized report, a finite number, got "
+                        f"{_shorten(repr(answer))}")
+    if not mech.plausible(y):
+        lo, hi = mech.output_bounds
+        where = (f"in [{lo:.6g}, {hi:.6g}]" if math.isfinite(lo) else
+                 "within 40 noise scales of the range")
+        raise BadReport(f"answer {_shorten(repr(answer))} is not a report this mechanism can "
+                        f"send (its reports lie {where})")
+    return repr(y + 0.0)  # + 0.0: -0.0 is stored as 0.0
+
+
+def numeric_report(design: NumericDesign, stored: str) -> float:
+    """A stored numeric answer as the report on the [-1, 1] scale."""
+    if isinstance(design.mechanism, DuchiMechanism):
+        return float(design.mechanism.report_of_bit(int(stored)))
+    return float(stored)
+
+
 def encode_answer(kind: str, design: Design, options: tuple[str, ...], answer: object) -> str:
     """The canonical stored string of ``answer``, or :class:`BadReport` naming what is allowed."""
+    if kind == "numeric":
+        if not isinstance(design, NumericDesign):
+            raise BadReport("a numeric question's report needs a numeric mechanism")
+        return _encode_numeric(design, answer)
     k = len(options)
     is_ue = kind == "categorical" and getattr(design, "kind", "") == "ue"
     if is_ue:
@@ -329,9 +393,27 @@ def ue_label(options: tuple[str, ...], bits: str) -> str:
     return ", ".join(chosen) if chosen else "(none)"
 
 
-def answer_label(kind: str, design_name: str, options: tuple[str, ...], stored: str) -> str:
-    """Human label of a stored answer: the option, or for UE the options whose bit is 1."""
-    if kind == "categorical" and design_name == "ue":
+def format_value(value: float, unit: str = "") -> str:
+    """A numeric value as shown to people: 4 significant digits, with its unit.
+
+    >>> format_value(7.256, "hours"), format_value(-1234.5), format_value(0.5, "%")
+    ('7.256 hours', '−1235', '0.5 %')
+    """
+    text = f"{value:.4g}".replace("-", "−")
+    if "e" in text:
+        text = f"{value:,.0f}".replace("-", "−")
+    return f"{text} {unit}".strip()
+
+
+def answer_label(kind: str, design_json: str, options: tuple[str, ...], stored: str) -> str:
+    """Human label of a stored answer: the option, for UE the options whose bit is 1, for a
+    numeric question the report in the question's units."""
+    if kind == "numeric":
+        design = design_from_json(kind, design_json)
+        assert isinstance(design, NumericDesign)
+        value = design.value_of(numeric_report(design, stored))
+        return format_value(value, options[0] if options else "")
+    if kind == "categorical" and json.loads(design_json).get("design") == "ue":
         return ue_label(options, stored)
     return options[int(stored)]
 
@@ -405,7 +487,12 @@ class Question:
 
     def label(self, stored_answer: str) -> str:
         """The label of a stored answer string under the current design."""
-        return answer_label(self.kind, self.design_name, self.options, stored_answer)
+        return answer_label(self.kind, self.design_json, self.options, stored_answer)
+
+    @property
+    def unit(self) -> str:
+        """A numeric question's unit ("" for other kinds, or none)."""
+        return self.options[0] if self.kind == "numeric" and self.options else ""
 
 
 @dataclass(frozen=True)
@@ -544,6 +631,7 @@ class QuestionEstimate:
     binary: BinaryEstimate | None = None
     binary_counts: BinaryCounts | None = None
     categorical: CategoricalEstimate | None = None
+    numeric: NumericEstimate | None = None
     history: tuple[tuple[int, Any], ...] = field(default=())
     #: Distinct network addresses among the round's real reports (each stored only as a
     #: per-round HMAC); None when none of them carried one (imported or simulated).

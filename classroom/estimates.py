@@ -24,10 +24,11 @@ from .domain import (
     TrajectoryPoint,
     canonical_design,
     kind_of_params,
+    numeric_report,
 )
 
-__all__ = ["design_key", "estimate_from_groups", "exact_class", "parse_binary_design",
-           "parse_design", "trajectory"]
+__all__ = ["design_key", "estimate_from_groups", "exact_class", "numeric_class",
+           "parse_binary_design", "parse_design", "trajectory"]
 
 
 def parse_design(text: str) -> Design:
@@ -72,6 +73,37 @@ def exact_class(kind: str, k: int, n: int, true_share: float | Sequence[float]) 
     rest = n - counts.sum()
     counts[np.argsort(-(quota - counts), kind="stable")[:rest]] += 1  # largest remainders
     return np.repeat(np.arange(k), counts)
+
+
+def numeric_class(value_range: ldp_core.NumericRange, n: int, true_mean: object) -> np.ndarray:
+    """True values (unshuffled) of a class of ``n`` whose mean is exactly ``true_mean``:
+    spread evenly and symmetrically around it, as far as the range allows (at most a
+    quarter of its width either side).
+
+    >>> numeric_class(ldp_core.NumericRange(0, 12), 5, 7.0).tolist()
+    [4.0, 5.5, 7.0, 8.5, 10.0]
+    """
+    try:
+        mean = float(true_mean)  # type: ignore[arg-type]  # a number from a slider; the rest raises, caught below
+    except (TypeError, ValueError):
+        mean = math.nan
+    lo, hi = value_range.lo, value_range.hi
+    if not lo <= mean <= hi:
+        raise BadInput(f"the true mean must be a number in [{lo:g}, {hi:g}], got {true_mean!r}")
+    spread = min(mean - lo, hi - mean, (hi - lo) / 4)
+    return mean + spread * np.linspace(-1.0, 1.0, n) if n > 1 else np.array([mean])
+
+
+def _numeric_round(design_of: Callable[[str], Any], items: list[tuple[str, str, int]],
+                   fallback: str | None) -> ldp_core.NumericEstimate:
+    reports: dict[str, list[float]] = defaultdict(list)
+    for design_json, answer, count in items:
+        value = numeric_report(design_of(design_json), answer)
+        reports[design_json].extend([value] * count)
+    if fallback is not None and fallback not in reports:
+        reports[fallback] = []
+    return ldp_core.NumericEstimate.from_groups(
+        [(design_of(dj), np.asarray(r, dtype=float)) for dj, r in reports.items()])
 
 
 def trajectory(answers: Sequence[tuple[str, str]], *, points: int = 60,
@@ -192,6 +224,13 @@ def estimate_from_groups(*, question_id: int | None, kind: str, options: tuple[s
             if number == round_number:
                 chosen = {"binary": summary, "binary_counts": counts, "counts": per_option,
                           "n": counts.n, "epsilon": counts.epsilon}
+        elif kind == "numeric":
+            num = _numeric_round(design_of, items, fallback)
+            history.append((number, num))
+            if number == round_number:
+                used = {dj for dj, _, _ in items} | ({fallback} if fallback else set())
+                chosen = {"numeric": num, "counts": (), "n": num.n,
+                          "epsilon": max((design_of(dj).epsilon for dj in used), default=0.0)}
         else:
             cat = _categorical_round(design_of, items, fallback, len(options))
             history.append((number, cat))

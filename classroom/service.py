@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ldp_core import BinaryDesign, FrequencyOracle
+from ldp_core import BinaryDesign, FrequencyOracle, NumericDesign
 
 from .csvio import replay_from_csv, write_csv
 from .domain import (
@@ -58,7 +58,13 @@ from .domain import (
     normalize_join_code,
     utcnow,
 )
-from .estimates import design_key, estimate_from_groups, exact_class, parse_design, trajectory
+from .estimates import (
+    estimate_from_groups,
+    exact_class,
+    numeric_class,
+    parse_design,
+    trajectory,
+)
 from .store import ReportRow, RoundSecret, RoundUse, Store
 
 __all__ = [
@@ -147,8 +153,7 @@ def _make_receipt(question: Question, round_number: int, answer: str, design_jso
     return Receipt(
         question_id=question.id, question_text=question.text, round_number=round_number,
         answer=answer,
-        answer_label=answer_label(question.kind, design_key(design_json), question.options,
-                                  answer),
+        answer_label=answer_label(question.kind, design_json, question.options, answer),
         created_at=created_at, epsilon=design_epsilon(design), already_answered=already,
         simulated=simulated)
 
@@ -312,6 +317,9 @@ class PollService:
             raise BadInput(f"kind must be one of {', '.join(KINDS)}, got {str(kind)[:24]!r}")
         if mode not in MODES:
             raise BadInput(f"mode must be one of {', '.join(MODES)}, got {str(mode)[:24]!r}")
+        if kind == "numeric" and mode == "physical":
+            raise BadInput("a numeric question is randomized on the phone: physical mode is "
+                           "for yes/no and multiple-choice questions")
         body = clean_text("question text", text, 1, MAX_QUESTION_CHARS, multiline=True)
         labels = clean_options(tuple(options) if isinstance(options, list) else options, kind)
         _, design_json = self._design(kind, design_params, labels)
@@ -540,13 +548,15 @@ class PollService:
 
     # -- rehearsal ------------------------------------------------------------------------
     def rehearsal_class(self, question_id: int, n: int, true_share: float | Sequence[float],
-                        *, seed: int | None = None) -> tuple[int, ...]:
+                        *, seed: int | None = None) -> tuple[float, ...]:
         """The true answers of a simulated class of ``n`` with exactly the chosen shares.
 
         Binary: ``round(true_share * n)`` students answer ``options[1]``; categorical:
-        each option gets its share of ``n`` by largest remainders. The order is
+        each option gets its share of ``n`` by largest remainders; numeric:
+        ``true_share`` is the class's true mean, and the values are spread evenly and
+        symmetrically around it within the range (:func:`numeric_class`). The order is
         shuffled. A class with exactly the chosen share is what the rehearsal's 95% CI
-        is about: the fixed-class SD describes the die's randomness for *this* class.
+        is about: the fixed-class SD describes the randomness for *this* class.
         The truths exist only in memory.
         """
         question = self.question(question_id)
@@ -554,8 +564,12 @@ class PollService:
             raise BadInput(f"the number of simulated students must be 1..{MAX_SIMULATED}, "
                            f"got {n!r}")
         rng = np.random.default_rng(seed)
-        return tuple(int(v) for v in rng.permutation(
-            exact_class(question.kind, len(question.options), n, true_share)))
+        design = question.design
+        if isinstance(design, NumericDesign):
+            truths = numeric_class(design.range, n, true_share)
+        else:
+            truths = exact_class(question.kind, len(question.options), n, true_share)
+        return tuple(v.item() for v in rng.permutation(truths))
 
     def add_simulated_reports(self, question_id: int, n: int, true_share: float | Sequence[float],
                               *, seed: int | None = None) -> int:
@@ -567,28 +581,44 @@ class PollService:
         truths = self.rehearsal_class(question_id, n, true_share, seed=seed)
         return self.add_simulated_answers(question_id, truths, seed=seed)
 
-    def add_simulated_answers(self, question_id: int, truths: Sequence[int], *,
+    def add_simulated_answers(self, question_id: int, truths: Sequence[float], *,
                               seed: int | None = None) -> int:
         """Randomize the given true answers on the server with ldp_core and store them as
-        simulated reports (the same checks as real reports). The truths are not stored."""
+        simulated reports (the same checks as real reports). The truths are not stored.
+
+        ``truths`` are option numbers, or for a numeric question values in its range.
+        """
         qid = _id("question id", question_id)
-        values = np.asarray(truths)
-        if values.ndim != 1 or not 1 <= values.size <= MAX_SIMULATED \
-                or not np.issubdtype(values.dtype, np.integer):
-            raise BadInput(f"simulated answers must be 1..{MAX_SIMULATED} option numbers")
         found = self._store.current_round_secret(qid)
         found = _question_found(found, qid)
         question, rnd = found
+        numeric = question.kind == "numeric"
+        values = np.asarray(truths)
+        what = "values in the question's range" if numeric else "option numbers"
+        if values.ndim != 1 or not 1 <= values.size <= MAX_SIMULATED or not (
+                np.issubdtype(values.dtype, np.integer)
+                or (numeric and np.issubdtype(values.dtype, np.floating))):
+            raise BadInput(f"simulated answers must be 1..{MAX_SIMULATED} {what}")
         if not question.is_open:
             raise QuestionClosed("voting is closed for this question; open it before adding "
                                  "simulated students")
-        if values.min() < 0 or values.max() >= len(question.options):
-            raise BadInput("simulated answers must be option numbers "
-                           f"0..{len(question.options) - 1}")
         design = question.design
         rng = np.random.default_rng(seed)
-        if question.kind == "binary":
-            answers: Iterable[object] = design.perturb(values.astype(bool), rng=rng).tolist()
+        answers: Iterable[object]
+        if isinstance(design, NumericDesign):
+            try:
+                reports = design.perturb_values(values, rng=rng)
+            except ValueError as exc:
+                raise BadInput(f"simulated answers: {exc}") from None
+            if design.kind == "duchi":  # the stored form is the randomized bit
+                answers = (reports > 0).astype(int).tolist()
+            else:
+                answers = reports.tolist()
+        elif values.min() < 0 or values.max() >= len(question.options):
+            raise BadInput("simulated answers must be option numbers "
+                           f"0..{len(question.options) - 1}")
+        elif isinstance(design, BinaryDesign):
+            answers = design.perturb(values.astype(bool), rng=rng).tolist()
         else:
             perturbed = design.perturb(values, rng=rng)
             if getattr(design, "kind", "") == "ue":
@@ -666,7 +696,7 @@ class PollService:
         """CSV of a question's reports: round, answer, label, design params, time."""
         q = self.question(question_id)
         return write_csv(
-            (number, answer, answer_label(q.kind, design_key(design_json), q.options, answer),
+            (number, answer, answer_label(q.kind, design_json, q.options, answer),
              design_json, created.isoformat())
             for number, answer, design_json, created in self._store.export_rows(
                 q.id, include_simulated=include_simulated))
@@ -675,27 +705,3 @@ class PollService:
                    level: float = 0.95) -> QuestionEstimate:
         """Replay an exported CSV for self-study (nothing is stored)."""
         return replay_from_csv(text, round_number=round_number, level=level)
-
-
-# -- CSV cells ------------------------------------------------------------------------------
-
-
-
-
-
-
-# -- rehearsal classes ------------------------------------------------------------------------
-
-
-# -- estimation from grouped counts (shared by the store path and CSV replay) --------------
-
-
-
-
-
-
-
-
-
-
-

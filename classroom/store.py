@@ -40,6 +40,7 @@ from . import config
 from .domain import (
     AddressLimit,
     ClassroomError,
+    ConfigError,
     Conflict,
     Poll,
     Question,
@@ -110,7 +111,7 @@ questions = sa.Table(
     sa.Column("round_count", sa.Integer, nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
-    sa.CheckConstraint("kind IN ('binary', 'categorical')", name="ck_questions_kind"),
+    sa.CheckConstraint("kind IN ('binary', 'categorical', 'numeric')", name="ck_questions_kind"),
     sa.CheckConstraint("mode IN ('device', 'physical')", name="ck_questions_mode"),
     sa.CheckConstraint("state IN ('draft', 'open', 'closed')", name="ck_questions_state"),
 )
@@ -181,9 +182,34 @@ def _migrate_1_to_2(conn: Connection) -> None:
     metadata.create_all(conn, tables=[instructor_sessions, used_login_links])
 
 
+_OLD_KIND_CHECK = "kind IN ('binary', 'categorical')"
+_KIND_CHECK = "kind IN ('binary', 'categorical', 'numeric')"
+
+
 def _migrate_2_to_3(conn: Connection) -> None:
-    """Version 3: a privacy budget per poll."""
+    """Version 3: a privacy budget per poll, and numeric questions."""
     conn.execute(sa.text("ALTER TABLE polls ADD COLUMN epsilon_budget FLOAT"))
+    if conn.dialect.name == "postgresql":
+        conn.execute(sa.text("ALTER TABLE questions DROP CONSTRAINT ck_questions_kind"))
+        conn.execute(sa.text(f"ALTER TABLE questions ADD CONSTRAINT ck_questions_kind "
+                             f"CHECK ({_KIND_CHECK})"))
+        return
+    # SQLite cannot alter a CHECK constraint. Its documented way to widen one without
+    # rebuilding the table (which would cascade to the rounds and reports) is to edit the
+    # table's definition in sqlite_schema and bump the schema version ("ALTER TABLE",
+    # section "Making other kinds of table schema changes").
+    sql: str = conn.execute(sa.text("SELECT sql FROM sqlite_master WHERE type = 'table' "
+                               "AND name = 'questions'")).scalar_one()
+    if sql.count(_OLD_KIND_CHECK) != 1:
+        raise ConfigError("the questions table has an unexpected definition; it cannot be "
+                          "upgraded to schema version 3")
+    version: int = conn.execute(sa.text("PRAGMA schema_version")).scalar_one()
+    conn.execute(sa.text("PRAGMA writable_schema = ON"))
+    conn.execute(sa.text("UPDATE sqlite_master SET sql = :sql WHERE type = 'table' "
+                         "AND name = 'questions'"),
+                 {"sql": sql.replace(_OLD_KIND_CHECK, _KIND_CHECK)})
+    conn.execute(sa.text(f"PRAGMA schema_version = {int(version) + 1}"))
+    conn.execute(sa.text("PRAGMA writable_schema = OFF"))
 
 
 #: ``MIGRATIONS[v](conn)`` upgrades a version-``v`` database to ``v + 1`` inside

@@ -51,7 +51,8 @@ def test_answered_and_open_rounds_count_and_drafts_do_not(service, poll_of_three
     assert service.budget(poll.id).committed == 0  # three drafts: nobody could answer
     q1 = service.open_question(q1.id)
     status = service.budget(poll.id)
-    assert status.committed == pytest.approx(LN3) and status.rounds == ((q1.id, 1, status.committed),)
+    assert status.committed == pytest.approx(LN3)
+    assert status.rounds == ((q1.id, 1, status.committed),)
     assert status.left == pytest.approx(LN3)
     submit(service, poll, q1, device="a")
     service.close_question(q1.id)

@@ -144,6 +144,24 @@ def test_missing_migration_leaves_the_database_unchanged(fresh_db):
         s.close()
 
 
+def _narrow_kind_check(conn) -> None:
+    """Put back the version-2 check on questions.kind (no numeric questions)."""
+    old = "kind IN ('binary', 'categorical')"
+    if conn.dialect.name == "postgresql":
+        conn.execute(sa.text("ALTER TABLE questions DROP CONSTRAINT ck_questions_kind"))
+        conn.execute(sa.text(f"ALTER TABLE questions ADD CONSTRAINT ck_questions_kind "
+                             f"CHECK ({old})"))
+        return
+    sql = conn.execute(sa.text("SELECT sql FROM sqlite_master WHERE name = 'questions'")
+                       ).scalar_one()
+    version = conn.execute(sa.text("PRAGMA schema_version")).scalar_one()
+    conn.execute(sa.text("PRAGMA writable_schema = ON"))
+    conn.execute(sa.text("UPDATE sqlite_master SET sql = :sql WHERE name = 'questions'"),
+                 {"sql": sql.replace("kind IN ('binary', 'categorical', 'numeric')", old)})
+    conn.execute(sa.text(f"PRAGMA schema_version = {version + 1}"))
+    conn.execute(sa.text("PRAGMA writable_schema = OFF"))
+
+
 def _as_version_1(db_url: str) -> None:
     """Turn a fresh database back into schema version 1 (before address tags and sessions)."""
     s = Store(db_url)
@@ -154,6 +172,7 @@ def _as_version_1(db_url: str) -> None:
             conn.execute(sa.text("DROP INDEX ix_reports_round_address"))
             conn.execute(sa.text("ALTER TABLE reports DROP COLUMN address_tag"))
             conn.execute(sa.text("ALTER TABLE polls DROP COLUMN epsilon_budget"))
+            _narrow_kind_check(conn)
             conn.execute(sa.text("UPDATE schema_version SET version = 1"))
     finally:
         s.close()
@@ -181,6 +200,14 @@ def test_a_version_1_database_is_upgraded_in_place(fresh_db):
         instructor = auth.InstructorAuth(s1, key="k" * 20, cache_s=0)
         assert instructor.is_valid(instructor.log_in("k" * 20))
         assert service.set_budget(poll.id, 5.0).epsilon_budget == 5.0
+        numeric = service.add_question(  # the widened check on questions.kind
+            poll.id, "Hours?", kind="numeric", options=("hours",),
+            design_params={"design": "duchi", "epsilon": 1.0, "lo": 0, "hi": 12})
+        assert service.question(numeric.id).kind == "numeric"
+        with pytest.raises(sa.exc.IntegrityError):  # the check itself is still there
+            with s1.engine.begin() as conn:
+                conn.execute(sa.text("UPDATE questions SET kind = 'other'"))
+        assert service.estimate(q.id).n == 2  # the rounds and reports survived the upgrade
     finally:
         s1.close()
 
@@ -438,7 +465,9 @@ def test_option_limits(service, options, kind, message):
     ({"design": "nope"}, "binary", ("N", "Y"), "unknown binary design"),
     ({"design": "grr", "d": 4, "epsilon": 1.0}, "categorical", ("A", "B", "C"), "d = 4"),
     ({"design": "olh", "d": 3, "epsilon": 1.0}, "categorical", ("A", "B", "C"), "grr"),
-    (DIE, "numeric", ("N", "Y"), "kind must be")])
+    (DIE, "numeric", ("N", "Y"), "one option: the unit"),
+    (DIE, "numeric", ("hours",), "mechanism in"),
+    (DIE, "ordinal", ("N", "Y"), "kind must be")])
 def test_bad_designs_are_refused_when_adding(service, params, kind, options, message):
     poll = service.create_poll()
     with pytest.raises(BadInput, match=message):

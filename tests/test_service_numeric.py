@@ -1,0 +1,121 @@
+"""Numeric questions through PollService: adding, reporting, validation, the estimate,
+rehearsal and CSV, on every store backend."""
+
+from __future__ import annotations
+
+import math
+import secrets
+
+import numpy as np
+import pytest
+
+from classroom import BadInput, BadReport, PollService
+from classroom.csvio import replay_from_csv
+from tests.support.db import count_reports
+
+SLEEP = {"design": "piecewise", "epsilon": 1.0, "lo": 0, "hi": 12}
+DUCHI = {"design": "duchi", "epsilon": 1.0, "lo": 0, "hi": 12}
+LAPLACE = {"design": "laplace", "epsilon": 1.0, "lo": 0, "hi": 12}
+
+
+def add(service, poll, params=SLEEP, **kw):
+    q = service.add_question(poll.id, "How many hours did you sleep last night?",
+                             kind="numeric", options=("hours",), design_params=params, **kw)
+    return service.open_question(q.id)
+
+
+def submit(service, poll, q, answer, *, device=None):
+    return service.submit_report(poll.join_code, q.id, answer=answer,
+                                 design_params=q.design_params,
+                                 submission_id=f"sub-{secrets.token_hex(8)}",
+                                 device_id=device or secrets.token_hex(8))
+
+
+def test_a_numeric_question_keeps_its_unit_range_and_mechanism(service):
+    poll = service.create_poll("t")
+    q = add(service, poll)
+    assert (q.kind, q.unit, q.design_params) == ("numeric", "hours", {
+        "design": "piecewise", "epsilon": 1.0, "hi": 12.0, "lo": 0.0})
+    assert q.epsilon == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(("options", "params", "mode", "message"), [
+    (("hours",), {**SLEEP, "lo": 12}, "device", "lo < hi"),
+    (("hours",), {**SLEEP, "design": "die"}, "device", "mechanism in"),
+    (("hours",), {**SLEEP, "epsilon": 50}, "device", "epsilon must be in"),
+    (("a", "b"), SLEEP, "device", "one option: the unit"),
+    (("x" * 30,), SLEEP, "device", "unit is 30 characters"),
+    (("hours",), SLEEP, "physical", "randomized on the phone"),
+])
+def test_bad_numeric_questions_are_refused_clearly(service, options, params, mode, message):
+    poll = service.create_poll("t")
+    with pytest.raises(BadInput, match=message):
+        service.add_question(poll.id, "Q?", kind="numeric", options=options,
+                             design_params=params, mode=mode)
+
+
+def test_receipts_show_the_report_in_the_question_units(service):
+    poll = service.create_poll("t")
+    q = add(service, poll)
+    assert submit(service, poll, q, 0.25).answer_label == "7.5 hours"
+    assert submit(service, poll, q, -2.0).answer_label == "−6 hours"  # outside [0, 12]
+    d = add(service, poll, DUCHI)
+    c = 1 / math.tanh(0.5)
+    assert submit(service, poll, d, 1).answer_label == f"{6 + 6 * c:.4g} hours"
+
+
+@pytest.mark.parametrize(("params", "answer", "message"), [
+    (SLEEP, 10.0, "not a report this mechanism can send"),
+    (SLEEP, "high", "a finite number"),
+    (SLEEP, math.inf, "a finite number"),
+    (SLEEP, True, "a finite number"),
+    (DUCHI, 0.5, "the randomized bit"),
+    (DUCHI, 2, "the randomized bit"),
+    (LAPLACE, 1e6, "within 40 noise scales"),
+])
+def test_impossible_reports_are_refused_and_write_nothing(service, store, params, answer,
+                                                          message):
+    poll = service.create_poll("t")
+    q = add(service, poll, params)
+    with pytest.raises(BadReport, match=message):
+        submit(service, poll, q, answer)
+    assert count_reports(store) == 0
+
+
+@pytest.mark.parametrize("params", [SLEEP, DUCHI, LAPLACE])
+def test_a_rehearsal_class_is_estimated_within_4_sd(service, params):
+    poll = service.create_poll("t")
+    q = add(service, poll, params)
+    truths = service.rehearsal_class(q.id, 400, 7.0, seed=3)
+    assert len(truths) == 400 and np.mean(truths) == pytest.approx(7.0)
+    assert min(truths) >= 0 and max(truths) <= 12
+    assert service.add_simulated_answers(q.id, truths, seed=4) == 400
+    est = service.estimate(q.id)
+    num = est.numeric
+    assert est.n == num.n == 400 and est.n_simulated == 400
+    assert abs(num.mean - 7.0) <= 4 * num.sd_worst
+    assert num.sd == pytest.approx(num.sd_worst, rel=0.25)
+    with pytest.raises(BadInput, match=r"true mean must be a number in \[0, 12\]"):
+        service.rehearsal_class(q.id, 10, 13.0)
+    with pytest.raises(BadInput):
+        service.add_simulated_answers(q.id, [13.0])
+
+
+def test_an_empty_numeric_round_has_no_numbers(service):
+    poll = service.create_poll("t")
+    q = add(service, poll)
+    est = service.estimate(q.id)
+    assert est.n == 0 and est.numeric.mean is None and est.numeric.interval() is None
+    assert est.epsilon == pytest.approx(1.0)
+
+
+def test_the_csv_replays_to_the_same_estimate(service):
+    poll = service.create_poll("t")
+    q = add(service, poll, LAPLACE)
+    service.add_simulated_reports(q.id, 50, 5.0, seed=1)
+    text = service.export_csv(q.id, include_simulated=True)
+    assert "hours" in text.splitlines()[1]
+    replay = replay_from_csv(text)
+    ours = service.estimate(q.id).numeric
+    assert replay.kind == "numeric" and replay.numeric.n == 50
+    assert replay.numeric.mean == pytest.approx(ours.mean, rel=1e-12)
