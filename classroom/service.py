@@ -485,9 +485,9 @@ class PollService:
                 if existing is not None:
                     return existing
                 raise OverBudget(
-                    f"Not saved: this answer would bring the privacy this phone spent in the "
+                    f"this answer would bring the privacy this phone has spent in the "
                     f"poll to ε = {total:.2f}, over the poll's budget of ε = "
-                    f"{poll.epsilon_budget:.2f}. Nothing was sent about you")
+                    f"{poll.epsilon_budget:.2f}, so it was not saved")
         now = utcnow()
         tag = address_tag(rnd.salt, address) if address else None
         try:

@@ -80,6 +80,7 @@ from .explore import (
 )
 from .formulas import privacy_ratio, unbiased_coefficients, worst_variance_unit
 from .numeric import (
+    DEVICE_CELLS,
     NUMERIC_NAMES,
     DuchiMechanism,
     LaplaceMechanism,
@@ -115,6 +116,7 @@ __all__ = [
     "BinaryDesign",
     "BinaryEstimate",
     "CategoricalCounts",
+    "DEVICE_CELLS",
     "DieRR",
     "DuchiMechanism",
     "EpsilonRR",

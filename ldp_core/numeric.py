@@ -34,10 +34,13 @@ import numpy as np
 
 from . import _checks
 from ._checks import RNGLike
+from .binary import EpsilonRR
+from .categorical import _grid_down
 from .central import central_mean_sd
 from .estimate import z_quantile
 
 __all__ = [
+    "DEVICE_CELLS",
     "NUMERIC_NAMES",
     "DuchiMechanism",
     "LaplaceMechanism",
@@ -59,6 +62,13 @@ MIN_EPSILON, MAX_EPSILON = 1e-3, 20.0
 #: below e^-40 (4e-18): no honest phone sends it, so :meth:`LaplaceMechanism.plausible`
 #: refuses it, and one forged report cannot move the mean without bound.
 LAPLACE_TAIL_SCALES = 40.0
+#: A phone reports a continuous mechanism's output as the midpoint of one of this many
+#: equal cells of its bounded output range (:meth:`NumericMechanism.snap`). Floating-point
+#: samplers reach some floats from one input and not from another, which can break
+#: ε outright (Mironov, "On significance of the least significant bits for differential
+#: privacy", CCS 2012); a fixed grid, the same for every input, removes that: each cell's
+#: probability is the integral of the density over it, within e^ε of any other input's.
+DEVICE_CELLS = 2**16
 
 
 def _unit_array(name: str, x: object) -> np.ndarray:
@@ -159,6 +169,39 @@ class NumericMechanism(ABC):
     def params(self) -> dict[str, Any]:
         return {"design": self.kind, "epsilon": self.epsilon}
 
+    def device_grid(self) -> tuple[float, float] | None:
+        """The range a phone's report is snapped into, in :data:`DEVICE_CELLS` equal cells
+        (None for a mechanism with two reports)."""
+        return None
+
+    def snap(self, y: Any) -> Any:
+        """The midpoint of the :meth:`device_grid` cell holding y (reports beyond the
+        range go to its end cells): what a phone sends for the raw report y.
+
+        The cells move the mean of a report by at most the density's change across the
+        few cells it jumps in, far below 1e-6 of the range's half-width.
+
+        >>> pm = PiecewiseMechanism(1.0)
+        >>> bool(abs(pm.snap(0.0)) < 2 * pm.big_c / DEVICE_CELLS), pm.snap(99.0) < pm.big_c
+        (True, True)
+        """
+        grid = self.device_grid()
+        if grid is None:
+            return y
+        low, high = grid
+        width = (high - low) / DEVICE_CELLS
+        cell = np.clip(np.floor((np.asarray(y, dtype=float) - low) / width), 0,
+                       DEVICE_CELLS - 1)
+        out = low + (cell + 0.5) * width
+        return float(out) if out.ndim == 0 else out
+
+    def device_epsilon(self) -> float:
+        """The ε of what a phone samples (the rounded branch probabilities and the
+        cells); never above :attr:`epsilon`. The uniform position inside a branch is
+        drawn with 53 random bits, which moves each cell's probability by a relative
+        2**-30 at most; that is left out."""
+        return self.privacy_loss
+
 
 @dataclass(frozen=True)
 class DuchiMechanism(NumericMechanism):
@@ -205,6 +248,14 @@ class DuchiMechanism(NumericMechanism):
 
     def variance(self, x: Any) -> Any:
         return self.c_epsilon ** 2 - np.asarray(x, dtype=float) ** 2
+
+    def device_weights(self) -> tuple[int, int, int, int]:
+        """The integer weights ``(keep, flip, 0, 0)`` of the RR_eps step, as a phone samples
+        them (:meth:`EpsilonRR.sampling_weights`, rounded toward privacy)."""
+        return EpsilonRR(self.epsilon).sampling_weights()
+
+    def device_epsilon(self) -> float:
+        return EpsilonRR(self.epsilon).device_epsilon()
 
     def report_of_bit(self, bit: Any) -> Any:
         """The report of the randomized bit: ``c_eps`` for 1, ``-c_eps`` for 0."""
@@ -280,9 +331,28 @@ class PiecewiseMechanism(NumericMechanism):
         inside, outside = self.densities()
         return math.log(inside / outside)
 
+    def _loss_at(self, p_window: float) -> float:
+        c = self.big_c
+        return math.log(p_window * (c + 1) / ((1 - p_window) * (c - 1)))
+
+    def device_p_window(self) -> float:
+        """:attr:`p_window` on the 2**-53 grid a phone's uniform draw realises, rounded
+        toward privacy (down), so :meth:`device_epsilon` never exceeds ε."""
+        p = _grid_down(self.p_window)
+        while self._loss_at(p) > self.epsilon:  # a float's last bit: one grid step
+            p -= 2.0**-53
+        return p
+
+    def device_epsilon(self) -> float:
+        # A cell's probability mixes the two densities; the ratio is at most theirs.
+        return self._loss_at(self.device_p_window())
+
     @property
     def output_bounds(self) -> tuple[float, float]:
         return (-self.big_c, self.big_c)
+
+    def device_grid(self) -> tuple[float, float]:
+        return self.output_bounds
 
     def variance(self, x: Any) -> Any:
         z = self._z
@@ -334,6 +404,13 @@ class LaplaceMechanism(NumericMechanism):
 
     def plausible(self, y: float) -> bool:
         return math.isfinite(y) and abs(y) <= 1 + LAPLACE_TAIL_SCALES * self.scale
+
+    def device_grid(self) -> tuple[float, float]:
+        """``±(1 + 40 scales)``: a phone clamps its report there (the clamped tail has
+        probability below e^-39, so the mean moves by less than 1e-16), which keeps ε
+        (a tail's probability ratio is at most e^ε too) and bounds every report."""
+        bound = 1 + LAPLACE_TAIL_SCALES * self.scale
+        return (-bound, bound)
 
     def variance(self, x: Any) -> Any:
         return np.full(np.shape(x), 2 * self.scale ** 2)[()]

@@ -19,17 +19,39 @@ from classroom.domain import (
     Receipt,
     UnknownPoll,
     display_order,
+    format_value,
 )
 
 __all__ = ["device_scheme", "join_error", "physical_instructions", "privacy_note",
            "question_view", "receipt_view", "results_view"]
 
 
+def _numeric_scheme(design_params: dict) -> dict[str, Any]:
+    design = ldp_core.numeric_design_from_params(design_params)
+    mech = design.mechanism
+    scheme: dict[str, Any] = {"type": "numeric", "mechanism": mech.kind,
+                              "lo": design.range.lo, "hi": design.range.hi}
+    if isinstance(mech, ldp_core.DuchiMechanism):
+        scheme["weights"] = [int(w) for w in mech.device_weights()]
+        return scheme
+    low, high = mech.device_grid()  # type: ignore[misc]  # PM and Laplace have a grid
+    scheme.update(low=low, high=high, cells=ldp_core.DEVICE_CELLS)
+    if isinstance(mech, ldp_core.PiecewiseMechanism):
+        scheme.update(c=mech.big_c, p_window=mech.device_p_window())
+    else:
+        scheme["scale"] = mech.scale  # type: ignore[attr-defined]  # the Laplace mechanism
+    return scheme
+
+
 def device_scheme(design_params: dict) -> dict[str, Any]:
     """What the browser needs to randomize exactly, derived from the design in ldp_core:
-    integer branch weights for binary designs (``sampling_weights``), probabilities on the
-    2**-53 grid for categorical ones (``device_pq``), both rounded toward privacy."""
+    integer branch weights for binary designs (``sampling_weights``) and Duchi et al.'s
+    bit, probabilities on the 2**-53 grid for categorical ones (``device_pq``) and the
+    Piecewise Mechanism's window, all rounded toward privacy, and the cells a continuous
+    numeric report is snapped to (``device_grid``)."""
     kind = design_params.get("design")
+    if kind in ldp_core.NUMERIC_NAMES:
+        return _numeric_scheme(design_params)
     if kind in ("grr", "ue"):
         oracle = ldp_core.categorical_oracle_from_params(design_params)
         # The phone compares 53-bit uniforms with p and q: give it the values on that
@@ -57,6 +79,11 @@ def privacy_note(question: Question) -> str:
                 f"{floor:.0%} likely, and the odds between your two possible true answers "
                 f"change by at most {ratio}: ε = {eps:.2f}. Nobody, including the "
                 "instructor, can be sure from it what you really think.")
+    if question.kind == "numeric":
+        return (f"Your privacy: your phone added noise to your number before sending it. "
+                f"Whatever your true value, the chance of the report it sent changes by at "
+                f"most {ratio} (ε = {eps:.2f}). Nobody, including the instructor, can tell "
+                "your number from it; the class average still comes through.")
     return (f"Your privacy: the report your phone sent is almost as likely whatever your "
             f"true answer is: the odds change by at most {ratio} (ε = {eps:.2f}).")
 
@@ -78,6 +105,14 @@ def results_view(question: Question, est: QuestionEstimate) -> dict[str, Any]:
     """The revealed class results: the estimate with its 95% interval (never NaN)."""
     if est.empty:
         return {"n": 0}
+    if question.kind == "numeric" and est.numeric is not None:
+        num = est.numeric
+        ci = num.interval()
+        unit = question.unit
+        return {"n": est.n, "numeric": {
+            "mean": None if num.mean is None else format_value(num.mean, unit),
+            "ci": None if ci is None else [format_value(v, unit) for v in ci],
+            "outside": num.mean is not None and not num.lo <= num.mean <= num.hi}}
     if question.kind == "binary" and est.binary is not None:
         b = est.binary
         return {"n": est.n, "binary": {
@@ -91,15 +126,31 @@ def results_view(question: Question, est: QuestionEstimate) -> dict[str, Any]:
                             strict=True)]}
 
 
+def _nice_step(lo: float, hi: float) -> float:
+    """A round slider step giving about 100 to 1000 positions over [lo, hi].
+
+    >>> _nice_step(0, 12), _nice_step(0, 100), _nice_step(-1, 1)
+    (0.1, 1.0, 0.01)
+    """
+    return float(10 ** math.floor(math.log10((hi - lo) / 100)))
+
+
 def question_view(question: Question, est: QuestionEstimate | None) -> dict[str, Any]:
     """The shared, device-independent state of the current question."""
-    order = display_order(question.text, question.options, question.kind)
     params = question.design_params
+    if question.kind == "numeric":
+        lo, hi = float(params["lo"]), float(params["hi"])
+        numeric: dict[str, Any] | None = {"lo": lo, "hi": hi, "unit": question.unit,
+                                          "step": _nice_step(lo, hi)}
+        order: list[int] = []
+    else:
+        numeric, order = None, display_order(question.text, question.options, question.kind)
     return {
         "id": question.id, "round": question.round_number, "text": question.text,
         "kind": question.kind, "state": question.state, "revealed": question.revealed,
         "mode": question.mode,
         "options": [{"value": i, "label": question.options[i]} for i in order],
+        "numeric": numeric,
         "labels": {str(i): label for i, label in enumerate(question.options)},
         "params": params, "scheme": device_scheme(params),
         "epsilon": question.epsilon, "privacy_note": privacy_note(question),

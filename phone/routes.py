@@ -43,6 +43,7 @@ from classroom.domain import (
     BadReport,
     ClassroomError,
     NotFound,
+    OverBudget,
     QuestionClosed,
     StoreUnavailable,
     UnknownPoll,
@@ -280,6 +281,8 @@ class PhoneApi:
             return _error(429, "address_limit", "Not saved: the instructor allows only a few "
                           "answers per network to this question, and this network has sent "
                           "them all. Tell the instructor.")
+        except OverBudget as exc:
+            return _error(409, "over_budget", f"{str(exc)[:1].upper()}{str(exc)[1:]}.")
         except QuestionClosed:
             return _error(409, "closed", "Voting closed: the instructor closed this question "
                           "before your answer arrived, so nothing was saved.")

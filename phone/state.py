@@ -51,7 +51,7 @@ def build_snapshot(service: PollService, code: str) -> Snapshot:
     question = service.current_question(poll.id)
     est = service.estimate(question.id) if question is not None and question.revealed else None
     state: dict[str, Any] = {
-        "poll": {"code": poll.join_code, "title": poll.title},
+        "poll": {"code": poll.join_code, "title": poll.title, "budget": poll.epsilon_budget},
         "question": None if question is None else question_view(question, est),
     }
     digest = hashlib.sha256(json.dumps(state, sort_keys=True, ensure_ascii=False,

@@ -277,3 +277,55 @@ def test_first_load_is_light_and_asks_no_other_host(classroom, chromium):
     page_response = next(r for r in responses if r.url.endswith(f"/join/{poll.join_code}"))
     assert page_response.headers.get("content-encoding") == "gzip"
     ctx.close()
+
+
+def test_numeric_question_range_check_receipt_and_results(classroom, chromium):
+    base, svc = classroom
+    poll, q = _question(svc, "How many hours did you sleep?", options=("hours",),
+                        design={"design": "duchi", "epsilon": 1.0, "lo": 0, "hi": 12},
+                        kind="numeric")
+    ctx, page = _phone(chromium)
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.post_data or "") if r.method == "POST" else None)
+    page.goto(f"{base}/join/{poll.join_code}")
+    page.locator("#value").wait_for(timeout=WAIT_MS)
+    assert page.locator("#value-slider").get_attribute("max") == "12"
+    page.locator("#value").fill("13")
+    page.locator("#send-value").click()
+    page.locator("#value-error").get_by_text("Enter a number from 0 to 12 hours").wait_for(
+        timeout=WAIT_MS)
+    assert posts == [] and _rows(svc, q) == 0
+    page.locator("#value").fill("7.25")
+    page.locator("#send-value").click()
+    page.locator("#receipt").wait_for(timeout=WAIT_MS)
+    _wait_rows(svc, q, 1)
+    receipt = page.locator("#receipt").inner_text()
+    assert "Your phone sent:" in receipt and "hours" in receipt and "7.25" not in receipt
+    assert page.locator("#value").count() == 0  # the typed value is gone from the page
+    assert len(posts) == 1 and "7.25" not in posts[0]
+    assert json.loads(posts[0])["answer"] in (0, 1)  # Duchi et al.: the randomized bit
+    svc.add_simulated_reports(q.id, 59, 6.0, seed=3)
+    svc.set_revealed(q.id, True)
+    page.get_by_text("Estimated class average").wait_for(timeout=WAIT_MS)
+    text = page.locator("#main").inner_text()
+    assert "95% interval" in text and "NaN" not in text and "from 60 noisy answers" in text
+    ctx.close()
+
+
+def test_the_budget_is_shown_before_answering(classroom, chromium):
+    base, svc = classroom
+    poll = svc.create_poll("budget")
+    svc.set_budget(poll.id, 3.0)
+    _, first = _question(svc, poll=poll)
+    ctx, page = _phone(chromium)
+    page.goto(f"{base}/join/{poll.join_code}")
+    line = page.locator("#budget")
+    line.get_by_text("You have spent 0.00").wait_for(timeout=WAIT_MS)
+    assert "ε = 3.00" in line.inner_text() and "1.90 will be left" in line.inner_text()
+    page.locator("button[data-answer='1']").click()
+    page.locator("#receipt").wait_for(timeout=WAIT_MS)
+    _, second = _question(svc, "Tea or coffee?", options=("Tea", "Coffee"), poll=poll)
+    page.get_by_text("Tea or coffee?").wait_for(timeout=WAIT_MS)
+    page.locator("#budget").get_by_text("You have spent 1.10").wait_for(timeout=WAIT_MS)
+    assert "0.80 will be left" in page.locator("#budget").inner_text()
+    ctx.close()

@@ -8,6 +8,12 @@ randomized report (answer, echoed design, submission id, question id), and
 the reported share of "Vanilla" in the database is within 4 standard errors of
 the design's 3/4 (resp. 1/4). Had the page sent the truth, the share would be
 1 (resp. 0): far outside, which is the test's power.
+
+A numeric question gets the same treatment: every student types the top of the
+range; no request carries the typed number, the reports spread as the Piecewise
+Mechanism's exact variance says (the truth would not spread at all), and their
+mean is within 4 standard errors of the truth. The phone's samplers themselves
+are checked in the page, on many draws: unbiased, on their grid, within bounds.
 """
 
 from __future__ import annotations
@@ -46,7 +52,7 @@ def classroom(tmp_path_factory):
     store.close()
 
 
-async def _vote_many(base: str, code: str, answer: int, count: int,
+async def _vote_many(base: str, code: str, answer: int | float, count: int,
                      requests: list[tuple[str, str, str | None]]) -> None:
     from playwright.async_api import async_playwright
 
@@ -62,7 +68,11 @@ async def _vote_many(base: str, code: str, answer: int, count: int,
                 todo.pop()
                 await ctx.clear_cookies()  # a new device: the server sets a fresh cookie
                 await page.goto(f"{base}/join/{code}")
-                await page.locator(f"button[data-answer='{answer}']").click(timeout=60_000)
+                if isinstance(answer, float):  # a numeric question: type the value, send
+                    await page.locator("#value").fill(repr(answer), timeout=60_000)
+                    await page.locator("#send-value").click(timeout=60_000)
+                else:
+                    await page.locator(f"button[data-answer='{answer}']").click(timeout=60_000)
                 await page.locator("#receipt").wait_for(timeout=60_000)
             await ctx.close()
 
@@ -121,3 +131,85 @@ def test_true_answer_never_leaves_the_phone(classroom, truth, label, expected):
     assert abs(float(truth) - expected) > 4 * se  # power: the truth itself would fail
     sent = sum(r["answer"] for r in reports) / len(reports)
     assert sent == pytest.approx(share)
+
+
+NUMERIC_VOTES = 120
+SLEEP = {"design": "piecewise", "epsilon": 1.0, "lo": 0.0, "hi": 12.0}
+
+
+def test_a_typed_number_never_leaves_the_phone(classroom):
+    import ldp_core
+
+    base, svc = classroom
+    poll = svc.create_poll("privacy numeric")
+    q = svc.open_question(svc.add_question(poll.id, "How many hours did you sleep?",
+                                           kind="numeric", options=("hours",),
+                                           design_params=SLEEP).id)
+    truth = 11.75  # x = 23/24 on the [-1, 1] scale
+    requests: list[tuple[str, str, str | None]] = []
+    _in_own_thread(_vote_many(base, poll.join_code, truth, NUMERIC_VOTES, requests))
+    pm = ldp_core.PiecewiseMechanism(1.0)
+    reports = []
+    for method, url, body in requests:
+        assert "11.75" not in url
+        if method == "POST":
+            report = json.loads(body)
+            assert set(report) == {"question_id", "answer", "params", "submission_id"}
+            assert "11.75" not in body and report["params"] == SLEEP
+            assert pm.snap(report["answer"]) == pytest.approx(report["answer"], abs=1e-9)
+            reports.append(report["answer"])
+        else:
+            assert body is None
+    assert len(reports) == NUMERIC_VOTES
+    x = (2 * truth - 12) / 12
+    sd = math.sqrt(pm.variance(x))
+    se = sd / math.sqrt(NUMERIC_VOTES)
+    sent = sum(reports) / len(reports)
+    assert abs(sent - x) <= 4 * se, (sent, x, se)
+    spread = math.sqrt(sum((r - sent) ** 2 for r in reports) / (len(reports) - 1))
+    assert spread > sd / 2  # power: the truth itself, sent as is, would not spread
+    est = svc.estimate(q.id).numeric
+    assert est.n == NUMERIC_VOTES and est.mean == pytest.approx(6 + 6 * sent)
+
+
+DRAWS = 40_000
+
+
+@pytest.mark.parametrize("name", ["duchi", "piecewise", "laplace"])
+def test_the_phone_samplers_are_unbiased_and_on_their_grid(classroom, name):
+    """The page's own randomizeNumeric, run DRAWS times for two true values: the mean and
+    the variance of its reports against the mechanism's exact ones."""
+    from playwright.sync_api import sync_playwright
+
+    import ldp_core
+    from phone.present import device_scheme
+
+    base, _ = classroom
+    mech = ldp_core.numeric_mechanism(name, 1.0)
+    scheme = device_scheme({**SLEEP, "design": name})
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page()
+        page.goto(f"{base}/join")
+        for value in (1.5, 12.0):
+            out = page.evaluate(
+                "([s, v, n]) => Array.from({length: n}, () => randomizeNumeric(s, v))",
+                [scheme, value, DRAWS])
+            x = (2 * value - 12) / 12
+            reports = [float(mech.report_of_bit(b)) if name == "duchi" else b for b in out]
+            if name == "duchi":
+                assert set(out) <= {0, 1}
+            else:
+                low, high = mech.device_grid()
+                assert low < min(out) and max(out) < high
+                assert all(mech.snap(y) == pytest.approx(y, abs=1e-9) for y in out[:2000])
+            se = math.sqrt(mech.variance(x) / DRAWS)
+            mean = sum(reports) / DRAWS
+            assert abs(mean - x) <= 4 * se, (name, value, mean, x, se)
+            assert abs(mean - (x + 8 * se)) > 4 * se  # power: a bias of 8 SE is caught
+            # The spread too: the sample variance within 4 of its SEs of the exact one.
+            var = sum((r - mean) ** 2 for r in reports) / (DRAWS - 1)
+            m4 = sum((r - mean) ** 4 for r in reports) / DRAWS
+            se_var = math.sqrt(max(m4 - var ** 2, 0.0) / DRAWS)
+            assert abs(var - float(mech.variance(x))) <= 4 * se_var + 1e-12, (name, var)
+        browser.close()

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from ldp_core import (
+    DEVICE_CELLS,
     NUMERIC_NAMES,
     DuchiMechanism,
     LaplaceMechanism,
@@ -181,3 +182,78 @@ def test_central_sd_uses_the_range_as_sensitivity():
     local = numeric_design_from_params({"design": "duchi", "epsilon": 1.0, "lo": 0, "hi": 12})
     # local ~ 1/(ε√n) against central ~ 1/(εn): at n = 100 the local SD is over 7x larger
     assert local.worst_sd() / math.sqrt(100) > 7 * central_numeric_sd(100, 1.0, r)
+
+
+# -- what a phone samples ---------------------------------------------------------------------
+
+
+def _cell_probabilities(mech, x: float) -> np.ndarray:
+    """Exact probability of each device cell given x: the CDF at the cell edges, with the
+    clamped tails in the end cells."""
+    low, high = mech.device_grid()
+    edges = np.linspace(low, high, DEVICE_CELLS + 1)
+    if isinstance(mech, PiecewiseMechanism):
+        left, right = mech.window(x)
+        inside, outside = mech.densities()
+        c = mech.big_c
+        # CDF of a piecewise-constant density: outside on [-C, l), inside on [l, r], ...
+        e = np.clip(edges, -c, c)
+        cdf = outside * (np.minimum(e, left) + c) + inside * np.clip(e - left, 0, right - left) \
+            + outside * np.clip(e - right, 0, None)
+        return np.diff(np.concatenate(([0.0], cdf[1:-1], [1.0])))
+    # Laplace: each cell's mass from the tail on its side of x (no cancellation far out),
+    # with the clamped tails in the end cells.
+    s = mech.scale
+    a, b = edges[:-1].copy(), edges[1:].copy()
+    a[0], b[-1] = -np.inf, np.inf
+    above = 0.5 * (np.exp(-(a - x) / s) - np.exp(-(b - x) / s))
+    below = 0.5 * (np.exp((b - x) / s) - np.exp((a - x) / s))
+    middle = 1 - 0.5 * np.exp(-(x - a) / s) - 0.5 * np.exp(-(b - x) / s)
+    return np.where(a >= x, above, np.where(b <= x, below, middle))
+
+
+@pytest.mark.parametrize("name", ["piecewise", "laplace"])
+@pytest.mark.parametrize("eps", [0.1, math.log(3), 2.0, 10.0])
+def test_the_device_cells_keep_epsilon(name, eps):
+    mech = numeric_mechanism(name, eps)
+    probs = np.array([_cell_probabilities(mech, x) for x in (-1.0, -0.3, 0.5, 1.0)])
+    assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-12)
+    assert probs.min() > 0
+    ratio = (probs.max(axis=0) / probs.min(axis=0)).max()
+    assert math.log(ratio) <= eps * (1 + 1e-9)
+    assert math.log(ratio) >= eps * 0.999  # tight: the window cells reach it
+
+
+@pytest.mark.parametrize("name", NUMERIC_NAMES)
+@pytest.mark.parametrize("eps", [0.1, math.log(3), 2.0, 19.9])
+def test_the_device_epsilon_never_exceeds_the_shown_one(name, eps):
+    mech = numeric_mechanism(name, eps)
+    assert mech.device_epsilon() <= mech.epsilon + 1e-12
+    assert mech.device_epsilon() == pytest.approx(mech.epsilon, rel=0.01)
+
+
+def test_device_probabilities_are_on_the_phone_grid_and_round_toward_privacy():
+    pm = PiecewiseMechanism(1.3)
+    p = pm.device_p_window()
+    assert p <= pm.p_window and p * 2**53 == int(p * 2**53)
+    keep, flip, yes, no = DuchiMechanism(1.3).device_weights()
+    assert (yes, no) == (0, 0) and keep > flip > 0
+    assert math.log(keep / flip) <= 1.3 + 1e-12
+
+
+@pytest.mark.parametrize("name", ["piecewise", "laplace"])
+def test_snapped_reports_stay_unbiased_and_on_the_grid(name):
+    mech = numeric_mechanism(name, 1.0)
+    rng = np.random.default_rng(11)
+    x = 0.6
+    raw = mech.perturb(np.full(N, x), rng=rng)
+    snapped = mech.snap(raw)
+    low, high = mech.device_grid()
+    width = (high - low) / DEVICE_CELLS
+    k = (snapped - low) / width - 0.5
+    assert np.allclose(k, np.round(k), atol=1e-6) and snapped.min() > low and snapped.max() < high
+    assert np.abs(snapped - raw).max() <= width / 2 + 1e-12
+    se = math.sqrt(mech.variance(x) / N)
+    assert abs(snapped.mean() - x) <= 4 * se
+    assert abs(snapped.mean() - 0.6 - 8 * se) > 4 * se  # power: a shift of 8 SE is caught
+    assert DuchiMechanism(1.0).snap(2.0) == 2.0  # two reports: nothing to snap

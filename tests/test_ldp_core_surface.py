@@ -25,6 +25,7 @@ EXPECTED_ALL = [
     "BinaryDesign",
     "BinaryEstimate",
     "CategoricalCounts",
+    "DEVICE_CELLS",
     "DieRR",
     "DuchiMechanism",
     "EpsilonRR",

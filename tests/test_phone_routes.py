@@ -392,3 +392,70 @@ def test_the_per_address_limit_answers_429_and_saves_nothing(tmp_path):
         assert count_reports(store, q.id) == 1
     finally:
         store.close()
+
+
+# -- numeric questions and the privacy budget ------------------------------------------------
+SLEEP = {"design": "piecewise", "epsilon": 1.0, "lo": 0, "hi": 12}
+
+
+def _open_numeric(svc, params=SLEEP):
+    return _open(svc, "How many hours did you sleep?", kind="numeric", options=("hours",),
+                 design_params=params)
+
+
+def test_a_numeric_question_gives_the_phone_its_range_and_exact_sampler(client, svc):
+    import ldp_core
+
+    poll, q = _open_numeric(svc)
+    shown = client.get(f"/api/poll/{poll.join_code}").json()["question"]
+    assert shown["kind"] == "numeric" and shown["options"] == []
+    assert shown["numeric"] == {"lo": 0.0, "hi": 12.0, "unit": "hours", "step": 0.1}
+    pm = ldp_core.PiecewiseMechanism(1.0)
+    assert shown["scheme"] == {
+        "type": "numeric", "mechanism": "piecewise", "lo": 0.0, "hi": 12.0,
+        "low": -pm.big_c, "high": pm.big_c, "cells": ldp_core.DEVICE_CELLS, "c": pm.big_c,
+        "p_window": pm.device_p_window()}
+    assert "noise" in shown["privacy_note"]
+    duchi_poll, _ = _open_numeric(svc, {**SLEEP, "design": "duchi"})
+    duchi = client.get(f"/api/poll/{duchi_poll.join_code}").json()
+    assert duchi["question"]["scheme"]["weights"] == \
+        list(ldp_core.DuchiMechanism(1.0).device_weights())
+
+
+def test_a_numeric_report_gets_a_receipt_in_the_question_units(client, svc):
+    poll, q = _open_numeric(svc)
+    r = _vote(client, poll.join_code, q, answer=0.5)
+    assert r.status_code == 200, r.text
+    assert r.json()["receipt"]["answer_label"] == "9 hours"
+    for bad in (99.0, "9 hours", None):
+        r = client.post(f"/api/poll/{poll.join_code}/report", headers={"origin": ORIGIN},
+                        json={"question_id": q.id, "answer": bad, "params": q.design_params,
+                              "submission_id": f"other-{bad}"},
+                        cookies={web.DEVICE_COOKIE: "another-phone-0123456789"})
+        assert r.status_code == 422 and "not accepted" in r.json()["message"], r.text
+    assert _rows(svc, q) == 1
+
+
+def test_revealed_numeric_results_are_formatted_in_the_units(client, svc):
+    poll, q = _open_numeric(svc)
+    svc.add_simulated_reports(q.id, 60, 7.0, seed=2)
+    svc.set_revealed(q.id, True)
+    res = client.get(f"/api/poll/{poll.join_code}").json()["question"]["results"]
+    est = svc.estimate(q.id).numeric
+    assert res["n"] == 60 and res["numeric"]["mean"].endswith(" hours")
+    assert float(res["numeric"]["mean"].split()[0].replace("\u2212", "-")) == \
+        pytest.approx(est.mean, rel=1e-3)
+    assert len(res["numeric"]["ci"]) == 2 and res["numeric"]["outside"] is False
+
+
+def test_the_budget_travels_with_the_poll_and_a_report_past_it_is_refused(client, svc):
+    poll, q = _open(svc)
+    svc.set_budget(poll.id, 2.0)
+    assert client.get(f"/api/poll/{poll.join_code}").json()["poll"]["budget"] == 2.0
+    # A budget lowered under an open round (as a second process could, in a race): the
+    # device that would pass it is refused, clearly, and nothing is written.
+    svc.store.set_budget(poll.id, 0.5)
+    r = _vote(client, poll.join_code, q, answer=1)
+    assert r.status_code == 409 and r.json()["error"] == "over_budget"
+    assert "budget of ε = 0.50" in r.json()["message"] and "not saved" in r.json()["message"]
+    assert _rows(svc, q) == 0

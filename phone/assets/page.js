@@ -102,6 +102,12 @@
 
   function showQuestion(q) {
     area.append(el('h1', { id: 'question', text: q.text }));
+    const budget = budgetLine(q);
+    if (budget) {
+      area.append(el('p', { class: budget.over ? 'note error' : 'hint', id: 'budget', text: budget.text }));
+      if (budget.over) return;
+    }
+    if (q.kind === 'numeric') { showNumeric(q); return; }
     const group = el('div', { class: 'opts', role: 'group', 'aria-labelledby': 'question' });
     if (q.mode === 'physical') {
       area.append(el('p', { class: 'hint', text: q.physical_instructions }));
@@ -119,6 +125,48 @@
     area.append(group);
   }
 
+  // The poll's privacy budget, before answering: what is spent, what this question costs,
+  // what would be left. Null when the poll has no budget.
+  function budgetLine(q) {
+    const budget = state.poll.budget;
+    if (budget === null || budget === undefined) return null;
+    const spent = me && me.spent_epsilon !== null && me.spent_epsilon !== undefined ? me.spent_epsilon : null;
+    const cost = `this question costs ε = ${eps(q.epsilon)}`;
+    if (spent === null) return { over: false, text: `This poll's privacy budget is ε = ${eps(budget)}; ${cost}.` };
+    const left = budget - spent - q.epsilon;
+    if (left < -1e-9) {
+      return { over: true, text: `Answering would take you past this poll's privacy budget (ε = ${eps(budget)}; you have spent ${eps(spent)} and ${cost}), so your phone will not send an answer. Tell the instructor.` };
+    }
+    return { over: false, text: `Privacy budget of this poll: ε = ${eps(budget)}. You have spent ${eps(spent)}; ${cost}; ${eps(Math.max(0, left))} will be left.` };
+  }
+
+  function showNumeric(q) {
+    const n = q.numeric;
+    const unit = n.unit ? ` ${n.unit}` : '';
+    area.append(el('p', { class: 'hint', text: `Enter your TRUE value, from ${n.lo}${unit} to ${n.hi}${unit}. Your phone adds random noise before sending: only the noisy number leaves this page.` }));
+    const start = String(Math.round(((n.lo + n.hi) / 2) / n.step) * n.step);
+    const common = { min: String(n.lo), max: String(n.hi), step: String(n.step) };
+    const slider = el('input', Object.assign({ type: 'range', id: 'value-slider', 'aria-label': `My true value${unit}`, value: start }, common));
+    const box = el('input', Object.assign({ type: 'number', id: 'value', inputmode: 'decimal', value: start }, common));
+    slider.addEventListener('input', () => { box.value = slider.value; });
+    box.addEventListener('input', () => { if (box.value !== '') slider.value = box.value; });
+    const send = el('button', { type: 'button', class: 'opt primary', id: 'send-value', text: 'Send my answer' });
+    const problem = el('p', { class: 'note error', id: 'value-error', hidden: '' });
+    send.addEventListener('click', () => {
+      if (busy) return;
+      const v = Number(box.value);
+      if (box.value.trim() === '' || !Number.isFinite(v) || v < n.lo || v > n.hi) {
+        problem.hidden = false;
+        problem.textContent = `Enter a number from ${n.lo} to ${n.hi}${unit}.`;
+        box.focus();
+        return;
+      }
+      tapNumeric(q, v);
+    });
+    area.append(slider, el('label', { class: 'value', for: 'value' }, box, el('span', { text: unit })), problem,
+      el('div', { class: 'opts' }, send));
+  }
+
   function button(label, opt, onTap) {
     const b = el('button', { type: 'button', class: 'opt', 'data-answer': String(opt.value), text: label });
     b.addEventListener('click', () => { if (!busy) onTap(); });
@@ -128,6 +176,17 @@
   function sid() {
     return crypto.randomUUID ? crypto.randomUUID()
       : Array.from(crypto.getRandomValues(new Uint32Array(4)), (x) => x.toString(16)).join('-');
+  }
+
+  async function tapNumeric(q, value) {
+    busy = true;
+    for (const b of area.querySelectorAll('button, input')) b.disabled = true;
+    say('Your phone is adding noise to your answer…');
+    const answer = randomizeNumeric(q.scheme, value);
+    // The typed value is forgotten from here on: only the noisy report is kept.
+    const report = { question_id: q.id, answer, params: q.params, submission_id: sid() };
+    await send(q, { code, round: q.round, report },
+      'Your phone moved your number at random before sending it. One report says little about you; the average of many reports is close to the class average.');
   }
 
   async function tap(q, opt) {
@@ -228,6 +287,14 @@
       area.append(bar);
       if (b.share < 0 || b.share > 1) {
         area.append(el('p', { class: 'hint', text: 'The unbiased estimate can fall outside 0–100% when few people answer: the randomization’s noise is larger than the signal.' }));
+      }
+    } else if (res.numeric) {
+      const m = res.numeric;
+      if (m.mean === null) return;
+      const interval = m.ci ? ` (95% interval ${m.ci[0]} to ${m.ci[1]})` : '';
+      area.append(el('p', { text: `Estimated class average: ${m.mean}${interval}, from ${res.n} noisy answers.` }));
+      if (m.outside) {
+        area.append(el('p', { class: 'hint', text: 'The unbiased estimate can fall outside the range of possible answers when few people answer: the noise is larger than the signal.' }));
       }
     } else if (res.categorical) {
       for (const c of res.categorical) {

@@ -73,3 +73,44 @@ function randomizeCategorical(scheme, truth) {
   for (let j = 0; j < scheme.d; j++) bits += (unit() < (j === truth ? scheme.p : scheme.q)) ? '1' : '0';
   return bits;
 }
+
+// Numeric questions: the value in [lo, hi] is mapped to x in [-1, 1], then randomized.
+// Duchi et al.: round x to a random bit (P(1) = (1 + x) / 2), then randomized response on
+// the bit with the exact integer weights; the bit is sent. Piecewise Mechanism (Wang et
+// al.) and the local Laplace mechanism: a continuous report, snapped to the midpoint of
+// one of `cells` equal cells of [low, high], the same grid for every true value.
+function snapToCell(s, y) {
+  const width = (s.high - s.low) / s.cells;
+  const k = Math.min(s.cells - 1, Math.max(0, Math.floor((y - s.low) / width)));
+  return s.low + (k + 0.5) * width;
+}
+// An exponential draw, Exp(1), with its tail as precise as its head: by memorylessness,
+// a draw below 2^-8 adds 8 ln 2 and starts again (never log(0)).
+function exponential() {
+  let acc = 0;
+  for (;;) {
+    const u = unit();
+    if (u >= 1 / 256) return acc - Math.log(u);
+    acc += 8 * Math.LN2;
+  }
+}
+function randomizeNumeric(s, value) {
+  const x = Math.min(1, Math.max(-1, (2 * value - s.lo - s.hi) / (s.hi - s.lo)));
+  if (s.mechanism === 'duchi') {
+    const bit = unit() < (1 + x) / 2 ? 1 : 0;
+    return randomizeBinary(s, bit).report;
+  }
+  let y;
+  if (s.mechanism === 'piecewise') {
+    const c = s.c, left = ((c + 1) / 2) * x - (c - 1) / 2, right = left + c - 1;
+    if (unit() < s.p_window) {
+      y = left + (c - 1) * unit();
+    } else {  // the rest of [-C, C], length C + 1, laid end to end
+      const t = (c + 1) * unit();
+      y = t < left + c ? -c + t : right + (t - (left + c));
+    }
+  } else {
+    y = x + (below(2) ? 1 : -1) * s.scale * exponential();
+  }
+  return snapToCell(s, y);
+}
