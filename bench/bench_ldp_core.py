@@ -12,6 +12,11 @@
   fresh subprocess (tracemalloc peak of the call and the process's peak RSS).
 * Exact aggregate: 10,000 simulated classes of n = 10^6 each, binary RR
   (``sample_yes_counts``) and d = 14 OUE (``sample_support_counts``).
+* Numeric values in [-1, 1], eps = 1: Duchi et al.'s one-bit mechanism, the
+  Piecewise Mechanism and the local Laplace mechanism per respondent
+  (``perturb``) for n = 10^5 and 10^6, against a per-user Python loop of the
+  course's ±1 form; and Duchi et al.'s exact aggregate (``sample_plus_counts``)
+  for 10,000 classes of n = 10^6 spread over 11 values.
 
 Every time is the median of repeated runs (7 for ldp_core, 3 for the slow
 loop), measured side by side in one run. Results go to stdout and to the
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import statistics
@@ -37,13 +43,14 @@ sys.path.insert(0, str(ROOT))
 import numpy as np
 
 from bench._report import BENCH_DOC, cpu_model, update_doc
-from ldp_core import GRR, DieRR, UnaryEncoding
+from ldp_core import GRR, NUMERIC_NAMES, DieRR, DuchiMechanism, UnaryEncoding, numeric_mechanism
 
 D, EPS = 14, 1.0
 CLASSES, CLASS_N = 10_000, 1_000_000
 GOAL_OUE_1E5_MS = 40.0
 GOAL_PEAK_MB = 200.0
 GOAL_AGGREGATE_MS = 50.0
+GOAL_NUMERIC_1E6_MS = 100.0
 
 
 # -- the course notebooks' way: one user at a time, one bit at a time -------------------------
@@ -83,6 +90,18 @@ def notebook_grr_counts(values: np.ndarray, d: int, p: float) -> np.ndarray:
 
 
 # -- timing -------------------------------------------------------------------------------------
+
+
+def notebook_duchi_reports(values: np.ndarray, eps: float) -> np.ndarray:
+    """The course's ±1 form one user at a time: round to ±1, keep w.p. e^eps/(1+e^eps),
+    report c_eps times the result."""
+    keep = math.exp(eps) / (1 + math.exp(eps))
+    c = (math.exp(eps) + 1) / (math.exp(eps) - 1)
+    out = []
+    for x in values:
+        bit = 1 if np.random.random() < (1 + x) / 2 else -1
+        out.append(c * (bit if np.random.random() < keep else -bit))
+    return np.array(out)
 
 
 #: CPU-time medians, keyed like the wall-clock results (filled by median_ms).
@@ -193,7 +212,42 @@ def run(args: argparse.Namespace) -> dict:
         big_n)
     print("  peak memory n=10^6: " + ", ".join(
         f"{k} {v['rss_mb']:.0f} MB RSS" for k, v in res["memory"].items()), flush=True)
+    res["numeric"] = run_numeric(args, rng)
     return res
+
+
+def run_numeric(args: argparse.Namespace, rng: np.random.Generator) -> dict:
+    out: dict = {"per_respondent": {}}
+    small_n, big_n = args.sizes
+    for n in (small_n, big_n):
+        values = rng.uniform(-1, 1, n)
+        row: dict = {}
+        for name in NUMERIC_NAMES:
+            mech = numeric_mechanism(name, EPS)
+            row[name] = median_ms(lambda m=mech, v=values: m.perturb(v, rng=rng),
+                                  args.repeats, f"num_{name}{n}")
+        row["loop_measured"] = n == small_n
+        if n == small_n:
+            row["loop"] = median_ms(lambda v=values: notebook_duchi_reports(v, EPS),
+                                    args.loop_repeats, f"num_loop{n}")
+        else:
+            small = out["per_respondent"][small_n]
+            row["loop"] = small["loop"] * n / small_n
+            CPU[f"num_loop{n}"] = CPU[f"num_loop{small_n}"] * n / small_n
+        out["per_respondent"][n] = row
+        print(f"  numeric per respondent n={n:,}: " + ", ".join(
+            f"{name} {row[name]:.1f} ms" for name in NUMERIC_NAMES), flush=True)
+    classes, class_n = args.classes
+    xs = np.linspace(-1, 1, 11)
+    counts = rng.multinomial(class_n, np.full(11, 1 / 11))
+    duchi = DuchiMechanism(EPS)
+    out["aggregate"] = median_ms(
+        lambda: duchi.sample_plus_counts(xs, counts, size=classes, rng=rng), args.repeats,
+        "num_agg")
+    out["aggregate_per_respondent"] = out["per_respondent"][big_n]["duchi"] * classes \
+        * class_n / big_n
+    print(f"  numeric aggregate: Duchi {out['aggregate']:.1f} ms", flush=True)
+    return out
 
 
 def fmt_ms(x: float) -> str:
@@ -233,6 +287,25 @@ def table(res: dict) -> list[str]:
                        ("oue_unchunked", "OUE `perturb` all at once (for comparison)")):
         lines.append(f"| {label} | {mem[key]['traced_mb']:.0f} MB | "
                      f"{mem[key]['rss_mb']:.0f} MB |")
+    num = res["numeric"]
+    lines += ["", "| numeric, values in [-1, 1], ε = 1 | n | ldp_core `perturb` wall (CPU) | "
+              "per-user Python loop, ±1 form, wall (CPU) | loop / ldp_core |",
+              "| --- | ---: | ---: | ---: | ---: |"]
+    for n, row in num["per_respondent"].items():
+        tag = "" if row["loop_measured"] else ", extrapolated ×10"
+        for name in NUMERIC_NAMES:
+            loop = (f"{fmt_ms(row['loop'])} ({fmt_ms(CPU[f'num_loop{n}'])}{tag})"
+                    if name == "duchi" else "")
+            ratio = f"{row['loop'] / row[name]:,.0f}×" if name == "duchi" else ""
+            lines.append(f"| {numeric_mechanism(name, EPS).label} | {n:,} | "
+                         f"{fmt_ms(row[name])} ({fmt_ms(CPU[f'num_{name}{n}'])}) | {loop} | "
+                         f"{ratio} |")
+    per = num["aggregate_per_respondent"]
+    lines += ["", "| exact aggregate: 10,000 classes of n = 10^6 over 11 values | ldp_core "
+              "wall (CPU) | per respondent (extrapolated) | ratio |",
+              "| --- | ---: | ---: | ---: |",
+              f"| Duchi et al., `sample_plus_counts` | {fmt_ms(num['aggregate'])} "
+              f"({fmt_ms(CPU['num_agg'])}) | {fmt_ms(per)} | {per / num['aggregate']:,.0f}× |"]
     return lines
 
 
@@ -249,6 +322,11 @@ def targets(res: dict) -> list[str]:
                                      res["memory"]["grr_chunked"]["rss_mb"]), GOAL_PEAK_MB, "MB")
     line("aggregate_binary_10k_classes_n1e6", res["aggregate"]["binary"], GOAL_AGGREGATE_MS, "ms")
     line("aggregate_oue_d14_10k_classes_n1e6", res["aggregate"]["oue"], GOAL_AGGREGATE_MS, "ms")
+    big = res["numeric"]["per_respondent"][max(res["numeric"]["per_respondent"])]
+    line("numeric_perturb_1e6_ms", max(big[name] for name in NUMERIC_NAMES),
+         GOAL_NUMERIC_1E6_MS, "ms")
+    line("aggregate_duchi_10k_classes_n1e6", res["numeric"]["aggregate"], GOAL_AGGREGATE_MS,
+         "ms")
     return out
 
 

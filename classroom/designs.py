@@ -88,6 +88,17 @@ DESIGNS: Mapping[str, DesignText] = MappingProxyType({
     "olh": DesignText(
         "Optimized local hashing (OLH)",
         lambda p: f"OLH over {p['d']} options, ε = {p['epsilon']:.2f}"),
+    "duchi": DesignText(
+        "Duchi et al.'s one-bit mechanism",
+        lambda p: f"Duchi et al. (one bit) on [{p['lo']:g}, {p['hi']:g}], "
+                  f"ε = {p['epsilon']:.2f}"),
+    "piecewise": DesignText(
+        "Piecewise Mechanism (Wang et al.)",
+        lambda p: f"Piecewise Mechanism on [{p['lo']:g}, {p['hi']:g}], "
+                  f"ε = {p['epsilon']:.2f}"),
+    "laplace": DesignText(
+        "Laplace mechanism on the phone",
+        lambda p: f"local Laplace on [{p['lo']:g}, {p['hi']:g}], ε = {p['epsilon']:.2f}"),
 })
 
 _UNKNOWN = DesignText("Another design", lambda p: str(p.get("design", "another design")))

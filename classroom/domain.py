@@ -632,6 +632,8 @@ class QuestionEstimate:
     binary_counts: BinaryCounts | None = None
     categorical: CategoricalEstimate | None = None
     numeric: NumericEstimate | None = None
+    #: A numeric round's reports in the question's units: sorted ``(value, count)`` pairs.
+    numeric_reports: tuple[tuple[float, int], ...] = ()
     history: tuple[tuple[int, Any], ...] = field(default=())
     #: Distinct network addresses among the round's real reports (each stored only as a
     #: per-round HMAC); None when none of them carried one (imported or simulated).

@@ -95,15 +95,22 @@ def numeric_class(value_range: ldp_core.NumericRange, n: int, true_mean: object)
 
 
 def _numeric_round(design_of: Callable[[str], Any], items: list[tuple[str, str, int]],
-                   fallback: str | None) -> ldp_core.NumericEstimate:
+                   fallback: str | None
+                   ) -> tuple[ldp_core.NumericEstimate, tuple[tuple[float, int], ...]]:
+    """The round's estimate, and its reports in the question's units as sorted
+    ``(value, count)`` pairs (for the chart of what the phones sent)."""
     reports: dict[str, list[float]] = defaultdict(list)
+    in_units: dict[float, int] = defaultdict(int)
     for design_json, answer, count in items:
-        value = numeric_report(design_of(design_json), answer)
+        design = design_of(design_json)
+        value = numeric_report(design, answer)
         reports[design_json].extend([value] * count)
+        in_units[float(design.value_of(value))] += count
     if fallback is not None and fallback not in reports:
         reports[fallback] = []
-    return ldp_core.NumericEstimate.from_groups(
+    est = ldp_core.NumericEstimate.from_groups(
         [(design_of(dj), np.asarray(r, dtype=float)) for dj, r in reports.items()])
+    return est, tuple(sorted(in_units.items()))
 
 
 def trajectory(answers: Sequence[tuple[str, str]], *, points: int = 60,
@@ -225,11 +232,11 @@ def estimate_from_groups(*, question_id: int | None, kind: str, options: tuple[s
                 chosen = {"binary": summary, "binary_counts": counts, "counts": per_option,
                           "n": counts.n, "epsilon": counts.epsilon}
         elif kind == "numeric":
-            num = _numeric_round(design_of, items, fallback)
+            num, sent = _numeric_round(design_of, items, fallback)
             history.append((number, num))
             if number == round_number:
                 used = {dj for dj, _, _ in items} | ({fallback} if fallback else set())
-                chosen = {"numeric": num, "counts": (), "n": num.n,
+                chosen = {"numeric": num, "numeric_reports": sent, "counts": (), "n": num.n,
                           "epsilon": max((design_of(dj).epsilon for dj in used), default=0.0)}
         else:
             cat = _categorical_round(design_of, items, fallback, len(options))

@@ -266,6 +266,27 @@ class DuchiMechanism(NumericMechanism):
         gen = np.random.default_rng(rng)
         return self.report_of_bit(gen.random(arr.shape) < self.p_plus(arr))
 
+    def sample_plus_counts(self, x: object, counts: object, *, size: int | None = None,
+                           rng: RNGLike = None) -> np.ndarray | int:
+        """Exact aggregate sampling of the number of ``+c_eps`` reports of a class with
+        ``counts[j]`` students at value ``x[j]``: ``sum_j Binomial(counts[j], p_plus(x[j]))``.
+        ``size`` classes cost O(size * len(x)), not O(size * n). The class's estimate is
+        ``c_eps (2 K - n) / n`` for K plus reports.
+
+        >>> DuchiMechanism(1.0).sample_plus_counts([0.5], [0])
+        0
+        >>> DuchiMechanism(1.0).sample_plus_counts([-1, 1], [10, 30], size=4, rng=1).shape
+        (4,)
+        """
+        xs = _unit_array("x", x).ravel()
+        ns = _checks.count_array("counts", counts).ravel()
+        if xs.shape != ns.shape:
+            raise ValueError(f"x and counts need the same length, got {xs.size} and {ns.size}")
+        gen = np.random.default_rng(rng)
+        shape = (xs.size,) if size is None else (int(size), xs.size)
+        out = gen.binomial(ns, self.p_plus(xs), shape).sum(axis=-1)
+        return int(out) if size is None else out
+
 
 @dataclass(frozen=True)
 class PiecewiseMechanism(NumericMechanism):

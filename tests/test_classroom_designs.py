@@ -5,10 +5,16 @@ from __future__ import annotations
 import pytest
 
 from classroom import designs
-from classroom.domain import BINARY_DESIGNS, CATEGORICAL_DESIGNS, CLASS_EXERCISE
+from classroom.domain import (
+    BINARY_DESIGNS,
+    CATEGORICAL_DESIGNS,
+    CLASS_EXERCISE,
+    NUMERIC_DESIGNS,
+)
 
 
-@pytest.mark.parametrize("key", sorted(set(BINARY_DESIGNS) | set(CATEGORICAL_DESIGNS)))
+@pytest.mark.parametrize("key", sorted(set(BINARY_DESIGNS) | set(CATEGORICAL_DESIGNS)
+                                       | set(NUMERIC_DESIGNS)))
 def test_every_accepted_design_has_a_name_and_a_summary(key):
     assert key in designs.DESIGNS
     assert designs.DESIGNS[key].name
@@ -20,6 +26,8 @@ def test_every_accepted_design_has_a_name_and_a_summary(key):
     ({"design": "two_coin"}, "two coins: heads → truth; tails → second coin answers"),
     ({"design": "warner", "p": 0.7}, "Warner's spinner, p = 0.70"),
     ({"design": "grr", "d": 5, "epsilon": 1.0}, "GRR over 5 options, ε = 1.00"),
+    ({"design": "piecewise", "epsilon": 1.0, "lo": 0.0, "hi": 12.0},
+     "Piecewise Mechanism on [0, 12], ε = 1.00"),
 ])
 def test_the_summary_carries_the_design_numbers(params, summary):
     assert designs.describe(params) == summary

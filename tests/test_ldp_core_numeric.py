@@ -257,3 +257,24 @@ def test_snapped_reports_stay_unbiased_and_on_the_grid(name):
     assert abs(snapped.mean() - x) <= 4 * se
     assert abs(snapped.mean() - 0.6 - 8 * se) > 4 * se  # power: a shift of 8 SE is caught
     assert DuchiMechanism(1.0).snap(2.0) == 2.0  # two reports: nothing to snap
+
+
+def test_duchi_exact_aggregate_matches_the_per_respondent_sampler():
+    """Classes of 30 students at -0.5 and 70 at 0.8: the number of +c reports, drawn for
+    20,000 classes at once, has the Poisson-binomial mean and variance."""
+    d = DuchiMechanism(1.0)
+    x, counts = np.array([-0.5, 0.8]), np.array([30, 70])
+    k = d.sample_plus_counts(x, counts, size=20_000, rng=5)
+    p = d.p_plus(x)
+    mean, var = float((counts * p).sum()), float((counts * p * (1 - p)).sum())
+    se = math.sqrt(var / k.size)
+    assert abs(k.mean() - mean) <= 4 * se and abs(k.mean() - (mean + 8 * se)) > 4 * se
+    assert k.var() == pytest.approx(var, rel=4 * math.sqrt(2 / k.size))
+    per = d.perturb(np.repeat(x, counts), rng=6)
+    est = d.c_epsilon * (2 * k - 100) / 100  # the class estimate from the aggregate
+    assert abs(est.mean() - (30 * -0.5 + 70 * 0.8) / 100) <= 4 * est.std() / math.sqrt(k.size)
+    assert set(np.unique(per)) <= {-d.c_epsilon, d.c_epsilon}
+    with pytest.raises(ValueError, match="same length"):
+        d.sample_plus_counts([0.1, 0.2], [3])
+    with pytest.raises(ValueError, match="counts must be >= 0"):
+        d.sample_plus_counts([0.1], [-3])

@@ -12,7 +12,8 @@ second per chart). Where a shared builder fits, it is used as it is:
 
 Dashboard-only charts are built here: :func:`estimate_trace` (μ̂ and its CI as
 reports arrive), :func:`histogram` (raw, clipped and Norm-Sub shares with error
-bars) and :func:`sd_vs_epsilon` (the what-if curve).
+bars), :func:`numeric_reports` (what the phones sent for a number, against the
+range of true answers) and :func:`sd_vs_epsilon` (the what-if curve).
 
 :func:`show` draws a figure; ``big=True`` enlarges every font for the
 projector. Values that are None, NaN or infinite are left out of a chart,
@@ -48,6 +49,7 @@ __all__ = [
     "estimate_trace",
     "histogram",
     "log_likelihood",
+    "numeric_reports",
     "reported_counts",
     "sd_vs_epsilon",
     "share_interval",
@@ -293,3 +295,38 @@ def sd_vs_epsilon(curve: Sequence[tuple[float, float]],
         "curve": [{"eps": float(e), "sd": float(s)} for e, s in curve
                   if is_number(e) and is_number(s) and s > 0],
         "marks": [{"label": lb, "eps": e, "sd": s} for lb, e, s in pts]})
+
+
+@lru_cache(maxsize=_TEMPLATES)
+def _numeric_tpl(x_title: str, height: int) -> str:
+    band = alt.Chart(alt.NamedData(name="range")).mark_rect(color=charts.CENTRAL,
+                                                              opacity=0.15).encode(
+        x=alt.X(**_q("lo")), x2=alt.X2(field="hi"))
+    bars = alt.Chart(alt.NamedData(name="bars")).mark_bar(color=REPORTED).encode(
+        x=alt.X(**_q("x0", x_title)), x2=alt.X2(field="x1"),
+        y=alt.Y(**_q("count", "reports")),
+        tooltip=[alt.Tooltip(field="x0", type="quantitative", title="from", format=".3~g"),
+                 alt.Tooltip(field="x1", type="quantitative", title="to", format=".3~g"),
+                 alt.Tooltip(field="count", type="quantitative", title="reports")])
+    mean = alt.Chart(alt.NamedData(name="mean")).mark_rule(color=_THEORY, strokeWidth=3,
+                                                           strokeDash=[6, 3]).encode(
+        x=alt.X(**_q("x")))
+    return _freeze(alt.layer(band, bars, mean).properties(height=height))
+
+
+def numeric_reports(reports: Sequence[tuple[float, int]], lo: float, hi: float,
+                    mean: float | None, *, unit: str = "", bins: int = 40) -> Figure:
+    """The reports of a numeric question binned over everything they span (at least
+    [lo, hi]), with the range of true answers shaded and the estimated mean as a dashed
+    line: randomized reports run far outside the range, their mean does not."""
+    values = np.array([float(v) for v, _ in reports if is_number(v)], dtype=float)
+    weights = np.array([int(c) for v, c in reports if is_number(v)], dtype=float)
+    left = float(min(lo, values.min())) if values.size else float(lo)
+    right = float(max(hi, values.max())) if values.size else float(hi)
+    counts, edges = np.histogram(values, bins=bins, range=(left, right), weights=weights)
+    bars = [{"x0": float(a), "x1": float(b), "count": int(c)}
+            for a, b, c in zip(edges[:-1], edges[1:], counts, strict=True) if c > 0]
+    title = f"reported value ({unit})" if unit else "reported value"
+    return Figure(_numeric_tpl(title, 240), {
+        "bars": bars, "range": [{"lo": float(lo), "hi": float(hi)}],
+        "mean": [{"x": float(mean)}] if is_number(mean) else []})

@@ -2,8 +2,8 @@
 
 This view composes the panels of :mod:`ui.dashboard`, each with one job:
 selection (which poll and question), controls, the join panel, the live panel
-and its estimates, what-if, adding questions, rehearsal and deleting, and the
-style. Every number comes from ``PollService`` or ``ldp_core``. The module only
+and its estimates, what-if, adding questions, rehearsal, the privacy budget and
+deleting, and the style. Every number comes from ``PollService`` or ``ldp_core``. The module only
 defines functions: ``app.py`` registers :func:`render` for instructors, and
 :func:`render` checks access again itself, so running this file directly shows
 nothing and a non-instructor sees only a login hint.
@@ -28,6 +28,7 @@ import streamlit as st
 from classroom.domain import ClassroomError
 from ui import session
 from ui.dashboard.actions import cb_projector, show_flash
+from ui.dashboard.budget import budget_panel
 from ui.dashboard.controls import (
     controls_panel,
     poll_bar,
@@ -92,6 +93,7 @@ def _render_desk(svc, polls) -> None:
         st.info(f"Poll **{poll.join_code}** has no questions yet. Add one: the class exercise "
                 "is one click.")
         add_question_panel(poll, expanded=True)
+        budget_panel(poll, questions)
         join_panel(poll, big=False)
         manage_panel(poll, None)
         return
@@ -106,6 +108,7 @@ def _render_desk(svc, polls) -> None:
         what_if_panel(svc, question)
     rehearsal_panel(question)
     add_question_panel(poll, expanded=False)
+    budget_panel(poll, questions)
     manage_panel(poll, question)
 
 

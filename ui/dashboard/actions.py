@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from classroom.domain import ClassroomError
+from classroom.domain import ClassroomError, format_value
 from ui import session
 from ui.dashboard.selection import (
     EXERCISE_OPTIONS,
@@ -48,7 +48,8 @@ def _do(action: Callable[[], object], ok: str | None = None) -> object | None:
     try:
         result = action()
     except (ClassroomError, ValueError) as exc:
-        _flash("error", str(exc))
+        text = str(exc)
+        _flash("error", text[:1].upper() + text[1:])
         return None
     if ok:
         _flash("success", ok)
@@ -176,11 +177,17 @@ def cb_simulate(qid: int, shares: object) -> None:
                                     "batch": max(1, -(-n // _ARRIVAL_TICKS))}
     tally = st.session_state.get(_SIM_CLASS)
     if not tally or tally["qid"] != qid:
-        tally = {"qid": qid, "counts": [0] * (max(truths) + 1)}
-    counts = tally["counts"] + [0] * (max(truths) + 1 - len(tally["counts"]))
+        tally = {"qid": qid, "counts": [], "value_sum": 0.0}
+    counts, value_sum = list(tally["counts"]), float(tally.get("value_sum", 0.0))
     for v in truths:
-        counts[v] += 1
-    st.session_state[_SIM_CLASS] = {"qid": qid, "counts": counts}
+        if isinstance(v, float):  # a numeric question: its values, summed for their mean
+            counts = counts or [0]
+            counts[0] += 1
+            value_sum += v
+        else:
+            counts += [0] * (v + 1 - len(counts))
+            counts[v] += 1
+    st.session_state[_SIM_CLASS] = {"qid": qid, "counts": counts, "value_sum": value_sum}
     _flash("info", f"{n} simulated students are arriving over the next few seconds.")
 
 
@@ -210,6 +217,10 @@ def simulated_class_note(question, n_simulated: int) -> str | None:
     total = sum(counts)
     if total != n_simulated:  # still arriving, or cleared elsewhere
         return None
+    if question.kind == "numeric":
+        mean = format_value(tally["value_sum"] / total, question.unit)
+        return (f"Simulated class: {fmt_count(total)} students with true mean {mean}, the "
+                "mean the 95% CI is about.")
     if question.kind == "binary":
         yes = counts[1] if len(counts) > 1 else 0
         return (f"Simulated class: {fmt_count(yes)} of {fmt_count(total)} truly "
@@ -225,3 +236,12 @@ def cb_clear_simulated(qid: int) -> None:
     removed = _do(lambda: session.service().clear_simulated(qid))
     if removed is not None:
         _flash("success", f"{removed} simulated reports removed; real reports are untouched.")
+
+
+def cb_set_budget(poll_id: int) -> None:
+    """Save the poll's budget from the budget panel (none when its box is unticked)."""
+    on = bool(st.session_state.get(f"dash_budget_on_{poll_id}"))
+    value = st.session_state.get(f"dash_budget_value_{poll_id}") if on else None
+    ok = (f"Budget set: a student can spend at most ε = {float(value):.2f} in this poll."
+          if value is not None else "No budget: the poll's ε is not capped.")
+    _do(lambda: session.service().set_budget(poll_id, value), ok)

@@ -18,6 +18,7 @@ from ui.dashboard.formulas import (
     mu_formula,
     sd_formula,
 )
+from ui.dashboard.numeric import numeric_rounds
 from ui.fmt import fmt_count, fmt_fixed, fmt_interval
 from ui.text import plain
 
@@ -194,7 +195,10 @@ def _rounds(q, est, rounds) -> tuple[list[dict], list[dict]]:
 
 def rounds_table(q, est, rounds, projector: bool) -> None:
     """Every round's estimate, listed (once there is more than one round)."""
-    rows, _ = _rounds(q, est, rounds)
+    if q.kind == "numeric":
+        rows = numeric_rounds(q, est)
+    else:
+        rows, _ = _rounds(q, est, rounds)
     if len(rows) > 1:
         st.markdown("**Rounds**: each round's estimate (earlier rounds are kept)")
         st.table(rows)

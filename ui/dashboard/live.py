@@ -10,6 +10,7 @@ from ui import session
 from ui.dashboard.actions import rehearsal_tick
 from ui.dashboard.estimates import binary_panel, categorical_panel, rounds_table
 from ui.dashboard.formulas import design_text
+from ui.dashboard.numeric import numeric_panel
 from ui.fmt import fmt_count, fmt_fixed
 from ui.text import plain
 
@@ -58,6 +59,8 @@ def live_panel(question_id: int, projector: bool) -> None:
         return
     if q.kind == "binary":
         binary_panel(q, est, rounds, projector, snap.trajectory)
+    elif q.kind == "numeric":
+        numeric_panel(q, est, projector)
     else:
         categorical_panel(q, est, rounds, projector)
 

@@ -24,6 +24,12 @@ def rehearsal_panel(question) -> None:
         if question.kind == "binary":
             shares: object = st.slider(f"True share of {plain(question.options[1])}", 0.0, 1.0,
                                        0.6, step=0.05, key="dash_sim_share")
+        elif question.kind == "numeric":
+            lo, hi = question.design.range.lo, question.design.range.hi
+            unit = f" ({plain(question.unit)})" if question.unit else ""
+            shares = st.slider(f"True mean of the class{unit}", lo, hi,
+                               lo + 0.6 * (hi - lo), key=f"dash_sim_mean_{question.id}")
+            st.caption("Values are spread evenly around this mean, within the range.")
         else:
             k = len(question.options)
             shares = tuple(1.0 / k for _ in range(k))

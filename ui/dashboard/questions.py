@@ -1,4 +1,5 @@
-"""Adding a question: the class exercise, a yes/no design or a histogram question."""
+"""Adding a question: the class exercise, a yes/no design, a histogram question or a
+number in a range."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import math
 import streamlit as st
 
 import ldp_core
+from classroom.domain import format_value
 from ui.dashboard.actions import cb_add_question, cb_start_exercise
 from ui.dashboard.formulas import (
     channel_text,
@@ -24,6 +26,7 @@ _PRESETS = {
     "warner": "Warner's spinner",
     "custom": "Custom ε or γ",
     "categorical": "Categorical (k options)",
+    "numeric": "A number (mean of a range)",
 }
 
 
@@ -76,6 +79,41 @@ def _categorical_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
     return design.params(), labels, None
 
 
+def _numeric_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
+    """(design params, (unit,), error) for a numeric question."""
+    unit_col, lo_col, hi_col = st.columns([2, 1, 1])
+    unit = unit_col.text_input("Unit (optional)", key="dash_q_num_unit", value="hours",
+                               max_chars=24)
+    lo = lo_col.number_input("Smallest answer", key="dash_q_num_lo", value=0.0)
+    hi = hi_col.number_input("Largest answer", key="dash_q_num_hi", value=12.0)
+    eps = st.slider("ε: privacy loss per student", 0.1, 5.0, 1.1, step=0.1,
+                    key="dash_q_num_eps")
+    if not lo < hi:
+        return None, (unit,), "The smallest answer must be below the largest."
+    rec = ldp_core.recommend_numeric(eps)
+    names = ldp_core.NUMERIC_NAMES
+    # Keyed by the recommendation: moving ε across the crossover preselects the new one.
+    mech = st.radio("Mechanism", names, index=names.index(rec), key=f"dash_q_num_mech_{rec}",
+                    horizontal=True, format_func=lambda m: ldp_core.numeric_mechanism(
+                        m, 1.0).label + (" — recommended" if m == rec else ""))
+    try:
+        design = ldp_core.numeric_design_from_params(
+            {"design": mech, "epsilon": eps, "lo": lo, "hi": hi})
+    except ValueError as exc:
+        return None, (unit,), str(exc)
+    n = 100
+    central = ldp_core.central_numeric_sd(n, eps, design.range)
+    st.caption(
+        f"ldp_core recommends {ldp_core.numeric_mechanism(rec, 1.0).label} at ε = {eps:.1f}: "
+        f"Duchi et al.'s has the smaller worst-case variance below ε ≈ "
+        f"{ldp_core.numeric_crossover():.2f}, the Piecewise Mechanism above (Wang et al. "
+        f"2019); the Laplace mechanism is never the best. With n = {n}, the SD of the mean "
+        f"is at most {format_value(design.worst_sd() / math.sqrt(n), unit)}; a trusted "
+        f"curator's would be {format_value(central, unit)}. The phone accepts answers in "
+        "the range only.")
+    return design.params(), (unit.strip(),), None
+
+
 def add_question_panel(poll, *, expanded: bool) -> None:
     with st.expander("Add a question", icon=":material/add_circle:", expanded=expanded,
                      key="dash_open_add_question", on_change="rerun"):
@@ -92,6 +130,11 @@ def add_question_panel(poll, *, expanded: bool) -> None:
                                  value="Which flavour do you like best?")
             params, options, error = _categorical_spec()
             kind = "categorical"
+        elif preset == "numeric":
+            text = st.text_input("Question", key="dash_q_num_text",
+                                 value="How many hours did you sleep last night?")
+            params, options, error = _numeric_spec()
+            kind = "numeric"
         else:
             text = st.text_input("Question", key="dash_q_text", value=EXERCISE_TEXT)
             zero, one = st.columns(2)
@@ -102,11 +145,15 @@ def add_question_panel(poll, *, expanded: bool) -> None:
             options = (no, yes)
             params, error = _binary_spec(preset)
             kind = "binary"
-        mode = st.radio("Randomization", ["device", "physical"], key="dash_q_mode",
-                        horizontal=True, format_func={
-                            "device": "On the phone (device randomness)",
-                            "physical": "Physical: students roll / toss themselves and tap "
-                                        "what they report"}.__getitem__)
+        if kind == "numeric":
+            mode = "device"
+            st.caption("Numbers are randomized on the phone (no by-hand version).")
+        else:
+            mode = st.radio("Randomization", ["device", "physical"], key="dash_q_mode",
+                            horizontal=True, format_func={
+                                "device": "On the phone (device randomness)",
+                                "physical": "Physical: students roll / toss themselves and "
+                                            "tap what they report"}.__getitem__)
         st.checkbox("Open voting right away", key="dash_q_open")
         if error:
             st.error(error)

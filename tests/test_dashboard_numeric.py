@@ -1,0 +1,158 @@
+"""Numeric questions and the privacy budget on the instructor dashboard, under AppTest.
+
+Known reports give exact numbers: under Duchi et al.'s mechanism at ε = ln 3 on
+[0, 12], c_ε = 2, so a report is 6 ± 12 hours; 20 reports of +c and 10 of −c give
+the mean (20 · 18 − 10 · 6)/30 = 10 hours, with the fixed-class SD 6 c_ε/√30 =
+12/√30 = 2.191 hours. The central model's SD at the same ε and n is
+√2 · 12/(30 ln 3) = 0.5149 hours.
+"""
+
+from __future__ import annotations
+
+import math
+
+import ldp_core
+from tests.support.apptest import app_env
+from tests.test_dashboard import assert_clean, dashboard, metrics, texts
+
+__all__ = ["app_env"]
+
+LN3 = math.log(3)
+DUCHI = {"design": "duchi", "epsilon": LN3, "lo": 0, "hi": 12}
+
+
+def _numeric(svc, poll, params=DUCHI, *, open_now=True):
+    q = svc.add_question(poll.id, "How many hours did you sleep last night?",
+                         kind="numeric", options=("hours",), design_params=params)
+    return svc.open_question(q.id) if open_now else q
+
+
+def _report(svc, poll, q, answer, i):
+    return svc.submit_report(poll.join_code, q.id, answer=answer,
+                             design_params=q.design_params, submission_id=f"num-{i:06d}",
+                             device_id=f"num-device-{i}")
+
+
+def test_the_form_preselects_the_recommended_mechanism_and_adds_the_question(app_env):
+    poll = app_env.create_poll("sleep")
+    at = dashboard()
+    at.radio(key="dash_q_preset").set_value("numeric").run()
+    assert_clean(at)
+    assert at.radio(key="dash_q_num_mech_duchi").value == "duchi"
+    assert ldp_core.recommend_numeric(1.1) == "duchi"
+    assert "recommends Duchi" in texts(at) and "1.29" in texts(at)
+    at.slider(key="dash_q_num_eps").set_value(2.0).run()
+    assert at.radio(key="dash_q_num_mech_piecewise").value == "piecewise"
+    at.number_input(key="dash_q_num_hi").set_value(10.0).run()
+    at.button(key="dash_add_question").click().run()
+    assert_clean(at)
+    (q,) = app_env.questions(poll.id)
+    assert (q.kind, q.unit, q.mode) == ("numeric", "hours", "device")
+    assert q.design_params == {"design": "piecewise", "epsilon": 2.0, "lo": 0.0, "hi": 10.0}
+
+
+def test_an_empty_range_is_refused_before_anything_is_added(app_env):
+    poll = app_env.create_poll("sleep")
+    at = dashboard()
+    at.radio(key="dash_q_preset").set_value("numeric").run()
+    at.number_input(key="dash_q_num_lo").set_value(12.0).run()
+    assert "The smallest answer must be below the largest." in texts(at)
+    assert at.button(key="dash_add_question").disabled
+    assert list(app_env.questions(poll.id)) == []
+    assert_clean(at)
+
+
+def test_the_numeric_panel_shows_the_exact_mean_sd_and_central_sd(app_env):
+    poll = app_env.create_poll("sleep")
+    q = _numeric(app_env, poll)
+    for i in range(30):
+        _report(app_env, poll, q, 1 if i < 20 else 0, i)
+    app_env.set_revealed(q.id, True)
+    at = dashboard()
+    assert_clean(at)
+    shown = metrics(at)
+    assert shown["Reports received"] == "30"
+    assert shown["Estimated mean"] == "10 hours"
+    assert shown["SD, fixed class"] == f"{12 / math.sqrt(30):.4g} hours"
+    est = app_env.estimate(q.id).numeric
+    low, high = est.interval()
+    assert shown["95% CI"] == f"{low:.4g} to {high:.4g} hours"
+    page = texts(at)
+    assert f"would have had SD {math.sqrt(2) * 12 / (30 * LN3):.4g} hours" in page
+    assert "one of two values, −6 hours or 18 hours" in page  # ±c_ε = ±2 on [0, 12]
+    assert len(at.get("vega_lite_chart")) >= 1
+
+
+def test_a_mean_outside_the_range_is_explained_and_clipped(app_env):
+    poll = app_env.create_poll("sleep")
+    q = _numeric(app_env, poll)
+    for i in range(3):
+        _report(app_env, poll, q, 1, i)  # three reports of 18 hours: mean 18
+    app_env.set_revealed(q.id, True)
+    at = dashboard()
+    assert_clean(at)
+    assert metrics(at)["Estimated mean"] == "18 hours"
+    assert "outside the range of answers [0, 12]" in texts(at)
+    assert "Clipped to the range it is 12 hours" in texts(at)
+
+
+def test_a_numeric_rehearsal_says_the_class_mean_it_is_about(app_env):
+    poll = app_env.create_poll("dry run", rehearsal=True)
+    q = _numeric(app_env, poll, {**DUCHI, "design": "piecewise"})
+    at = dashboard()
+    at.slider(key=f"dash_sim_mean_{q.id}").set_value(7.0).run()
+    at.number_input(key="dash_sim_n").set_value(50).run()
+    at.button(key="dash_sim_add").click().run()
+    for _ in range(6):
+        at.run()
+    assert app_env.estimate(q.id).n_simulated == 50
+    app_env.set_revealed(q.id, True)
+    at.run()
+    assert_clean(at)
+    assert "Simulated class: 50 students with true mean 7 hours" in texts(at)
+    est = app_env.estimate(q.id).numeric
+    assert abs(est.mean - 7.0) <= 4 * est.sd_worst
+
+
+def test_the_budget_is_set_shown_and_refuses_a_round_that_would_pass_it(app_env):
+    poll = app_env.create_poll("budget")
+    q1 = app_env.add_question(poll.id, "Vanilla?", options=("Chocolate", "Vanilla"),
+                              design_params=dict(ldp_core.DieRR(4, 3).params()))
+    q1 = app_env.open_question(q1.id)
+    _report(app_env, poll, q1, 1, 0)  # answered: its ε counts even once it closes
+    q2 = _numeric(app_env, poll, open_now=False)
+    at = dashboard(query={"pid": str(poll.id), "qid": str(q2.id)})
+    assert "has spent ε = 1.10 in this poll. No budget is set." in texts(at)
+    at.checkbox(key=f"dash_budget_on_{poll.id}").check().run()
+    at.number_input(key=f"dash_budget_value_{poll.id}").set_value(2.0).run()
+    at.button(key="dash_budget_save").click().run()
+    assert_clean(at)
+    assert app_env.poll(poll.id).epsilon_budget == 2.0
+    assert "ε = 1.10 of 2.00 committed" in texts(at) and "0.90 left" in texts(at)
+    at.button(key="dash_voting").click().run()  # open the numeric question: ln 3 more
+    assert "would let a student spend ε = 2.20 in this poll, over its budget of ε = 2.00" \
+        in texts(at)
+    assert not app_env.question(q2.id).is_open
+    # A budget under what is already committed is refused, and the old one stays.
+    at.number_input(key=f"dash_budget_value_{poll.id}").set_value(1.0).run()
+    at.button(key="dash_budget_save").click().run()
+    assert "already let a student spend ε = 1.10" in texts(at)
+    assert app_env.poll(poll.id).epsilon_budget == 2.0
+    at.checkbox(key=f"dash_budget_on_{poll.id}").uncheck().run()
+    at.button(key="dash_budget_save").click().run()
+    assert app_env.poll(poll.id).epsilon_budget is None
+    at.button(key="dash_voting").click().run()
+    assert app_env.question(q2.id).is_open
+    assert_clean(at)
+
+
+def test_the_projector_shows_a_numeric_question_without_formulas(app_env):
+    poll = app_env.create_poll("sleep")
+    q = _numeric(app_env, poll)
+    for i in range(10):
+        _report(app_env, poll, q, i % 2, i)
+    app_env.set_revealed(q.id, True)
+    at = dashboard(query={"projector": "1", "pid": str(poll.id), "qid": str(q.id)})
+    assert_clean(at)
+    assert metrics(at)["Estimated mean"] == "6 hours"
+    assert "central curator" not in texts(at)

@@ -1,0 +1,113 @@
+"""The numbers of one round of a numeric question: the estimated mean, its SDs and CI,
+ε, what the phones sent, the central model's SD for comparison, and the rounds."""
+
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+import ldp_core
+from classroom.domain import format_value
+from ui import live_charts
+from ui.dashboard.actions import simulated_class_note
+from ui.dashboard.formulas import design_text
+from ui.fmt import fmt_count, fmt_fixed
+
+__all__ = ["central_numeric_note", "numeric_panel", "numeric_rounds"]
+
+
+def _value(x: float | None, unit: str) -> str:
+    return "—" if x is None or not math.isfinite(x) else format_value(x, unit)
+
+
+def _interval(ci: tuple[float, float] | None, unit: str) -> str:
+    return "—" if ci is None else f"{_value(ci[0], '')} to {_value(ci[1], unit)}"
+
+
+def central_numeric_note(n: int, epsilon: float, design, local_sd: float | None,
+                         unit: str) -> str | None:
+    """The central model at the same ε and n: Laplace noise on the mean, whose
+    sensitivity is (hi − lo)/n (Dwork, McSherry, Nissim & Smith 2006)."""
+    if n < 1 or not math.isfinite(epsilon) or epsilon <= 0:
+        return None
+    sd = ldp_core.central_numeric_sd(n, epsilon, design.range)
+    ratio = (f", {local_sd / sd:,.0f}× smaller than the local SD" if local_sd and sd > 0
+             else "")
+    return (f"A central curator with the same ε = {fmt_fixed(epsilon, 2)}, who saw the true "
+            f"values and added Laplace noise to their mean (sensitivity (hi − lo)/n), would "
+            f"have had SD {_value(sd, unit)} (√2 (hi − lo)/(εn)){ratio}: the price of never "
+            "trusting the server.")
+
+
+def numeric_rounds(q, est) -> list[dict]:
+    """Every round's mean, SD and CI, round 1 first."""
+    rows = []
+    for number, e in est.history:
+        rows.append({"Round": str(number), "n": fmt_count(e.n),
+                     "Mean": _value(e.mean, q.unit), "SD": _value(e.sd_worst, q.unit),
+                     "95% CI": _interval(e.interval(), q.unit)})
+    return rows
+
+
+def numeric_panel(q, est, projector: bool) -> None:
+    num, unit, design = est.numeric, q.unit, q.design
+    mech = design.mechanism
+    n = est.n
+    top = st.columns(4)
+    top[0].metric("Reports received", fmt_count(n))
+    top[1].metric("Estimated mean", _value(num.mean, unit),
+                  help="The average of the reports, in the question's units. Each report is "
+                  "unbiased, so their average is an unbiased estimate of the class's mean.")
+    top[2].metric("SD, fixed class", _value(num.sd_worst, unit),
+                  help="How far the estimate moves if the same class answered again with "
+                  "fresh noise: the mechanism's exact variance, in its worst case over the "
+                  "class's values, over √n.")
+    top[3].metric("95% CI", _interval(num.interval(), unit),
+                  help="The mean ± 1.96 SD, with the SD estimated from the spread of the "
+                  "reports (the worst-case SD while there is one report).")
+    if not projector:
+        st.caption(
+            f"Design: {design_text(design)}. ε = {fmt_fixed(est.epsilon, 2)}. Mean "
+            r"$\hat m = \frac{1}{n}\sum_i y_i$ with each report $y_i$ mapped back to "
+            f"[{design.range.lo:g}, {design.range.hi:g}]; SD per report in the worst case "
+            f"{_value(design.worst_sd(), unit)}, so SD(mean) = that/√n. "
+            f"SD estimated from the reports: {_value(num.sd, unit)}.")
+        central = central_numeric_note(n, est.epsilon, design, num.sd_worst, unit)
+        if central:
+            st.caption(central)
+    note = simulated_class_note(q, est.n_simulated)
+    if note:
+        st.caption(note)
+    if num.mean is not None and not num.lo <= num.mean <= num.hi:
+        st.warning(
+            f"The estimated mean {_value(num.mean, unit)} is outside the range of answers "
+            f"[{num.lo:g}, {num.hi:g}]. No class average can be, but the unbiased estimate "
+            f"does not know that: with n = {n} the noise (SD {_value(num.sd_worst, unit)}) "
+            f"can push it past the edge. Clipped to the range it is "
+            f"{_value(num.clipped_mean, unit)}.")
+    left, right = st.columns([1.4, 1], gap="large")
+    with left:
+        st.markdown("**What the phones sent** (the range of true answers is shaded; the "
+                    "dashed line is the estimated mean)")
+        live_charts.show(live_charts.numeric_reports(est.numeric_reports, num.lo, num.hi,
+                                                     num.mean, unit=unit), big=projector)
+    with right:
+        st.markdown("**Reading the chart**")
+        if isinstance(mech, ldp_core.DuchiMechanism):
+            low, high = (design.value_of(-mech.c_epsilon), design.value_of(mech.c_epsilon))
+            sent = (f"every phone sent one of two values, {_value(low, unit)} or "
+                    f"{_value(high, unit)}: a randomized bit scaled by "
+                    f"c_ε = (e^ε + 1)/(e^ε − 1) = {fmt_fixed(mech.c_epsilon, 2)}")
+        else:
+            low, high = (design.value_of(b) for b in mech.device_grid())
+            sent = (f"a phone's report can be anywhere from {_value(low, unit)} to "
+                    f"{_value(high, unit)}")
+        st.markdown(f"- The reports run far outside the range of answers: {sent}.\n"
+                    "- One report says little about its student; the noise cancels in "
+                    "the average, so the mean comes through.\n"
+                    "- The SD shrinks like 1/√n; a trusted curator's like 1/n.")
+    rows = numeric_rounds(q, est)
+    if len(rows) > 1:
+        st.markdown("**Rounds**: each round's estimate (earlier rounds are kept)")
+        st.table(rows)
