@@ -1,0 +1,93 @@
+"""A numeric question end to end: a real server, the instructor's dashboard, eight phones.
+
+The instructor logs in with the login URL, creates an empty poll, adds "How many
+hours did you sleep last night?" through the form (the recommended mechanism is
+preselected) with voting open. Eight browser contexts (eight devices) open the
+join link, type their true number and send; each page randomizes it. Then the
+dashboard counts 8 reports while the results are hidden, and after "Reveal
+results" shows the mean the service computes from the reports in the database,
+and a phone shows the class average. Every step waits for the state it asserts.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from classroom.domain import format_value
+from tests.support.browser import PHONE, chromium, login_link, require_browser, wait_metric
+from tests.support.server import running_server
+
+pytestmark = [pytest.mark.browser, pytest.mark.server]
+
+KEY = "e2e-numeric-instructor-key"
+TRUTHS = [6.5, 7.0, 7.5, 8.0, 5.0, 9.0, 6.0, 7.25]
+WAIT_MS = 60_000
+
+
+@pytest.fixture
+def classroom(tmp_path):
+    require_browser()
+    from classroom.service import PollService
+    from classroom.store import Store
+
+    url = f"sqlite:///{tmp_path / 'classroom.db'}"
+    env = {"LDP_CLASSROOM_DATA_DIR": str(tmp_path), "LDP_CLASSROOM_DATABASE_URL": url,
+           "LDP_CLASSROOM_INSTRUCTOR_KEY": KEY}
+    store = Store(url)
+    with running_server(env) as base:
+        yield base, PollService(store)
+    store.close()
+
+
+def _wait_for(predicate, timeout: float = 60.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError("the state never came")
+
+
+def test_add_a_numeric_question_vote_from_phones_and_see_the_mean(classroom, chromium):
+    base, svc = classroom
+    desk = chromium.new_context(viewport={"width": 1440, "height": 1000}).new_page()
+    desk.goto(login_link(base))
+    desk.get_by_text("Or create an empty poll and add your own questions").click(
+        timeout=WAIT_MS)
+    desk.get_by_role("button", name="Create poll").click()
+    poll = _wait_for(lambda: (svc.list_polls() or [None])[0])
+    desk.get_by_text("A number (mean of a range)").click(timeout=WAIT_MS)
+    desk.get_by_label("Unit (optional)").wait_for(timeout=WAIT_MS)
+    desk.get_by_text("Open voting right away").click()
+    desk.get_by_role("button", name="Add question", exact=True).click()
+    q = _wait_for(lambda: svc.current_question(poll.id))
+    q = _wait_for(lambda: svc.question(q.id) if svc.question(q.id).is_open else None)
+    assert (q.kind, q.unit) == ("numeric", "hours")
+    assert q.design_params == {"design": "duchi", "epsilon": 1.1, "lo": 0.0, "hi": 12.0}
+
+    for value in TRUTHS:
+        ctx = chromium.new_context(viewport=PHONE, reduced_motion="reduce")
+        phone = ctx.new_page()
+        phone.goto(f"{base}/join/{poll.join_code}")
+        phone.locator("#value").fill(str(value), timeout=WAIT_MS)
+        phone.locator("#send-value").click()
+        phone.locator("#receipt").wait_for(timeout=WAIT_MS)
+        ctx.close()
+
+    wait_metric(desk, "Reports received", "8")
+    assert svc.estimate(q.id).n == 8
+    watcher = chromium.new_context(viewport=PHONE).new_page()
+    watcher.goto(f"{base}/join/{poll.join_code}")
+    watcher.locator("#value").wait_for(timeout=WAIT_MS)
+    desk.get_by_role("button", name="Reveal results").first.click()
+    mean = svc.estimate(q.id).numeric.mean
+    wait_metric(desk, "Estimated mean", format_value(mean, "hours"))
+    watcher.get_by_text("Estimated class average").wait_for(timeout=WAIT_MS)
+    assert format_value(mean, "hours") in watcher.locator("#main").inner_text()
+    # Eight reports of Duchi et al.'s bit: each is one of two values far outside [0, 12].
+    c = q.design.mechanism.c_epsilon
+    assert {round(v, 9) for v, _ in svc.estimate(q.id).numeric_reports} <= \
+        {round(6 - 6 * c, 9), round(6 + 6 * c, 9)}
