@@ -634,6 +634,8 @@ class QuestionEstimate:
     numeric: NumericEstimate | None = None
     #: A numeric round's reports in the question's units: sorted ``(value, count)`` pairs.
     numeric_reports: tuple[tuple[float, int], ...] = ()
+    #: Whether a numeric round's reports fit its design (``plausibility`` gives it).
+    numeric_check: Plausibility | None = None
     history: tuple[tuple[int, Any], ...] = field(default=())
     #: Distinct network addresses among the round's real reports (each stored only as a
     #: per-round HMAC); None when none of them carried one (imported or simulated).
@@ -649,6 +651,8 @@ class QuestionEstimate:
         against ballot stuffing); None when there is nothing to check."""
         if self.binary_counts is not None and self.n:
             return binary_plausibility(self.binary_counts)
+        if self.numeric is not None and self.n:
+            return self.numeric_check
         return None if self.categorical is None else self.categorical.plausibility
 
 

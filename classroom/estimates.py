@@ -96,9 +96,11 @@ def numeric_class(value_range: ldp_core.NumericRange, n: int, true_mean: object)
 
 def _numeric_round(design_of: Callable[[str], Any], items: list[tuple[str, str, int]],
                    fallback: str | None
-                   ) -> tuple[ldp_core.NumericEstimate, tuple[tuple[float, int], ...]]:
-    """The round's estimate, and its reports in the question's units as sorted
-    ``(value, count)`` pairs (for the chart of what the phones sent)."""
+                   ) -> tuple[ldp_core.NumericEstimate, tuple[tuple[float, int], ...],
+                              ldp_core.Plausibility]:
+    """The round's estimate, its reports in the question's units as sorted
+    ``(value, count)`` pairs (for the chart of what the phones sent), and whether they
+    fit the design at all (ldp_core's check against ballot stuffing)."""
     reports: dict[str, list[float]] = defaultdict(list)
     in_units: dict[float, int] = defaultdict(int)
     for design_json, answer, count in items:
@@ -108,9 +110,9 @@ def _numeric_round(design_of: Callable[[str], Any], items: list[tuple[str, str, 
         in_units[float(design.value_of(value))] += count
     if fallback is not None and fallback not in reports:
         reports[fallback] = []
-    est = ldp_core.NumericEstimate.from_groups(
-        [(design_of(dj), np.asarray(r, dtype=float)) for dj, r in reports.items()])
-    return est, tuple(sorted(in_units.items()))
+    groups = [(design_of(dj), np.asarray(r, dtype=float)) for dj, r in reports.items()]
+    est = ldp_core.NumericEstimate.from_groups(groups)
+    return est, tuple(sorted(in_units.items())), ldp_core.numeric_plausibility(groups)
 
 
 def trajectory(answers: Sequence[tuple[str, str]], *, points: int = 60,
@@ -232,11 +234,12 @@ def estimate_from_groups(*, question_id: int | None, kind: str, options: tuple[s
                 chosen = {"binary": summary, "binary_counts": counts, "counts": per_option,
                           "n": counts.n, "epsilon": counts.epsilon}
         elif kind == "numeric":
-            num, sent = _numeric_round(design_of, items, fallback)
+            num, sent, check = _numeric_round(design_of, items, fallback)
             history.append((number, num))
             if number == round_number:
                 used = {dj for dj, _, _ in items} | ({fallback} if fallback else set())
-                chosen = {"numeric": num, "numeric_reports": sent, "counts": (), "n": num.n,
+                chosen = {"numeric": num, "numeric_reports": sent, "numeric_check": check,
+                          "counts": (), "n": num.n,
                           "epsilon": max((design_of(dj).epsilon for dj in used), default=0.0)}
         else:
             cat = _categorical_round(design_of, items, fallback, len(options))

@@ -100,6 +100,7 @@ from .plausibility import (
     Plausibility,
     binary_plausibility,
     chi2_sf,
+    numeric_plausibility,
     ue_plausibility,
 )
 from .postprocess import POSTPROCESSING, clip_counts, grr_em, norm_sub
@@ -167,6 +168,7 @@ __all__ = [
     "numeric_crossover",
     "numeric_design_from_params",
     "numeric_mechanism",
+    "numeric_plausibility",
     "oracle",
     "pm1_mean_abs_error",
     "pm1_mean_estimate",

@@ -8,7 +8,13 @@ randomizer, or from a forged client. Under unary encoding, the number of 1-bits
 in a report has the same distribution for every true answer (one bit with p,
 d - 1 bits with q: a Poisson-binomial); all-ones reports are far outside it.
 
-Both checks are likelihood-ratio (G) tests at :data:`ALPHA` = 1e-4. The alarm
+Under a numeric mechanism every report is unbiased for its student's value in
+[lo, hi], so the mean of an honest class's reports lies in [lo, hi] up to noise;
+a mean far beyond the range is stuffing (:func:`numeric_plausibility`: the binary
+check for Duchi et al.'s mechanism, which is randomized response on a bit, and a
+one-sided normal test on the worst-case SD for the others).
+
+The first two checks are likelihood-ratio (G) tests; all run at :data:`ALPHA` = 1e-4. The alarm
 rate is kept very low on purpose: an instructor runs a few questions a lecture
 and dozens a term, and a false alarm would accuse honest students; stuffing
 worth flagging is far beyond it (one device voting "Yes" 50 times under the die
@@ -20,14 +26,18 @@ stays well under 0.1% (tests/test_ldp_core_plausibility.py).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from .binary import EpsilonRR
 from .categorical import UnaryEncoding
 from .estimate import BinaryCounts
+from .numeric import DuchiMechanism, NumericDesign, NumericEstimate
 
-__all__ = ["ALPHA", "Plausibility", "binary_plausibility", "chi2_sf", "ue_plausibility"]
+__all__ = ["ALPHA", "Plausibility", "binary_plausibility", "chi2_sf", "numeric_plausibility",
+           "ue_plausibility"]
 
 #: Significance of the plausibility alarm (see the module docstring for why so small).
 ALPHA = 1e-4
@@ -40,7 +50,8 @@ class Plausibility:
     ``fits`` is False when the reports do not fit the design for any true share
     (p-value below ``alpha``). ``direction`` says which way they stray:
     ``"too_many_yes"`` (more "yes" than even an all-yes class would report),
-    ``"too_few_yes"``, ``"too_many_ones"`` or ``"too_few_ones"``; None when they fit.
+    ``"too_few_yes"``, ``"too_many_ones"``, ``"too_few_ones"``, ``"above_range"`` or
+    ``"below_range"`` (a numeric mean beyond the range of answers); None when they fit.
     """
 
     fits: bool
@@ -156,3 +167,48 @@ def _pool(obs: np.ndarray, exp: np.ndarray, least: float = 5.0
         cells_e[-1] += e
         cells_o[-1] += o
     return np.array(cells_o), np.array(cells_e)
+
+
+def numeric_plausibility(groups: Sequence[tuple[NumericDesign, object]],
+                         alpha: float = ALPHA) -> Plausibility:
+    """Do these numeric reports fit some class with values in [lo, hi]?
+
+    ``groups`` are ``(design, reports on the [-1, 1] scale)``, as for
+    :meth:`NumericEstimate.from_groups`. Duchi et al.'s mechanism is randomized
+    response on a bit whose mean is ``(1 + x) / 2``, so its reports get the exact
+    :func:`binary_plausibility` of ``EpsilonRR(eps)`` on their ``+c_eps`` counts.
+    Otherwise the statistic is the distance of the mean beyond the range in
+    worst-case SDs, ``z = (mean - hi) / sd_worst`` (or ``(lo - mean) / sd_worst``), 0
+    inside it, with the normal tail ``P(Z > z)`` as p-value; the Piecewise Mechanism's
+    variance is largest at the ends of the range and the Laplace mechanism's is flat, so
+    the worst case is the class at the edge.
+
+    >>> from ldp_core import numeric_design_from_params
+    >>> pm = numeric_design_from_params({"design": "piecewise", "epsilon": 1.0,
+    ...                                  "lo": 0, "hi": 12})
+    >>> numeric_plausibility([(pm, [pm.mechanism.big_c] * 40)]).direction
+    'above_range'
+    """
+    if groups and all(isinstance(d.mechanism, DuchiMechanism) for d, _ in groups):
+        parts = []
+        for design, reports in groups:
+            arr = np.asarray(reports, dtype=float).ravel()
+            if arr.size:
+                parts.append((EpsilonRR(design.mechanism.epsilon), int(arr.size),
+                               int((arr > 0).sum())))
+        if not parts:
+            return Plausibility(True, 1.0, 0.0, alpha, None)
+        check = binary_plausibility(BinaryCounts(tuple(parts)), alpha)
+        direction = None if check.fits else \
+            "above_range" if check.direction == "too_many_yes" else "below_range"
+        return Plausibility(check.fits, check.p_value, check.statistic, alpha, direction)
+    est = NumericEstimate.from_groups(
+        [(d, np.asarray(r, dtype=float)) for d, r in groups]) if groups else None
+    if est is None or est.mean is None or not est.sd_worst:
+        return Plausibility(True, 1.0, 0.0, alpha, None)
+    beyond = max(est.mean - est.hi, est.lo - est.mean, 0.0)
+    z = beyond / est.sd_worst
+    p = 0.5 * math.erfc(z / math.sqrt(2))
+    fits = p >= alpha
+    direction = None if fits else ("above_range" if est.mean > est.hi else "below_range")
+    return Plausibility(fits, p, z, alpha, direction)

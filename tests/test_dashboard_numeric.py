@@ -156,3 +156,19 @@ def test_the_projector_shows_a_numeric_question_without_formulas(app_env):
     assert_clean(at)
     assert metrics(at)["Estimated mean"] == "6 hours"
     assert "central curator" not in texts(at)
+
+
+def test_a_stuffed_numeric_round_is_flagged_as_not_fitting_the_design(app_env):
+    """Ten honest reports, then one device's 90 largest reports (as a forged client could
+    send, one per cookie): 95 of 100 "+c" is beyond even a class that all sleep 12 hours,
+    which sends "+c" three times in four at ε = ln 3."""
+    poll = app_env.create_poll("sleep")
+    q = _numeric(app_env, poll)
+    for i in range(100):
+        _report(app_env, poll, q, 1 if i >= 10 or i % 2 else 0, i)
+    app_env.set_revealed(q.id, True)
+    at = dashboard()
+    assert_clean(at)
+    page = texts(at)
+    assert "These reports do not fit the design" in page
+    assert "a mean above the largest possible answer" in page

@@ -4,7 +4,10 @@ Size: on honest classes (n = 10 … 2,000, true share 0, ½, 1) the alarm rate i
 most 0.1%, computed exactly from the distribution of the reported count (binary)
 and measured by simulation (unary encoding). Power: it fires on one device voting
 "Yes" 50 times (50 of 50 under the die: probability at most 0.75⁵⁰ ≈ 6·10⁻⁷ for any
-class) and on 50 all-ones unary-encoding reports.
+class) and on 50 all-ones unary-encoding reports. Numeric questions: honest classes
+whose every student sits at the top of the range raise it at most 0.1% of the time
+(exactly for Duchi et al.'s mechanism, by simulation for the others), and one device
+sending the largest report 150 times beside 100 honest students is caught.
 """
 
 from __future__ import annotations
@@ -21,7 +24,10 @@ from ldp_core import (
     EpsilonRR,
     UnaryEncoding,
     binary_plausibility,
+    DuchiMechanism,
     chi2_sf,
+    numeric_design_from_params,
+    numeric_plausibility,
     ue_plausibility,
 )
 from ldp_core.plausibility import ones_distribution
@@ -125,3 +131,71 @@ def test_chi2_sf_against_simulation(df):
         se = math.sqrt(p * (1 - p) / draws.size)
         assert abs(np.mean(draws > x) - p) <= 4 * se + 1e-9
     assert ALPHA == 1e-4
+
+
+# -- numeric ----------------------------------------------------------------------------------
+
+
+def _numeric(name: str, eps: float = 1.0):
+    return numeric_design_from_params({"design": name, "epsilon": eps, "lo": 0, "hi": 12})
+
+
+def _check(design, reports):
+    return numeric_plausibility([(design, np.asarray(reports, dtype=float))])
+
+
+@pytest.mark.parametrize("n", [5, 10, 30, 100, 1000])
+@pytest.mark.parametrize("eps", [0.5, math.log(3), 3.0])
+def test_honest_duchi_classes_at_the_edge_almost_never_raise_the_alarm(n, eps):
+    """Every student at hi: K plus reports ~ Bin(n, P(+c | x = 1)), exactly."""
+    design = _numeric("duchi", eps)
+    mech = design.mechanism
+    assert isinstance(mech, DuchiMechanism)
+    pmf = _binom_pmf(n, float(mech.p_plus(1.0)))
+    alarm = np.array([not _check(design, [mech.c_epsilon] * k + [-mech.c_epsilon] * (n - k)).fits
+                      for k in range(n + 1)])
+    assert float(pmf[alarm].sum()) <= 0.001
+
+
+@pytest.mark.parametrize("name", ["piecewise", "laplace"])
+@pytest.mark.parametrize("n", [5, 30, 300])
+def test_honest_continuous_classes_at_the_edge_almost_never_raise_the_alarm(name, n):
+    design = _numeric(name)
+    rng = np.random.default_rng(9)
+    classes = 20_000
+    reports = design.mechanism.perturb(np.ones((classes, n)), rng=rng)
+    alarms = sum(not _check(design, row).fits for row in reports)
+    assert alarms / classes <= 0.001
+
+
+@pytest.mark.parametrize("name", ["duchi", "piecewise", "laplace"])
+def test_power_one_device_sending_the_largest_report_150_times(name):
+    """As for yes/no: 100 honest students at the top of the range, and one device sending
+    the largest report 150 times (Duchi et al.'s largest report is only c_ε = 2 at ln 3)."""
+    design = _numeric(name, math.log(3))
+    mech = design.mechanism
+    top = mech.output_bounds[1] if name != "laplace" else 1 + 40 * mech.scale
+    rng = np.random.default_rng(4)
+    caught = 0
+    for _ in range(200):
+        honest = mech.perturb(np.ones(100), rng=rng)
+        result = _check(design, np.concatenate([honest, [top] * 150]))
+        caught += not result.fits and result.direction == "above_range"
+    assert caught / 200 > 0.9
+
+
+def test_an_empty_or_single_numeric_round_fits():
+    design = _numeric("piecewise")
+    assert _check(design, []).fits and numeric_plausibility([]).fits
+    assert _check(design, [design.mechanism.big_c]).fits
+    duchi = _numeric("duchi")
+    assert _check(duchi, []).fits
+
+
+def test_fifty_largest_duchi_reports_are_flagged_like_fifty_yes():
+    """Duchi et al.'s mechanism is RR_eps on a bit: 50 of 50 "+c" is the binary case."""
+    design = _numeric("duchi", math.log(3))
+    result = _check(design, [design.mechanism.c_epsilon] * 50)
+    assert not result.fits and result.direction == "above_range" and result.p_value < 1e-6
+    low = _check(design, [-design.mechanism.c_epsilon] * 50)
+    assert not low.fits and low.direction == "below_range"

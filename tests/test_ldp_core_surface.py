@@ -76,6 +76,7 @@ EXPECTED_ALL = [
     "numeric_crossover",
     "numeric_design_from_params",
     "numeric_mechanism",
+    "numeric_plausibility",
     "oracle",
     "pm1_mean_abs_error",
     "pm1_mean_estimate",

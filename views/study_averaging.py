@@ -139,4 +139,5 @@ def render() -> None:
         "* **What a per-poll privacy budget protects.** Even unlinkable, every question a "
         "student answers spends its ε, and the losses add up (ε₁ + ε₂ + …). A budget caps "
         "the total a poll may spend on one student, whoever might later combine the "
-        "answers.")
+        "answers: the instructor sets it on the dashboard, a round that would pass it does "
+        "not open, and each phone shows what is left before its student answers.")

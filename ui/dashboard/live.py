@@ -94,6 +94,10 @@ def implausible_reports_warning(q, est) -> str | None:
         "too_many_ones": "more 1s per report than the phones' randomizer produces "
                          "(reports like “11111”)",
         "too_few_ones": "fewer 1s per report than the phones' randomizer produces",
+        "above_range": "a mean above the largest possible answer, further than the noise "
+                       "can carry it",
+        "below_range": "a mean below the smallest possible answer, further than the noise "
+                       "can carry it",
     }.get(check.direction or "", "a pattern the design cannot produce")
     return (f"**These reports do not fit the design**: {what} "
             f"(p = {check.p_value:.1g}, below {check.alpha:g}). This is not randomization "
