@@ -396,7 +396,7 @@ def ue_label(options: tuple[str, ...], bits: str) -> str:
 def format_value(value: float, unit: str = "") -> str:
     """A numeric value as shown to people: 4 significant digits, with its unit.
 
-    >>> format_value(7.256, "hours"), format_value(-1234.5), format_value(0.5, "%")
+    >>> format_value(7.256, "hours"), format_value(-1234.6), format_value(0.5, "%")
     ('7.256 hours', '−1235', '0.5 %')
     """
     text = f"{value:.4g}".replace("-", "−")

@@ -140,8 +140,11 @@ def question_view(question: Question, est: QuestionEstimate | None) -> dict[str,
     params = question.design_params
     if question.kind == "numeric":
         lo, hi = float(params["lo"]), float(params["hi"])
-        numeric: dict[str, Any] | None = {"lo": lo, "hi": hi, "unit": question.unit,
-                                          "step": _nice_step(lo, hi)}
+        step = _nice_step(lo, hi)
+        digits = max(0, -math.floor(math.log10(step)))
+        numeric: dict[str, Any] | None = {
+            "lo": lo, "hi": hi, "unit": question.unit, "step": step,
+            "start": round(round((lo + hi) / 2 / step) * step, digits)}  # the slider's start
         order: list[int] = []
     else:
         numeric, order = None, display_order(question.text, question.options, question.kind)

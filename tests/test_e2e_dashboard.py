@@ -34,7 +34,7 @@ from tests.support.browser import (
     settle,
     wait_metric,
 )
-from tests.support.server import APP_ROOT, running_server
+from tests.support.server import APP_ROOT, classroom_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
@@ -51,14 +51,8 @@ def _fmt3(x: float) -> str:
 @pytest.fixture
 def classroom(tmp_path):
     require_browser()
-    from classroom.service import PollService
-    from classroom.store import Store
-
-    url = f"sqlite:///{tmp_path / 'classroom.db'}"
-    env = {"LDP_CLASSROOM_DATA_DIR": str(tmp_path), "LDP_CLASSROOM_DATABASE_URL": url,
-           "LDP_CLASSROOM_INSTRUCTOR_KEY": KEY}
-    with running_server(env) as base:
-        yield base, PollService(Store(url))
+    with classroom_server(tmp_path, KEY) as running:
+        yield running
 
 
 def test_class_exercise_projected_with_twenty_phones(classroom, chromium):

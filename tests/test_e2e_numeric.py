@@ -11,13 +11,11 @@ and a phone shows the class average. Every step waits for the state it asserts.
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from classroom.domain import format_value
 from tests.support.browser import PHONE, chromium, login_link, require_browser, wait_metric
-from tests.support.server import running_server
+from tests.support.server import classroom_server, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
@@ -29,26 +27,8 @@ WAIT_MS = 60_000
 @pytest.fixture
 def classroom(tmp_path):
     require_browser()
-    from classroom.service import PollService
-    from classroom.store import Store
-
-    url = f"sqlite:///{tmp_path / 'classroom.db'}"
-    env = {"LDP_CLASSROOM_DATA_DIR": str(tmp_path), "LDP_CLASSROOM_DATABASE_URL": url,
-           "LDP_CLASSROOM_INSTRUCTOR_KEY": KEY}
-    store = Store(url)
-    with running_server(env) as base:
-        yield base, PollService(store)
-    store.close()
-
-
-def _wait_for(predicate, timeout: float = 60.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError("the state never came")
+    with classroom_server(tmp_path, KEY) as running:
+        yield running
 
 
 def test_add_a_numeric_question_vote_from_phones_and_see_the_mean(classroom, chromium):
@@ -58,13 +38,14 @@ def test_add_a_numeric_question_vote_from_phones_and_see_the_mean(classroom, chr
     desk.get_by_text("Or create an empty poll and add your own questions").click(
         timeout=WAIT_MS)
     desk.get_by_role("button", name="Create poll").click()
-    poll = _wait_for(lambda: (svc.list_polls() or [None])[0])
+    poll = wait_until(lambda: (svc.list_polls() or [None])[0], "the new poll")
     desk.get_by_text("A number (mean of a range)").click(timeout=WAIT_MS)
     desk.get_by_label("Unit (optional)").wait_for(timeout=WAIT_MS)
     desk.get_by_text("Open voting right away").click()
     desk.get_by_role("button", name="Add question", exact=True).click()
-    q = _wait_for(lambda: svc.current_question(poll.id))
-    q = _wait_for(lambda: svc.question(q.id) if svc.question(q.id).is_open else None)
+    q = wait_until(lambda: svc.current_question(poll.id), "the new question")
+    q = wait_until(lambda: svc.question(q.id) if svc.question(q.id).is_open else None,
+                   "voting to open")
     assert (q.kind, q.unit) == ("numeric", "hours")
     assert q.design_params == {"design": "duchi", "epsilon": 1.1, "lo": 0.0, "hi": 12.0}
 

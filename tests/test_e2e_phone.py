@@ -18,7 +18,7 @@ import pytest
 from classroom.domain import CLASS_EXERCISE
 from tests.support.browser import PHONE, chromium, require_browser
 from tests.support.db import count_reports
-from tests.support.server import running_server
+from tests.support.server import classroom_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
@@ -30,17 +30,9 @@ WAIT_MS = 30_000
 def classroom(tmp_path_factory):
     """A server on a fresh SQLite classroom, and a PollService on the same file."""
     require_browser()
-    from classroom.service import PollService
-    from classroom.store import Store
-
-    data = tmp_path_factory.mktemp("phone")
-    url = f"sqlite:///{data / 'classroom.db'}"
-    env = {"LDP_CLASSROOM_DATA_DIR": str(data), "LDP_CLASSROOM_DATABASE_URL": url,
-           "LDP_CLASSROOM_INSTRUCTOR_KEY": "phone-e2e-instructor-key"}
-    store = Store(url)
-    with running_server(env) as base:
-        yield base, PollService(store)
-    store.close()
+    with classroom_server(tmp_path_factory.mktemp("phone"), "phone-e2e-instructor-key") as \
+            running:
+        yield running
 
 
 def _question(svc, text="Vanilla (1) or chocolate (0)?", *, options=("Chocolate", "Vanilla"),

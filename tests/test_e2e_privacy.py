@@ -27,7 +27,7 @@ import pytest
 
 from classroom.domain import CLASS_EXERCISE
 from tests.support.browser import ARGS, CHROMIUM, PHONE, require_browser
-from tests.support.server import running_server
+from tests.support.server import classroom_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
@@ -39,17 +39,9 @@ WORKERS = 4
 @pytest.fixture(scope="module")
 def classroom(tmp_path_factory):
     require_browser()
-    from classroom.service import PollService
-    from classroom.store import Store
-
-    data = tmp_path_factory.mktemp("privacy")
-    url = f"sqlite:///{data / 'classroom.db'}"
-    env = {"LDP_CLASSROOM_DATA_DIR": str(data), "LDP_CLASSROOM_DATABASE_URL": url,
-           "LDP_CLASSROOM_INSTRUCTOR_KEY": "privacy-e2e-instructor-key"}
-    store = Store(url)
-    with running_server(env) as base:
-        yield base, PollService(store)
-    store.close()
+    with classroom_server(tmp_path_factory.mktemp("privacy"), "privacy-e2e-instructor-key") as \
+            running:
+        yield running
 
 
 async def _vote_many(base: str, code: str, answer: int | float, count: int,

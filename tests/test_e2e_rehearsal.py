@@ -19,7 +19,7 @@ import pytest
 
 from classroom.domain import CLASS_EXERCISE
 from tests.support.browser import chromium, log_in, metric, require_browser, settle, wait_metric
-from tests.support.server import running_server
+from tests.support.server import classroom_server, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
@@ -30,31 +30,12 @@ SHARE = "0.60"
 WAIT_MS = 60_000  # generous: other heavy tests may share the machine
 
 
-def _wait_until(check, what: str, timeout: float = 60.0):
-    """Poll ``check()`` (a database read) until it is truthy: the page acts asynchronously."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 @pytest.fixture
 def classroom(tmp_path):
     """A server on a fresh SQLite classroom, and a PollService on the same file."""
     require_browser()
-    from classroom.service import PollService
-    from classroom.store import Store
-
-    url = f"sqlite:///{tmp_path / 'classroom.db'}"
-    env = {"LDP_CLASSROOM_DATA_DIR": str(tmp_path), "LDP_CLASSROOM_DATABASE_URL": url,
-           "LDP_CLASSROOM_INSTRUCTOR_KEY": KEY}
-    store = Store(url)
-    with running_server(env, timeout=90) as base:
-        yield base, PollService(store)
-    store.close()
+    with classroom_server(tmp_path, KEY, timeout=90) as running:
+        yield running
 
 
 def _open_expander(page, title: str, inside) -> None:
@@ -87,9 +68,9 @@ def test_rehearse_forty_students_then_clear(classroom, chromium):
     assert q.options == ("Chocolate", "Vanilla")
     assert q.design_params == dict(CLASS_EXERCISE)
     # The one-click exercise opens voting itself.
-    _wait_until(lambda: svc.question(q.id).is_open, "voting to open")
+    wait_until(lambda: svc.question(q.id).is_open, "voting to open")
     page.get_by_role("button", name="Reveal results").click(timeout=WAIT_MS)
-    q = _wait_until(lambda: (lambda x: x if x.revealed else None)(svc.question(q.id)),
+    q = wait_until(lambda: (lambda x: x if x.revealed else None)(svc.question(q.id)),
                     "the results to be revealed")
     assert q.is_open and q.revealed
     wait_metric(page, "Reports received", "0")

@@ -409,15 +409,20 @@ def test_a_numeric_question_gives_the_phone_its_range_and_exact_sampler(client, 
     poll, q = _open_numeric(svc)
     shown = client.get(f"/api/poll/{poll.join_code}").json()["question"]
     assert shown["kind"] == "numeric" and shown["options"] == []
-    assert shown["numeric"] == {"lo": 0.0, "hi": 12.0, "unit": "hours", "step": 0.1}
+    assert shown["numeric"] == {"lo": 0.0, "hi": 12.0, "unit": "hours", "step": 0.1,
+                                "start": 6.0}
     pm = ldp_core.PiecewiseMechanism(1.0)
     assert shown["scheme"] == {
         "type": "numeric", "mechanism": "piecewise", "lo": 0.0, "hi": 12.0,
         "low": -pm.big_c, "high": pm.big_c, "cells": ldp_core.DEVICE_CELLS, "c": pm.big_c,
         "p_window": pm.device_p_window()}
     assert "noise" in shown["privacy_note"]
-    duchi_poll, _ = _open_numeric(svc, {**SLEEP, "design": "duchi"})
+    duchi_poll, _ = _open_numeric(svc, {"design": "duchi", "epsilon": 1.0, "lo": 0.1,
+                                        "hi": 0.6})
     duchi = client.get(f"/api/poll/{duchi_poll.join_code}").json()
+    # The slider starts mid-range on its own step, with no floating-point tail.
+    assert duchi["question"]["numeric"]["step"] == 0.001
+    assert duchi["question"]["numeric"]["start"] == 0.35
     assert duchi["question"]["scheme"]["weights"] == \
         list(ldp_core.DuchiMechanism(1.0).device_weights())
 

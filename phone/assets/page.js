@@ -144,10 +144,11 @@
     const n = q.numeric;
     const unit = n.unit ? ` ${n.unit}` : '';
     area.append(el('p', { class: 'hint', text: `Enter your TRUE value, from ${n.lo}${unit} to ${n.hi}${unit}. Your phone adds random noise before sending: only the noisy number leaves this page.` }));
-    const start = String(Math.round(((n.lo + n.hi) / 2) / n.step) * n.step);
+    const name = n.unit ? `My true value, in ${n.unit}` : 'My true value';
+    const start = String(n.start);
     const common = { min: String(n.lo), max: String(n.hi), step: String(n.step) };
-    const slider = el('input', Object.assign({ type: 'range', id: 'value-slider', 'aria-label': `My true value${unit}`, value: start }, common));
-    const box = el('input', Object.assign({ type: 'number', id: 'value', inputmode: 'decimal', value: start }, common));
+    const slider = el('input', Object.assign({ type: 'range', id: 'value-slider', 'aria-label': name, value: start }, common));
+    const box = el('input', Object.assign({ type: 'number', id: 'value', inputmode: 'decimal', 'aria-label': name, value: start }, common));
     slider.addEventListener('input', () => { box.value = slider.value; });
     box.addEventListener('input', () => { if (box.value !== '') slider.value = box.value; });
     const send = el('button', { type: 'button', class: 'opt primary', id: 'send-value', text: 'Send my answer' });

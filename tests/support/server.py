@@ -17,15 +17,19 @@ with its one-time login link, say).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any, TypeVar
 
 from bench.cluster import APP_ROOT, ServerDidNotStart, free_port
 from bench.cluster import running_server as _running_server
 
-__all__ = ["APP_ROOT", "ServerDidNotStart", "free_port", "running_server", "server_log"]
+__all__ = ["APP_ROOT", "ServerDidNotStart", "classroom_server", "free_port", "running_server",
+           "server_log", "wait_until"]
 
 _LOGS: dict[str, Path] = {}
+T = TypeVar("T")
 
 
 def server_log(base_url: str) -> str:
@@ -47,3 +51,34 @@ def running_server(env: Mapping[str, str] | None = None, *, timeout: float = 60.
             yield server.url
         finally:
             _LOGS.pop(server.url, None)
+
+
+@contextlib.contextmanager
+def classroom_server(data_dir: Path, key: str, *, timeout: float = 60.0
+                     ) -> Iterator[tuple[str, Any]]:
+    """The app on a fresh SQLite classroom in ``data_dir`` with the instructor key ``key``,
+    and a PollService on the same file: yields ``(base URL, service)``."""
+    from classroom.service import PollService
+    from classroom.store import Store
+
+    url = f"sqlite:///{data_dir / 'classroom.db'}"
+    env = {"LDP_CLASSROOM_DATA_DIR": str(data_dir), "LDP_CLASSROOM_DATABASE_URL": url,
+           "LDP_CLASSROOM_INSTRUCTOR_KEY": key}
+    store = Store(url)
+    try:
+        with running_server(env, timeout=timeout) as base:
+            yield base, PollService(store)
+    finally:
+        store.close()
+
+
+def wait_until(check: Callable[[], T], what: str, timeout: float = 60.0) -> T:
+    """Poll ``check()`` (a database read, say) until it is truthy and return it: the
+    pages act asynchronously, and a loaded machine is slow, so never a fixed sleep."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
