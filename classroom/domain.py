@@ -405,15 +405,13 @@ def format_value(value: float, unit: str = "") -> str:
     return f"{text} {unit}".strip()
 
 
-def answer_label(kind: str, design_json: str, options: tuple[str, ...], stored: str) -> str:
-    """Human label of a stored answer: the option, for UE the options whose bit is 1, for a
-    numeric question the report in the question's units."""
-    if kind == "numeric":
-        design = design_from_json(kind, design_json)
-        assert isinstance(design, NumericDesign)
+def answer_label(design: Design, options: tuple[str, ...], stored: str) -> str:
+    """Human label of a stored answer under ``design``: the option, for UE the options
+    whose bit is 1, for a numeric question the report in the question's units."""
+    if isinstance(design, NumericDesign):
         value = design.value_of(numeric_report(design, stored))
         return format_value(value, options[0] if options else "")
-    if kind == "categorical" and json.loads(design_json).get("design") == "ue":
+    if getattr(design, "kind", "") == "ue":
         return ue_label(options, stored)
     return options[int(stored)]
 
@@ -487,7 +485,7 @@ class Question:
 
     def label(self, stored_answer: str) -> str:
         """The label of a stored answer string under the current design."""
-        return answer_label(self.kind, self.design_json, self.options, stored_answer)
+        return answer_label(self.design, self.options, stored_answer)
 
     @property
     def unit(self) -> str:

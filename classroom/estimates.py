@@ -27,7 +27,7 @@ from .domain import (
     numeric_report,
 )
 
-__all__ = ["design_key", "estimate_from_groups", "exact_class", "numeric_class",
+__all__ = ["estimate_from_groups", "exact_class", "numeric_class",
            "parse_binary_design", "parse_design", "trajectory"]
 
 
@@ -41,10 +41,6 @@ def parse_binary_design(text: str) -> BinaryDesign:
     if not isinstance(design, BinaryDesign):
         raise BadInput(f"a yes/no round holds a report of another kind: {text[:80]}")
     return design
-
-
-def design_key(text: str) -> str:
-    return str(json.loads(text).get("design", ""))
 
 
 def exact_class(kind: str, k: int, n: int, true_share: float | Sequence[float]) -> np.ndarray:

@@ -153,7 +153,7 @@ def _make_receipt(question: Question, round_number: int, answer: str, design_jso
     return Receipt(
         question_id=question.id, question_text=question.text, round_number=round_number,
         answer=answer,
-        answer_label=answer_label(question.kind, design_json, question.options, answer),
+        answer_label=answer_label(design, question.options, answer),
         created_at=created_at, epsilon=design_epsilon(design), already_answered=already,
         simulated=simulated)
 
@@ -695,9 +695,15 @@ class PollService:
     def export_csv(self, question_id: int, *, include_simulated: bool = False) -> str:
         """CSV of a question's reports: round, answer, label, design params, time."""
         q = self.question(question_id)
+        designs: dict[str, Design] = {}  # a round's reports share a few design texts
+
+        def label(design_json: str, answer: str) -> str:
+            if design_json not in designs:
+                designs[design_json] = parse_design(design_json)
+            return answer_label(designs[design_json], q.options, answer)
+
         return write_csv(
-            (number, answer, answer_label(q.kind, design_json, q.options, answer),
-             design_json, created.isoformat())
+            (number, answer, label(design_json, answer), design_json, created.isoformat())
             for number, answer, design_json, created in self._store.export_rows(
                 q.id, include_simulated=include_simulated))
 

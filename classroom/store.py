@@ -95,6 +95,10 @@ polls = sa.Table(
     sa.Column("epsilon_budget", sa.Float, nullable=True),
 )
 
+#: The kinds a question may have; schema version 2 allowed only the first two.
+_KIND_CHECK = "kind IN ('binary', 'categorical', 'numeric')"
+_OLD_KIND_CHECK = "kind IN ('binary', 'categorical')"
+
 questions = sa.Table(
     "questions", metadata,
     sa.Column("id", sa.Integer, primary_key=True),
@@ -111,7 +115,7 @@ questions = sa.Table(
     sa.Column("round_count", sa.Integer, nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
-    sa.CheckConstraint("kind IN ('binary', 'categorical', 'numeric')", name="ck_questions_kind"),
+    sa.CheckConstraint(_KIND_CHECK, name="ck_questions_kind"),
     sa.CheckConstraint("mode IN ('device', 'physical')", name="ck_questions_mode"),
     sa.CheckConstraint("state IN ('draft', 'open', 'closed')", name="ck_questions_state"),
 )
@@ -182,10 +186,6 @@ def _migrate_1_to_2(conn: Connection) -> None:
     metadata.create_all(conn, tables=[instructor_sessions, used_login_links])
 
 
-_OLD_KIND_CHECK = "kind IN ('binary', 'categorical')"
-_KIND_CHECK = "kind IN ('binary', 'categorical', 'numeric')"
-
-
 def _migrate_2_to_3(conn: Connection) -> None:
     """Version 3: a privacy budget per poll, and numeric questions."""
     conn.execute(sa.text("ALTER TABLE polls ADD COLUMN epsilon_budget FLOAT"))
@@ -199,7 +199,7 @@ def _migrate_2_to_3(conn: Connection) -> None:
     # table's definition in sqlite_schema and bump the schema version ("ALTER TABLE",
     # section "Making other kinds of table schema changes").
     sql: str = conn.execute(sa.text("SELECT sql FROM sqlite_master WHERE type = 'table' "
-                               "AND name = 'questions'")).scalar_one()
+                                    "AND name = 'questions'")).scalar_one()
     if sql.count(_OLD_KIND_CHECK) != 1:
         raise ConfigError("the questions table has an unexpected definition; it cannot be "
                           "upgraded to schema version 3")

@@ -35,7 +35,7 @@ import numpy as np
 from . import _checks
 from ._checks import RNGLike
 from .binary import EpsilonRR
-from .categorical import _grid_down
+from .categorical import _GRID, _grid_down
 from .central import central_mean_sd
 from .estimate import z_quantile
 
@@ -331,11 +331,13 @@ class PiecewiseMechanism(NumericMechanism):
         left = (c + 1) / 2 * np.asarray(x, dtype=float) - (c - 1) / 2
         return left, left + c - 1
 
-    def densities(self) -> tuple[float, float]:
-        """The density inside the window and outside it."""
+    def densities(self, p_window: float | None = None) -> tuple[float, float]:
+        """The density inside the window and outside it (for a window probability other
+        than :attr:`p_window` if given: the one a phone realises)."""
+        p = self.p_window if p_window is None else p_window
         c = self.big_c
-        inside = self.p_window / (c - 1)
-        outside = (1 - self.p_window) / (c + 1)  # the rest of [-C, C] has length C + 1
+        inside = p / (c - 1)
+        outside = (1 - p) / (c + 1)  # the rest of [-C, C] has length C + 1
         return inside, outside
 
     def pdf(self, y: Any, x: float) -> Any:
@@ -347,26 +349,25 @@ class PiecewiseMechanism(NumericMechanism):
         return np.where((yy >= left) & (yy <= right), inside,
                         np.where(np.abs(yy) <= c, outside, 0.0))
 
-    @property
-    def privacy_loss(self) -> float:
-        inside, outside = self.densities()
+    def _loss(self, p_window: float | None = None) -> float:
+        inside, outside = self.densities(p_window)
         return math.log(inside / outside)
 
-    def _loss_at(self, p_window: float) -> float:
-        c = self.big_c
-        return math.log(p_window * (c + 1) / ((1 - p_window) * (c - 1)))
+    @property
+    def privacy_loss(self) -> float:
+        return self._loss()
 
     def device_p_window(self) -> float:
         """:attr:`p_window` on the 2**-53 grid a phone's uniform draw realises, rounded
         toward privacy (down), so :meth:`device_epsilon` never exceeds ε."""
         p = _grid_down(self.p_window)
-        while self._loss_at(p) > self.epsilon:  # a float's last bit: one grid step
-            p -= 2.0**-53
+        while self._loss(p) > self.epsilon:
+            p -= 1 / _GRID  # a float's last bit: one grid step
         return p
 
     def device_epsilon(self) -> float:
         # A cell's probability mixes the two densities; the ratio is at most theirs.
-        return self._loss_at(self.device_p_window())
+        return self._loss(self.device_p_window())
 
     @property
     def output_bounds(self) -> tuple[float, float]:
@@ -424,7 +425,7 @@ class LaplaceMechanism(NumericMechanism):
         return (-math.inf, math.inf)
 
     def plausible(self, y: float) -> bool:
-        return math.isfinite(y) and abs(y) <= 1 + LAPLACE_TAIL_SCALES * self.scale
+        return math.isfinite(y) and abs(y) <= self.device_grid()[1]
 
     def device_grid(self) -> tuple[float, float]:
         """``±(1 + 40 scales)``: a phone clamps its report there (the clamped tail has

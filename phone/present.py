@@ -34,12 +34,13 @@ def _numeric_scheme(design_params: dict) -> dict[str, Any]:
     if isinstance(mech, ldp_core.DuchiMechanism):
         scheme["weights"] = [int(w) for w in mech.device_weights()]
         return scheme
-    low, high = mech.device_grid()  # type: ignore[misc]  # PM and Laplace have a grid
-    scheme.update(low=low, high=high, cells=ldp_core.DEVICE_CELLS)
+    grid = mech.device_grid()
+    assert grid is not None  # every mechanism with more than two reports has one
+    scheme.update(low=grid[0], high=grid[1], cells=ldp_core.DEVICE_CELLS)
     if isinstance(mech, ldp_core.PiecewiseMechanism):
         scheme.update(c=mech.big_c, p_window=mech.device_p_window())
-    else:
-        scheme["scale"] = mech.scale  # type: ignore[attr-defined]  # the Laplace mechanism
+    elif isinstance(mech, ldp_core.LaplaceMechanism):
+        scheme["scale"] = mech.scale
     return scheme
 
 
