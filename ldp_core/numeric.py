@@ -527,9 +527,10 @@ class NumericDesign:
         """A report (unit scale) in the question's units."""
         return self.range.from_unit(report)
 
-    def worst_sd(self) -> float:
-        """The SD of one report in the question's units, in the worst case over x."""
-        return math.sqrt(self.mechanism.worst_variance()) * self.range.half_width
+    def worst_sd(self, n: int = 1) -> float:
+        """The SD of the mean of n reports (one by default) in the question's units, in
+        the worst case over the students' values."""
+        return math.sqrt(self.mechanism.worst_variance() / n) * self.range.half_width
 
     def perturb_values(self, values: object, *, rng: RNGLike = None) -> np.ndarray:
         """Reports (unit scale) for values in [lo, hi]: what a class of phones would send."""

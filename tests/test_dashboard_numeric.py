@@ -41,6 +41,11 @@ def test_the_form_preselects_the_recommended_mechanism_and_adds_the_question(app
     assert at.radio(key="dash_q_num_mech_duchi").value == "duchi"
     assert ldp_core.recommend_numeric(1.1) == "duchi"
     assert "recommends Duchi" in texts(at) and "1.29" in texts(at)
+    # ε = 1.1 on [0, 12], n = 100: Duchi's worst SD of the mean is 6 c_ε / 10, the central
+    # model's √2 · 12 / (100 · 1.1).
+    c = (math.exp(1.1) + 1) / (math.exp(1.1) - 1)
+    assert f"the SD of the mean is at most {6 * c / 10:.4g} hours" in texts(at)
+    assert f"a trusted curator's would be {math.sqrt(2) * 12 / 110:.4g} hours" in texts(at)
     at.slider(key="dash_q_num_eps").set_value(2.0).run()
     assert at.radio(key="dash_q_num_mech_piecewise").value == "piecewise"
     at.number_input(key="dash_q_num_hi").set_value(10.0).run()
@@ -80,6 +85,8 @@ def test_the_numeric_panel_shows_the_exact_mean_sd_and_central_sd(app_env):
     page = texts(at)
     assert f"would have had SD {math.sqrt(2) * 12 / (30 * LN3):.4g} hours" in page
     assert "one of two values, −6 hours or 18 hours" in page  # ±c_ε = ±2 on [0, 12]
+    assert "SD per report in the worst case 12 hours" in page  # c_ε · 6
+    assert f"SD estimated from the reports: {est.sd:.4g} hours" in page
     assert len(at.get("vega_lite_chart")) >= 1
 
 
@@ -129,6 +136,8 @@ def test_the_budget_is_set_shown_and_refuses_a_round_that_would_pass_it(app_env)
     assert_clean(at)
     assert app_env.poll(poll.id).epsilon_budget == 2.0
     assert "ε = 1.10 of 2.00 committed" in texts(at) and "0.90 left" in texts(at)
+    (table,) = [t.value for t in at.table]
+    assert table.to_dict("records") == [{"Question": "Q1: Vanilla?", "Round": "1", "ε": "1.10"}]
     at.button(key="dash_voting").click().run()  # open the numeric question: ln 3 more
     assert "would let a student spend ε = 2.20 in this poll, over its budget of ε = 2.00" \
         in texts(at)

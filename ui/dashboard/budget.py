@@ -40,11 +40,12 @@ def budget_panel(poll, questions) -> None:
                    "The count needs no link between a phone's answers: it is the ε of every "
                    "round that was answered or is open.")
         st.markdown(budget_line(status))
-        texts = {q.id: (q.position, q.text) for q in questions}
-        rows = [{"Question": f"Q{texts.get(qid, (0, ''))[0]}: "
-                             f"{plain(texts.get(qid, (0, '?'))[1])[:50]}",
-                 "Round": str(number), "ε": fmt_fixed(eps, 2)}
-                for qid, number, eps in status.rounds]
+        by_id = {q.id: q for q in questions}
+        rows = []
+        for qid, number, eps in status.rounds:
+            q = by_id.get(qid)
+            name = f"Q{q.position}: {plain(q.text)[:50]}" if q else "(deleted question)"
+            rows.append({"Question": name, "Round": str(number), "ε": fmt_fixed(eps, 2)})
         if rows:
             st.table(rows)
         limit = st.checkbox("Limit the total ε per student", value=status.budget is not None,

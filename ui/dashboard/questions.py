@@ -108,7 +108,7 @@ def _numeric_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
         f"Duchi et al.'s has the smaller worst-case variance below ε ≈ "
         f"{ldp_core.numeric_crossover():.2f}, the Piecewise Mechanism above (Wang et al. "
         f"2019); the Laplace mechanism is never the best. With n = {n}, the SD of the mean "
-        f"is at most {format_value(design.worst_sd() / math.sqrt(n), unit)}; a trusted "
+        f"is at most {format_value(design.worst_sd(n), unit)}; a trusted "
         f"curator's would be {format_value(central, unit)}. The phone accepts answers in "
         "the range only.")
     return design.params(), (unit.strip(),), None
