@@ -68,6 +68,7 @@ __all__ = [
     "ClassroomError",
     "Conflict",
     "ConfigError",
+    "DiskFull",
     "NotFound",
     "OverBudget",
     "Poll",
@@ -107,6 +108,10 @@ class StoreUnavailable(ClassroomError):
 
 class Conflict(StoreUnavailable):
     """A write collided with a concurrent change (e.g. the poll was deleted)."""
+
+
+class DiskFull(StoreUnavailable):
+    """The database's disk is full: the write did not happen (reads still work)."""
 
 
 class BadInput(ClassroomError):

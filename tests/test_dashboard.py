@@ -505,28 +505,40 @@ def test_projector_url_keeps_the_chosen_question(app_env):
 
 
 def test_join_link_uses_the_configured_public_url(app_env, monkeypatch):
+    import web
+
     monkeypatch.setenv("LDP_CLASSROOM_PUBLIC_URL", "https://class.example.org/")
-    poll, _ = seed(app_env, DIE, 0, 0)
+    web.PROCESS.reset()  # settings are read once, when the process starts
+    poll, _ = seed(web.root().service, DIE, 0, 0)
     at = dashboard()
     codes = [c.value for c in at.code]
     assert f"https://class.example.org/join/{poll.join_code}" in codes
 
 
-def test_bad_public_url_is_a_message_not_a_crash(app_env, monkeypatch):
+def test_bad_public_url_is_a_message_not_a_crash(tmp_path, monkeypatch):
+    """Settings are read once, at start: a malformed public URL stops the app there (the
+    lifespan); a page that meets it says which setting, never a traceback."""
+    import web
+
+    monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("LDP_CLASSROOM_PUBLIC_URL", "class.example.org")
-    seed(app_env, DIE, 0, 0)
-    at = dashboard()
-    assert_clean(at)
-    assert "LDP_CLASSROOM_PUBLIC_URL" in texts(at)
+    web.PROCESS.reset()
+    try:
+        teach = AppTest.from_string("from views import teach\nteach.render()",
+                                    default_timeout=60).run()
+        assert not teach.exception
+        assert any("LDP_CLASSROOM_PUBLIC_URL must start with http" in e.value
+                   for e in teach.error)
+    finally:
+        web.PROCESS.reset()
 
 
 def test_unusable_database_is_a_message_not_a_traceback(tmp_path, monkeypatch):
-    from ui import session
+    import web
 
     monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("LDP_CLASSROOM_DATABASE_URL", "sqlite://")
-    session.service.clear()
-    session.instructor_auth.clear()
+    web.PROCESS.reset()
     try:
         at = dashboard(instructor=False)  # no session can be started or checked
         assert not at.exception
@@ -537,8 +549,7 @@ def test_unusable_database_is_a_message_not_a_traceback(tmp_path, monkeypatch):
         assert any("nobody can log in" in e.value and "in-memory" in e.value
                    for e in teach.error)
     finally:
-        session.service.clear()
-        session.instructor_auth.clear()
+        web.PROCESS.reset()
 
 
 def test_deleted_question_under_the_live_panel(app_env):
