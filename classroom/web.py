@@ -76,7 +76,10 @@ class AppMiddleware:
     * a browser loading a page without a device cookie gets a random, HttpOnly
       ``ldp_device`` id. Keyed on the request's ``Accept``, not the response: a
       revalidated page comes back as 304 without a content type;
-    * every response carries :data:`SECURITY_HEADERS`.
+    * every response carries :data:`SECURITY_HEADERS`;
+    * every response has at most one ``Vary`` header, each value once: Streamlit's own
+      gzip layer and the app's (:func:`middleware`) each add ``Accept-Encoding``, and a
+      route may name it too. This middleware is the outermost, so it sees them all.
     """
 
     def __init__(self, app: ASGIApp) -> None:
@@ -100,6 +103,7 @@ class AppMiddleware:
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
+                _merge_vary(headers)
                 for name, value in SECURITY_HEADERS:
                     if name.decode() not in headers:
                         headers.raw.append((name, value))
@@ -108,6 +112,28 @@ class AppMiddleware:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+def _merge_vary(headers: MutableHeaders) -> None:
+    """One ``Vary`` header listing each value once, in the order first named (case
+    kept; compared case-insensitively, as header names are).
+
+    >>> h = MutableHeaders(raw=[(b"vary", b"Accept-Encoding"),
+    ...                         (b"vary", b"accept-encoding, Cookie")])
+    >>> _merge_vary(h); h.getlist("vary")
+    ['Accept-Encoding, Cookie']
+    """
+    values = headers.getlist("vary")
+    if len(values) < 2 and not any("," in v for v in values):
+        return
+    seen: dict[str, str] = {}
+    for value in values:
+        for item in value.split(","):
+            name = item.strip()
+            if name:
+                seen.setdefault(name.lower(), name)
+    del headers["vary"]
+    headers["Vary"] = ", ".join(seen.values())
 
 
 def json_depth(value: object) -> int:
@@ -136,9 +162,10 @@ def _device_cookie(*, secure: bool) -> str:
 
 
 def middleware() -> list[Middleware]:
-    """The app's middleware, outermost first: gzip for every response (Streamlit's
-    static JS included), then :class:`AppMiddleware`."""
-    return [Middleware(GZipMiddleware, minimum_size=500), Middleware(AppMiddleware)]
+    """The app's middleware, outermost first: :class:`AppMiddleware` (it sees every
+    header, so it can merge the ``Vary`` headers the gzip layers add), then gzip for every
+    response (Streamlit's static JS included, which Streamlit's own gzip layer skips)."""
+    return [Middleware(AppMiddleware), Middleware(GZipMiddleware, minimum_size=500)]
 
 
 # -- instructor login ----------------------------------------------------------------------
@@ -375,8 +402,8 @@ def banner(address: str | None, port: int, public_url: str | None, login_token: 
         base = f"http://{address}:{port}"
         lines.append(f"  Students join at:      {base}/join")
         if address in ("localhost", "127.0.0.1", "::1"):
-            lines.append("  (only this computer can reach it; for phones in the room start with "
-                         "--server.address 0.0.0.0)")
+            lines.append("  (only this computer can reach it; for phones in the room start "
+                         "without --server.address, or with --server.address 0.0.0.0)")
     lines.append(f"  Instructor login link: {base}/auth/login?token={login_token}")
     lines.append(f"  (works once, for {auth.LOGIN_LINK_TTL_S // 60} minutes; then log in at "
                  f"{base}/auth/login with the instructor key: {key_source})")
