@@ -1,4 +1,4 @@
-"""classroom.web: the device cookie and the start-up banner (the login routes and the
+"""web: the device cookie and the start-up banner (the login routes and the
 instructor key are in test_auth.py, the data files' modes in test_store_config.py)."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from classroom import auth, web
+import web
+from classroom import auth
 
 
 def _page(request):
