@@ -183,6 +183,38 @@ def test_the_budget_is_set_shown_and_refuses_a_round_that_would_pass_it(app_env)
     assert_clean(at)
 
 
+def test_a_question_or_round_over_the_budget_adds_nothing_and_says_why(app_env):
+    """Before, a question refused on opening stayed behind as a silent draft (the instructor
+    added it twice), and "New round" made a round that could never open."""
+    poll = app_env.create_poll("budget")
+    q1 = app_env.add_question(poll.id, "Vanilla?", options=("Chocolate", "Vanilla"),
+                              design_params=dict(ldp_core.DieRR(4, 3).params()), open_now=True)
+    _report(app_env, poll, q1, 1, 0)
+    app_env.set_budget(poll.id, 2.0)
+    at = dashboard(query={"pid": str(poll.id), "qid": str(q1.id)})
+    for open_now in (True, False):
+        at.checkbox(key="dash_q_open").set_value(open_now).run()
+        at.button(key="dash_add_question").click().run()
+        assert_clean(at)
+        (error,) = [e.value for e in at.error]
+        assert error.startswith("“Vanilla (1) or chocolate (0)?” was not added: it would let "
+                                "a student spend ε = 2.20 in this poll, over its budget of "
+                                "ε = 2.00"), error
+        assert "Give it a smaller ε, or raise the budget" in error
+        assert [q.id for q in app_env.questions(poll.id)] == [q1.id]
+        assert not at.success
+    at.button(key="dash_add_exercise").click().run()
+    assert "was not added" in at.error[0].value
+    at.button(key="dash_new_round").click().run()
+    assert_clean(at)
+    (error,) = [e.value for e in at.error]
+    assert error.startswith("Round 2 of “Vanilla?” was not started: it would let a student "
+                            "spend ε = 2.20"), error
+    q1 = app_env.question(q1.id)
+    assert (q1.round_number, q1.state) == (1, "open")
+    assert [q.id for q in app_env.questions(poll.id)] == [q1.id]
+
+
 def test_the_projector_shows_a_numeric_question_without_formulas(app_env):
     poll = app_env.create_poll("sleep")
     q = _numeric(app_env, poll)

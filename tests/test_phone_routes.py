@@ -13,7 +13,7 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from classroom import web
+import web
 from classroom.domain import StoreUnavailable
 from classroom.service import PollService
 from phone import page
