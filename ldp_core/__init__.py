@@ -81,8 +81,10 @@ from .explore import (
 from .formulas import privacy_ratio, unbiased_coefficients, worst_variance_unit
 from .numeric import (
     DEVICE_CELLS,
+    HYBRID_EPSILON_STAR,
     NUMERIC_NAMES,
     DuchiMechanism,
+    HybridMechanism,
     LaplaceMechanism,
     NumericDesign,
     NumericEstimate,
@@ -126,6 +128,8 @@ __all__ = [
     "FrequencyOracle",
     "GRR",
     "GammaRR",
+    "HYBRID_EPSILON_STAR",
+    "HybridMechanism",
     "LaplaceMechanism",
     "LikelihoodProfile",
     "NUMERIC_NAMES",

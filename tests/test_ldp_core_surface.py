@@ -34,6 +34,8 @@ EXPECTED_ALL = [
     "FrequencyOracle",
     "GRR",
     "GammaRR",
+    "HYBRID_EPSILON_STAR",
+    "HybridMechanism",
     "LaplaceMechanism",
     "LikelihoodProfile",
     "NUMERIC_NAMES",

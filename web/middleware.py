@@ -1,7 +1,8 @@
 """The middleware around every request, Streamlit's own included.
 
 * Every response is gzip-compressed when large enough and carries
-  ``Referrer-Policy: same-origin`` and ``X-Content-Type-Options: nosniff``.
+  ``Referrer-Policy: same-origin``, ``X-Content-Type-Options: nosniff`` and at
+  most one ``Vary`` header.
 * Old join links ``/?poll=CODE`` redirect to the phone page ``/join/CODE``.
 * Every HTML response to a browser without one gets an HttpOnly
   ``ldp_device`` cookie holding a random device id. The websocket's opening
@@ -42,7 +43,10 @@ class AppMiddleware:
     * a browser loading a page without a device cookie gets a random, HttpOnly
       ``ldp_device`` id. Keyed on the request's ``Accept``, not the response: a
       revalidated page comes back as 304 without a content type;
-    * every response carries :data:`SECURITY_HEADERS`.
+    * every response carries :data:`SECURITY_HEADERS`;
+    * every response has at most one ``Vary`` header, each value once: Streamlit's own
+      gzip layer and the app's (:func:`middleware`) each add ``Accept-Encoding``, and a
+      route may name it too. This middleware is the outermost, so it sees them all.
     """
 
     def __init__(self, app: ASGIApp) -> None:
@@ -66,6 +70,7 @@ class AppMiddleware:
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
+                _merge_vary(headers)
                 for name, value in SECURITY_HEADERS:
                     if name.decode() not in headers:
                         headers.raw.append((name, value))
@@ -76,6 +81,28 @@ class AppMiddleware:
         await self.app(scope, receive, send_with_headers)
 
 
+def _merge_vary(headers: MutableHeaders) -> None:
+    """One ``Vary`` header listing each value once, in the order first named (case
+    kept; compared case-insensitively, as header names are).
+
+    >>> h = MutableHeaders(raw=[(b"vary", b"Accept-Encoding"),
+    ...                         (b"vary", b"accept-encoding, Cookie")])
+    >>> _merge_vary(h); h.getlist("vary")
+    ['Accept-Encoding, Cookie']
+    """
+    values = headers.getlist("vary")
+    if len(values) < 2 and not any("," in v for v in values):
+        return
+    seen: dict[str, str] = {}
+    for value in values:
+        for item in value.split(","):
+            name = item.strip()
+            if name:
+                seen.setdefault(name.lower(), name)
+    del headers["vary"]
+    headers["Vary"] = ", ".join(seen.values())
+
+
 def _device_cookie(*, secure: bool) -> str:
     response = Response()
     response.set_cookie(DEVICE_COOKIE, secrets.token_urlsafe(24), max_age=_YEAR,
@@ -84,6 +111,7 @@ def _device_cookie(*, secure: bool) -> str:
 
 
 def middleware() -> list[Middleware]:
-    """The app's middleware, outermost first: gzip for every response (Streamlit's
-    static JS included), then :class:`AppMiddleware`."""
-    return [Middleware(GZipMiddleware, minimum_size=500), Middleware(AppMiddleware)]
+    """The app's middleware, outermost first: :class:`AppMiddleware` (it sees every
+    header, so it can merge the ``Vary`` headers the gzip layers add), then gzip for every
+    response (Streamlit's static JS included, which Streamlit's own gzip layer skips)."""
+    return [Middleware(AppMiddleware), Middleware(GZipMiddleware, minimum_size=500)]

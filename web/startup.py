@@ -42,8 +42,8 @@ def banner(address: str | None, port: int, public_url: str | None, login_token: 
         base = f"http://{address}:{port}"
         lines.append(f"  Students join at:      {base}/join")
         if address in ("localhost", "127.0.0.1", "::1"):
-            lines.append("  (only this computer can reach it; for phones in the room start with "
-                         "--server.address 0.0.0.0)")
+            lines.append("  (only this computer can reach it; for phones in the room start "
+                         "without --server.address, or with --server.address 0.0.0.0)")
     lines.append(f"  Instructor login link: {base}/auth/login?token={login_token}")
     lines.append(f"  (works once, for {auth.LOGIN_LINK_TTL_S // 60} minutes; then log in at "
                  f"{base}/auth/login with the instructor key: {key_source})")

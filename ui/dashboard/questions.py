@@ -79,6 +79,10 @@ def _categorical_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
     return design.params(), labels, None
 
 
+#: Short names of the numeric mechanisms, for a line that lists them all.
+_SHORT = {"duchi": "Duchi", "piecewise": "Piecewise", "hybrid": "Hybrid", "laplace": "Laplace"}
+
+
 def _numeric_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
     """(design params, (unit,), error) for a numeric question."""
     unit_col, lo_col, hi_col = st.columns([2, 1, 1])
@@ -103,14 +107,19 @@ def _numeric_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
         return None, (unit,), str(exc)
     n = 100
     central = ldp_core.central_numeric_sd(n, eps, design.range)
+    sds = {m: ldp_core.NumericDesign(ldp_core.numeric_mechanism(m, eps), design.range)
+           .worst_sd() for m in names}
+    worst = ", ".join(f"{_SHORT[m]} {format_value(sd, unit)}" for m, sd in sds.items())
     st.caption(
         f"ldp_core recommends {ldp_core.numeric_mechanism(rec, 1.0).label} at ε = {eps:.1f}: "
-        f"Duchi et al.'s has the smaller worst-case variance below ε ≈ "
-        f"{ldp_core.numeric_crossover():.2f}, the Piecewise Mechanism above (Wang et al. "
-        f"2019); the Laplace mechanism is never the best. With n = {n}, the SD of the mean "
-        f"is at most {format_value(design.worst_sd(n), unit)}; a trusted "
-        f"curator's would be {format_value(central, unit)}. The phone accepts answers in "
-        "the range only.")
+        f"the smallest worst-case variance. Duchi et al.'s beats the Piecewise Mechanism "
+        f"below ε ≈ {ldp_core.numeric_crossover():.2f} (Wang et al. 2019); their Hybrid "
+        f"Mechanism mixes the two and beats both at every ε above ε* ≈ "
+        f"{ldp_core.HYBRID_EPSILON_STAR:.2f} (below it, it is Duchi et al.'s); the Laplace "
+        f"mechanism is never the best. SD of one report in the worst case: {worst}. "
+        f"With n = {n}, the SD of the mean is at most "
+        f"{format_value(design.worst_sd(n), unit)}; a trusted curator's would be "
+        f"{format_value(central, unit)}. The phone accepts answers in the range only.")
     return design.params(), (unit.strip(),), None
 
 
