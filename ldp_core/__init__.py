@@ -79,6 +79,15 @@ from .explore import (
     subsample_counts,
 )
 from .formulas import privacy_ratio, unbiased_coefficients, worst_variance_unit
+from .manipulation import (
+    StuffedClass,
+    blind_zone,
+    fake_report_gain,
+    simulate_stuffing,
+    stuffing_alarm_probability,
+    stuffing_shift,
+    target_channel,
+)
 from .numeric import (
     DEVICE_CELLS,
     HYBRID_EPSILON_STAR,
@@ -97,6 +106,7 @@ from .numeric import (
     numeric_mechanism,
     recommend_numeric,
 )
+from .planning import needed_class_size, presence_threshold, smallest_detectable_share
 from .plausibility import (
     ALPHA,
     Plausibility,
@@ -144,11 +154,13 @@ __all__ = [
     "PiecewiseMechanism",
     "Plausibility",
     "Posterior",
+    "StuffedClass",
     "TwoCoinRR",
     "UnaryEncoding",
     "WarnerRR",
     "binary_design_from_params",
     "binary_plausibility",
+    "blind_zone",
     "categorical_oracle_from_params",
     "central_mean_sd",
     "central_numeric_sd",
@@ -160,6 +172,7 @@ __all__ = [
     "epsilon_to_gamma",
     "error_order",
     "error_summary",
+    "fake_report_gain",
     "gamma_to_epsilon",
     "grr_em",
     "laplace_mechanism",
@@ -168,6 +181,7 @@ __all__ = [
     "local_n_for_central_accuracy",
     "majority_reveal_probability",
     "max_error_scale",
+    "needed_class_size",
     "norm_sub",
     "numeric_crossover",
     "numeric_design_from_params",
@@ -178,6 +192,7 @@ __all__ = [
     "pm1_mean_estimate",
     "posterior_bounds",
     "posterior_true_yes",
+    "presence_threshold",
     "privacy_ratio",
     "randomized_round",
     "recommend_numeric",
@@ -186,7 +201,12 @@ __all__ = [
     "report_probability",
     "sequential_composition",
     "share_estimates",
+    "simulate_stuffing",
+    "smallest_detectable_share",
+    "stuffing_alarm_probability",
+    "stuffing_shift",
     "subsample_counts",
+    "target_channel",
     "ue_plausibility",
     "unbiased_coefficients",
     "worst_variance_unit",
