@@ -39,7 +39,7 @@ if __name__ == "__main__":
 else:
     from pathlib import Path
 
-    from classroom import web
+    import web
     from phone import routes as phone
     from ui import widget_guard
 

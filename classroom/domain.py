@@ -11,8 +11,9 @@ Answer encoding (``Question.options`` index = encoded answer):
 * categorical UE: ``k`` characters ``"0"``/``"1"``, character i the perturbed
   bit of option i;
 * numeric: Duchi et al.'s mechanism, the randomized bit ``"0"``/``"1"`` (the report
-  is ``-c_eps``/``+c_eps``); the Piecewise and Laplace mechanisms, the report on the
-  [-1, 1] scale as the shortest decimal that reads back as the same float.
+  is ``-c_eps``/``+c_eps``); the Piecewise, Hybrid and Laplace mechanisms, the report on
+  the [-1, 1] scale as the shortest decimal that reads back as the same float (the Hybrid
+  Mechanism's Duchi part sends its value ``±c_eps``).
   ``options`` is ``(unit,)``, the unit of the answers ("hours"; may be empty).
 
 Stored answers are always these canonical strings.

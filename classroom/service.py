@@ -8,6 +8,7 @@ holds nothing but its store, so one instance can serve every session.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import hmac
@@ -35,6 +36,7 @@ from .domain import (
     BadInput,
     BadReport,
     BudgetStatus,
+    ClassroomError,
     DashboardSnapshot,
     Design,
     OverBudget,
@@ -269,25 +271,33 @@ class PollService:
                        same_round: bool) -> None:
         """Refuse (OverBudget) to open a round of ``question`` at ``epsilon`` when a student
         who answered every answered round and this one would pass the poll's budget."""
-        poll = self.poll(question.poll_id)
+        self._check_budget(question.poll_id, epsilon, question=question, same_round=same_round,
+                           refused=f"opening “{question.text[:60]}” would let")
+
+    def _check_budget(self, poll_id: int, epsilon: float, *, question: Question | None,
+                      same_round: bool, refused: str) -> None:
+        """Refuse (OverBudget) a round at ``epsilon`` (of ``question``, or of a question not
+        yet added) that could not open under the poll's budget now. Answered rounds only
+        add up, so one that cannot open now never can, unless the budget is raised.
+        ``refused`` starts the message: what was asked and that it "would let"."""
+        poll = self.poll(poll_id)
         if poll.epsilon_budget is None:
             return
         uses = self._store.poll_rounds_use(poll.id)
         # Open rounds elsewhere close when this one opens; those with reports still count.
-        leave_out = (question.id, question.round_number) if same_round else None
+        leave_out = (question.id, question.round_number) if question and same_round else None
         status = self._budget_status(poll, uses, leave_out=leave_out, open_counts=False)
-        if same_round:
+        if question is not None and same_round:
             current = next((u for u in uses if u.question_id == question.id and u.current),
                            None)
             if current is not None and current.reports:
                 epsilon = max(epsilon, self._round_cost(current))
         if not status.allows(epsilon):
             raise OverBudget(
-                f"opening “{question.text[:60]}” would let a student spend ε = "
-                f"{status.committed + epsilon:.2f} in this poll, over its budget of ε = "
-                f"{poll.epsilon_budget:.2f} (the questions answered so far already cost "
-                f"ε = {status.committed:.2f}). Give this question a smaller ε, or raise the "
-                "budget")
+                f"{refused} a student spend ε = {status.committed + epsilon:.2f} in this "
+                f"poll, over its budget of ε = {poll.epsilon_budget:.2f} (the questions "
+                f"answered so far already cost ε = {status.committed:.2f}). Give it a "
+                "smaller ε, or raise the budget")
 
     # -- questions ------------------------------------------------------------------------
     @staticmethod
@@ -306,11 +316,13 @@ class PollService:
 
     def add_question(self, poll_id: int, text: str, *, options: Sequence[str] = ("No", "Yes"),
                      design_params: dict[str, Any], kind: str = "binary",
-                     mode: str = "device") -> Question:
-        """Add a draft question with round 1.
+                     mode: str = "device", open_now: bool = False) -> Question:
+        """Add a question with round 1: a draft, or open at once with ``open_now`` (any
+        other open question of the poll is then closed).
 
         Binary: ``options[0]`` is answer 0, ``options[1]`` answer 1 (the share
-        estimated), e.g. ``("Chocolate", "Vanilla")``.
+        estimated), e.g. ``("Chocolate", "Vanilla")``. Under a privacy budget, a question
+        that could not open now is refused (:class:`OverBudget`) and nothing is added.
         """
         pid = _id("poll id", poll_id)
         if kind not in KINDS:
@@ -322,12 +334,23 @@ class PollService:
                            "for yes/no and multiple-choice questions")
         body = clean_text("question text", text, 1, MAX_QUESTION_CHARS, multiline=True)
         labels = clean_options(tuple(options) if isinstance(options, list) else options, kind)
-        _, design_json = self._design(kind, design_params, labels)
-        q = self._store.insert_question(
+        design, design_json = self._design(kind, design_params, labels)
+        self._check_budget(pid, design_epsilon(design), question=None, same_round=False,
+                           refused=f"“{body[:60]}” was not added: it would let")
+        q = _poll_found(self._store.insert_question(
             poll_id=pid, text=body, kind=kind, options_json=json.dumps(list(labels)),
             design_json=design_json, mode=mode, salt=secrets.token_bytes(SALT_BYTES),
-            now=utcnow())
-        return _poll_found(q, pid)
+            now=utcnow()), pid)
+        if not open_now:
+            return q
+        try:
+            return self.open_question(q.id)
+        except ClassroomError:
+            # Refused after all (the budget moved in between, say): take the question
+            # back, so that a refusal leaves nothing behind.
+            with contextlib.suppress(ClassroomError):
+                self._store.delete_question(q.id)
+            raise
 
     def question(self, question_id: int) -> Question:
         qid = _id("question id", question_id)
@@ -343,13 +366,16 @@ class PollService:
         return qs
 
     def current_question(self, poll_id: int) -> Question | None:
-        """What a student sees: the open question, else the most recently closed one."""
+        """What a student sees: the open question, else the one the class last left: the
+        most recently closed, or sent back to draft for a new round (never an older
+        question the class has moved past); None before any question was opened."""
         qs = self.questions(poll_id)
-        for state in ("open", "closed"):
-            cands = [q for q in qs if q.state == state]
-            if cands:
-                return max(cands, key=lambda q: (q.updated_at, q.position, q.id))
-        return None
+        opened = [q for q in qs if q.state == "open"]
+        if opened:
+            return max(opened, key=lambda q: (q.updated_at, q.position, q.id))
+        left = [q for q in qs if q.state == "closed" or (q.state == "draft"
+                                                         and q.round_number > 1)]
+        return max(left, key=lambda q: (q.updated_at, q.position, q.id)) if left else None
 
     def delete_question(self, question_id: int) -> bool:
         return self._store.delete_question(_id("question id", question_id))
@@ -390,7 +416,9 @@ class PollService:
         """Ask again: round n + 1 with a fresh salt (``design_params`` None keeps the design).
 
         The question returns to draft (open with ``open_now=True``) and its
-        results are hidden; earlier rounds stay in the history.
+        results are hidden; earlier rounds stay in the history. Under a privacy budget, a
+        round that could not open now is refused (:class:`OverBudget`), draft or not:
+        nothing changes.
         """
         q = self.question(question_id)
         design_json = None
@@ -398,8 +426,9 @@ class PollService:
         if design_params is not None:
             design, design_json = self._design(q.kind, design_params, q.options)
             epsilon = design_epsilon(design)
-        if open_now:
-            self._check_opening(q, epsilon, same_round=False)
+        self._check_budget(q.poll_id, epsilon, question=q, same_round=False,
+                           refused=f"round {q.round_number + 1} of “{q.text[:60]}” was not "
+                                   "started: it would let")
         r = self._store.insert_round(q.id, design_json, secrets.token_bytes(SALT_BYTES),
                                      utcnow(), "open" if open_now else "draft")
         return _question_found(r, q.id)

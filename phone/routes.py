@@ -51,7 +51,7 @@ from classroom.domain import (
     normalize_join_code,
 )
 from classroom.service import PollService
-from classroom.web import DEVICE_COOKIE, json_depth
+from web import DEVICE_COOKIE, client_address, json_depth, same_origin
 
 from . import page
 from .present import join_error, privacy_note, receipt_view
@@ -90,12 +90,6 @@ def _json(body: Any, status: int = 200, headers: dict[str, str] | None = None) -
 def _error(status: int, code: str, message: str, headers: dict[str, str] | None = None
            ) -> Response:
     return _json({"error": code, "message": message}, status, headers)
-
-
-def _own_origin(request: Request) -> str:
-    proto = request.headers.get("x-forwarded-proto", request.url.scheme).split(",")[0].strip()
-    host = request.headers.get("host", "")
-    return f"{proto}://{host}"
 
 
 def _etag_matches(request: Request, version: str) -> bool:
@@ -151,12 +145,9 @@ class PhoneApi:
                         headers={"Cache-Control": "public, max-age=86400"})
 
     # -- the poll ------------------------------------------------------------------------
-    def _client(self, request: Request) -> str:
-        return request.client.host if request.client else "unknown"
-
     async def _snapshot(self, request: Request) -> Snapshot | Response:
         raw = request.path_params["code"]
-        address = f"address:{self._client(request)}"
+        address = f"address:{client_address(request)}"
         device = request.cookies.get(DEVICE_COOKIE)
         phone = f"device:{device}" if device else address
         for rate, key in ((self._miss_rate, phone), (self._address_miss_rate, address)):
@@ -227,8 +218,7 @@ class PhoneApi:
             return _error(404, "unknown_question", f"{str(exc)[:1].upper()}{str(exc)[1:]}.")
 
     async def report(self, request: Request) -> Response:
-        origin = request.headers.get("origin")
-        if not origin or origin != _own_origin(request):
+        if not same_origin(request):
             return _error(403, "forbidden_origin", "Votes are accepted only from the class "
                           "page itself. Open the join link again and answer there.")
         media = request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -263,7 +253,7 @@ class PhoneApi:
             receipt = self.service.submit_report(
                 raw, data["question_id"], answer=data["answer"], design_params=data["params"],
                 submission_id=data["submission_id"], device_id=device,
-                address=self._client(request))
+                address=client_address(request))
             if snap is not None and snap.question_id == receipt.question_id:
                 poll_id, note = snap.poll_id, snap.privacy_note
             else:  # the cached state is a moment old: read the question itself

@@ -19,7 +19,8 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from classroom import auth, web
+import web
+from classroom import auth
 from classroom.store import Store
 
 KEY = "the-right-key-0123456"
@@ -258,7 +259,7 @@ def test_a_dead_database_logs_nobody_in_and_says_so(tmp_path):
 def test_failed_keys_are_limited_per_address_and_logged_without_it(instructor, caplog):
     app = _app(instructor)
     guesser = TestClient(app, follow_redirects=False, client=("203.0.113.7", 5000))
-    with caplog.at_level(logging.WARNING, logger="classroom.web"):
+    with caplog.at_level(logging.WARNING, logger="web.login"):
         for i in range(web.LOGIN_FAILURES_PER_MINUTE):
             assert _post_key(guesser, f"guess-{i:02d}-xxxxxxxxxx").status_code == 403
         blocked = _post_key(guesser, KEY)  # even the right key waits now

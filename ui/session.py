@@ -11,7 +11,7 @@ import streamlit as st
 
 from classroom import auth
 from classroom.domain import ClassroomError
-from classroom.web import DEVICE_COOKIE
+from web import DEVICE_COOKIE
 
 __all__ = ["database_problem", "device_id", "instructor_auth", "is_instructor", "service"]
 

@@ -28,7 +28,7 @@ import logging
 import math
 from typing import Any
 
-from classroom.web import json_depth
+from web import json_depth
 
 __all__ = ["MAX_JSON_DEPTH", "REFUSED_KEY", "acceptable", "install", "take_refused"]
 

@@ -1,7 +1,7 @@
 """The instructor's door: log in, then go to the dashboard.
 
 The forms are plain HTML posting to the server's ``/auth/login`` and
-``/auth/logout`` routes (``classroom.web``): the key travels in a POST body, never
+``/auth/logout`` routes (``web.login``): the key travels in a POST body, never
 in a URL, and the session lives in an HttpOnly cookie the page cannot read.
 """
 
