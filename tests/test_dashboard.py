@@ -317,6 +317,31 @@ def test_categorical_question_with_recommended_oracle(app_env):
     assert q2.design_params == ldp_core.UnaryEncoding.optimized(4, 1.0).params()
 
 
+def test_the_categorical_form_says_whether_the_class_is_big_enough(app_env):
+    """GRR, 4 options, ε = 1, n = 30: s_min = 0.71 (the check value); OUE, when chosen,
+    needs s_min = 1.08 there, so the class finds nothing with it, and the recommended GRR
+    is shown beside it; a bigger class finds smaller shares."""
+    app_env.create_poll("flavours")
+    at = dashboard()
+    at.radio(key="dash_q_preset").set_value("categorical").run()
+    assert at.number_input(key="dash_q_cat_n").value == 30
+    page = texts(at)
+    assert "With n = 30 and GRR at ε = 1.0, the class reliably finds an option only if " \
+           "**at least 71%** of the class hold it." in page
+    grr = ldp_core.GRR(4, 1.0)
+    assert f"GRR needs about {ldp_core.needed_class_size(grr, 0.2):,} students" in page
+    at.radio(key="dash_q_cat_oracle").set_value("oue").run()
+    assert ldp_core.smallest_detectable_share(ldp_core.oracle("oue", 4, 1.0), 30) > 1
+    assert "With n = 30 and OUE at ε = 1.0, the class reliably finds no option, not even " \
+           "one everybody holds." in texts(at)
+    assert "GRR, recommended, finds an option only if **at least 71%**" in texts(at)
+    at.number_input(key="dash_q_cat_n").set_value(300).run()
+    s300 = ldp_core.smallest_detectable_share(ldp_core.oracle("oue", 4, 1.0), 300)
+    assert f"OUE at ε = 1.0, the class reliably finds an option only if **at least " \
+           f"{s300:.0%}**" in texts(at) and s300 < 1.08 / 3
+    assert_clean(at)
+
+
 def test_categorical_panel_raw_and_post_processed(app_env):
     poll = app_env.create_poll("flavours")
     params = {"design": "grr", "d": 4, "epsilon": 1.0}
