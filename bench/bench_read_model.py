@@ -89,7 +89,7 @@ def measure(url: str, n_reports: int, calls: int, taps: int) -> dict[str, Any]:
     from starlette.applications import Starlette
     from starlette.testclient import TestClient
 
-    from classroom import web
+    import web
     from phone.routes import PhoneApi, make_routes
 
     store = Store(url)

@@ -42,6 +42,7 @@ from classroom.domain import (
     BadInput,
     BadReport,
     ClassroomError,
+    DiskFull,
     NotFound,
     OverBudget,
     QuestionClosed,
@@ -51,13 +52,13 @@ from classroom.domain import (
     normalize_join_code,
 )
 from classroom.service import PollService
-from classroom.web import DEVICE_COOKIE, json_depth
+from web import DEVICE_COOKIE, client_address, json_depth, same_origin
 
 from . import page
 from .present import join_error, privacy_note, receipt_view
 from .state import PollStates, Snapshot
 
-__all__ = ["MAX_BODY_BYTES", "MAX_JSON_DEPTH", "MAX_WAIT_S", "PhoneApi", "routes"]
+__all__ = ["MAX_BODY_BYTES", "MAX_JSON_DEPTH", "MAX_WAIT_S", "PhoneApi", "make_routes"]
 
 #: A report is a few hundred bytes; anything far larger is not from the page.
 MAX_BODY_BYTES = 4096
@@ -92,12 +93,6 @@ def _error(status: int, code: str, message: str, headers: dict[str, str] | None 
     return _json({"error": code, "message": message}, status, headers)
 
 
-def _own_origin(request: Request) -> str:
-    proto = request.headers.get("x-forwarded-proto", request.url.scheme).split(",")[0].strip()
-    host = request.headers.get("host", "")
-    return f"{proto}://{host}"
-
-
 def _etag_matches(request: Request, version: str) -> bool:
     wanted = request.headers.get("if-none-match", "")
     return any(tag.strip().removeprefix("W/").strip('"') == version
@@ -105,7 +100,9 @@ def _etag_matches(request: Request, version: str) -> bool:
 
 
 class PhoneApi:
-    """The handlers, around one PollService (injected, so tests can pass their own)."""
+    """The handlers, around the process's PollService: ``service_factory()`` gives it on
+    first use (the composition root's, :mod:`web.root`, built at start; tests pass their
+    own)."""
 
     def __init__(self, service_factory: Any, *, ttl: float = 1.0) -> None:
         self._service_factory = service_factory
@@ -151,12 +148,9 @@ class PhoneApi:
                         headers={"Cache-Control": "public, max-age=86400"})
 
     # -- the poll ------------------------------------------------------------------------
-    def _client(self, request: Request) -> str:
-        return request.client.host if request.client else "unknown"
-
     async def _snapshot(self, request: Request) -> Snapshot | Response:
         raw = request.path_params["code"]
-        address = f"address:{self._client(request)}"
+        address = f"address:{client_address(request)}"
         device = request.cookies.get(DEVICE_COOKIE)
         phone = f"device:{device}" if device else address
         for rate, key in ((self._miss_rate, phone), (self._address_miss_rate, address)):
@@ -227,8 +221,7 @@ class PhoneApi:
             return _error(404, "unknown_question", f"{str(exc)[:1].upper()}{str(exc)[1:]}.")
 
     async def report(self, request: Request) -> Response:
-        origin = request.headers.get("origin")
-        if not origin or origin != _own_origin(request):
+        if not same_origin(request):
             return _error(403, "forbidden_origin", "Votes are accepted only from the class "
                           "page itself. Open the join link again and answer there.")
         media = request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -263,7 +256,7 @@ class PhoneApi:
             receipt = self.service.submit_report(
                 raw, data["question_id"], answer=data["answer"], design_params=data["params"],
                 submission_id=data["submission_id"], device_id=device,
-                address=self._client(request))
+                address=client_address(request))
             if snap is not None and snap.question_id == receipt.question_id:
                 poll_id, note = snap.poll_id, snap.privacy_note
             else:  # the cached state is a moment old: read the question itself
@@ -286,6 +279,9 @@ class PhoneApi:
         except QuestionClosed:
             return _error(409, "closed", "Voting closed: the instructor closed this question "
                           "before your answer arrived, so nothing was saved.")
+        except DiskFull:
+            return _error(503, "disk_full", "Not saved: the class server's disk is full. Tell "
+                          "the instructor; once there is room, send your answer again.")
         except StoreUnavailable:
             return _error(503, "unavailable", _UNAVAILABLE)
         except UnknownPoll as exc:
@@ -323,14 +319,6 @@ class PhoneApi:
         return b"".join(chunks)
 
 
-def _default_service() -> PollService:
-    from classroom import config
-    from classroom.store import Store
-
-    return PollService(Store(config.database_url()),
-                       max_reports_per_address=config.max_reports_per_address())
-
-
 def make_routes(api: PhoneApi) -> list[Route]:
     return [
         Route("/join", api.page, methods=["GET", "HEAD"]),
@@ -341,7 +329,3 @@ def make_routes(api: PhoneApi) -> list[Route]:
         Route("/api/poll/{code}/me", api.me, methods=["GET"]),
         Route("/api/poll/{code}/report", api.report, methods=["POST"]),
     ]
-
-
-#: The routes app.py registers: one PhoneApi per process, on the configured database.
-routes = make_routes(PhoneApi(_default_service))

@@ -1,15 +1,17 @@
-"""classroom.web: the device cookie and the start-up banner (the login routes and the
+"""web: the device cookie and the start-up banner (the login routes and the
 instructor key are in test_auth.py, the data files' modes in test_store_config.py)."""
 
 from __future__ import annotations
 
 import pytest
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from classroom import auth, web
+import web
 
 
 def _page(request):
@@ -23,10 +25,8 @@ def _health(request):
 
 
 @pytest.fixture
-def client(tmp_path, monkeypatch):
-    monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv(auth.KEY_ENV, "the-right-key-0123456")
-    app = Starlette(routes=[Route("/", _page), Route("/_stcore/health", _health), *web.routes],
+def client(tmp_path):
+    app = Starlette(routes=[Route("/", _page), Route("/_stcore/health", _health)],
                     middleware=web.middleware())
     return TestClient(app, follow_redirects=False)
 
@@ -60,6 +60,25 @@ def test_existing_cookie_is_kept_and_endpoints_get_none(client):
     assert "set-cookie" not in r.headers
     client.cookies.clear()
     assert "set-cookie" not in client.get("/_stcore/health").headers
+
+
+def test_one_vary_header_with_each_value_once(tmp_path, monkeypatch):
+    """Streamlit adds its own gzip layer inside the app's middleware, and a route that
+    compresses itself names Accept-Encoding too: each once, in one header (before, an
+    uncompressed page said ``vary: Accept-Encoding, Accept-Encoding, Accept-Encoding``)."""
+    monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
+
+    def page(request):
+        return HTMLResponse("<p>" + "x" * 2000 + "</p>",
+                            headers={"Vary": "Accept-Encoding, Cookie"})
+
+    app = Starlette(routes=[Route("/", page), Route("/_stcore/health", _health)],
+                    middleware=[*web.middleware(), Middleware(GZipMiddleware, minimum_size=500)])
+    client = TestClient(app)
+    for encoding in ("gzip", "identity"):
+        r = client.get("/", headers={"accept-encoding": encoding})
+        assert r.headers.get_list("vary") == ["Accept-Encoding, Cookie"], encoding
+    assert "vary" not in client.get("/_stcore/health").headers  # nothing added where none was
 
 
 def test_banner_prints_a_one_time_link_and_never_the_key():

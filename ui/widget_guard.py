@@ -36,7 +36,7 @@ from typing import Any
 
 from streamlit.proto.NumberInput_pb2 import NumberInput
 
-from classroom.web import json_depth
+from web import json_depth
 
 __all__ = ["MAX_JSON_DEPTH", "REFUSED_KEY", "acceptable", "install", "sent_type",
            "take_refused"]

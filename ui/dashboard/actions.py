@@ -61,8 +61,8 @@ def cb_start_exercise(poll_id: int | None) -> None:
         svc = session.service()
         pid = poll_id if poll_id is not None else svc.create_poll("Class exercise").id
         q = svc.add_question(pid, EXERCISE_TEXT, options=EXERCISE_OPTIONS,
-                             design_params=exercise_design(), kind="binary", mode="device")
-        svc.open_question(q.id)
+                             design_params=exercise_design(), kind="binary", mode="device",
+                             open_now=True)
         return pid, q.id
 
     done = _do(go, "Voting is open for the class exercise. Show the join code.")
@@ -123,15 +123,8 @@ def cb_new_round(qid: int, params: dict | None, open_key: str | None = None) -> 
 
 def cb_add_question(poll_id: int, spec: dict, open_key: str) -> None:
     open_now = bool(st.session_state.get(open_key))
-
-    def go():
-        svc = session.service()
-        q = svc.add_question(poll_id, **spec)
-        if open_now:
-            svc.open_question(q.id)
-        return q
-
-    q = _do(go)
+    # One call: a question refused (over the privacy budget, say) is not added at all.
+    q = _do(lambda: session.service().add_question(poll_id, **spec, open_now=open_now))
     if q is not None:
         select(poll_id, q.id)
         _flash("success", "Question added" + (" and voting is open." if open_now else
