@@ -414,6 +414,7 @@ def test_a_second_tab_opened_before_voting_tells_what_the_first_one_sent(classro
         timeout=WAIT_MS)
     assert f"Your phone sent: {sent} (the randomized answer)." in \
         second.locator("#receipt").inner_text()
+    assert second.locator("summary").inner_text() == "Why was nothing new stored?"
     second.locator("summary").click()
     why = second.locator("details p").inner_text()
     assert why.startswith("This phone had already answered this question, so the answer you "

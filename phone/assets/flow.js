@@ -61,12 +61,13 @@ function createFlow(env) {
   function receiptScreen(q, receipt, here) {
     const stamp = localTime(receipt.received_at);
     const sent = `Your phone sent: ${receipt.answer_label} (the randomized answer).`;
-    let head, explain = null;
+    let head, explain = null, why = 'How did my phone decide?';
     if (here && here.kind === 'already') {
       // Another tab (or this one before a reload) answered first: this tap's randomization
       // was not used, so it is not shown; what counts is what was sent then.
       head = `You already answered this question (received at ${stamp}). Nothing new was stored.`;
       explain = `This phone had already answered this question, so the answer you just tapped was not sent and its randomization was not used. What counts is the report this phone sent the first time: ${receipt.answer_label}.`;
+      why = 'Why was nothing new stored?';
     } else if (here && here.kind === 'stored') {
       head = `Answer received at ${stamp}.`;
       explain = m.story && m.story.sid === here.sid ? m.story.text : null;
@@ -75,7 +76,7 @@ function createFlow(env) {
     }
     const spent = m.me && m.me.spent_epsilon !== undefined ? m.me.spent_epsilon : receipt.spent_epsilon;
     return {
-      view: 'receipt', q, head, sent, explain, privacy: receipt.privacy_note,
+      view: 'receipt', q, head, sent, explain, why, privacy: receipt.privacy_note,
       fresh: here ? here.sid : null,  // this tab's own send: the page moves the focus to it once
       spent: `Privacy you have spent in this poll so far: ε = ${eps(spent)} (the ε of each answer adds up: sequential composition).`,
     };

@@ -149,7 +149,7 @@
       el('p', { text: s.head }), el('p', { text: s.sent }));
     area.append(box);
     if (s.explain) {
-      area.append(el('details', {}, el('summary', { text: 'How did my phone decide?' }), el('p', { text: s.explain })));
+      area.append(el('details', {}, el('summary', { text: s.why }), el('p', { text: s.explain })));
     }
     area.append(el('p', { text: s.privacy }), el('p', { class: 'hint', text: s.spent }));
     status.textContent = s.head;

@@ -104,6 +104,7 @@ test('a tap sends one randomized report, a double tap nothing more, and the rece
   assert.equal(s.view, 'receipt');
   assert.match(s.head, /^Answer received at /);
   assert.equal(s.sent, 'Your phone sent: Vanilla (the randomized answer).');
+  assert.equal(s.why, 'How did my phone decide?');
   assert.match(s.explain, /^You rolled \d: report the (truth|opposite)\.$/);
   assert.equal(s.fresh, 'submission-1');
   assert.equal(p.store.value, null);
@@ -270,6 +271,7 @@ test('a second tab that answers after the first says what was stored, without it
   assert.equal(s.view, 'receipt');
   assert.match(s.head, /^You already answered this question \(received at .*\)\. Nothing new was stored\.$/);
   assert.equal(s.sent, 'Your phone sent: Vanilla (the randomized answer).');
+  assert.equal(s.why, 'Why was nothing new stored?');
   assert.doesNotMatch(s.explain, /rolled|die|coin|spinner/i);
   assert.match(s.explain, /^This phone had already answered this question, so the answer you just tapped was not sent/);
   assert.match(s.explain, /the report this phone sent the first time: Vanilla\.$/);
