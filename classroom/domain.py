@@ -11,8 +11,9 @@ Answer encoding (``Question.options`` index = encoded answer):
 * categorical UE: ``k`` characters ``"0"``/``"1"``, character i the perturbed
   bit of option i;
 * numeric: Duchi et al.'s mechanism, the randomized bit ``"0"``/``"1"`` (the report
-  is ``-c_eps``/``+c_eps``); the Piecewise and Laplace mechanisms, the report on the
-  [-1, 1] scale as the shortest decimal that reads back as the same float.
+  is ``-c_eps``/``+c_eps``); the Piecewise, Hybrid and Laplace mechanisms, the report on
+  the [-1, 1] scale as the shortest decimal that reads back as the same float (the Hybrid
+  Mechanism's Duchi part sends its value ``±c_eps``).
   ``options`` is ``(unit,)``, the unit of the answers ("hours"; may be empty).
 
 Stored answers are always these canonical strings.
@@ -49,6 +50,8 @@ __all__ = [
     "NUMERIC_DESIGNS",
     "MAX_UNIT_CHARS",
     "CLASS_EXERCISE",
+    "MAX_COUNTDOWN_S",
+    "MIN_COUNTDOWN_S",
     "JOIN_CODE_ALPHABET",
     "JOIN_CODE_LENGTH",
     "KINDS",
@@ -68,6 +71,7 @@ __all__ = [
     "ClassroomError",
     "Conflict",
     "ConfigError",
+    "DiskFull",
     "NotFound",
     "OverBudget",
     "Poll",
@@ -82,12 +86,15 @@ __all__ = [
     "UnknownQuestion",
     "answer_label",
     "canonical_design",
+    "check_kind_and_mode",
+    "clean_countdown",
     "design_from_json",
     "display_order",
     "encode_answer",
     "format_value",
     "numeric_report",
     "normalize_join_code",
+    "question_design",
 ]
 
 # -- errors -------------------------------------------------------------------------------
@@ -107,6 +114,10 @@ class StoreUnavailable(ClassroomError):
 
 class Conflict(StoreUnavailable):
     """A write collided with a concurrent change (e.g. the poll was deleted)."""
+
+
+class DiskFull(StoreUnavailable):
+    """The database's disk is full: the write did not happen (reads still work)."""
 
 
 class BadInput(ClassroomError):
@@ -164,6 +175,9 @@ MAX_OPTION_CHARS = 60
 MIN_OPTIONS = 2
 MAX_OPTIONS = 20
 MAX_UNIT_CHARS = 24
+#: A question's optional voting countdown, in whole seconds.
+MIN_COUNTDOWN_S = 10
+MAX_COUNTDOWN_S = 3600
 
 _ALLOWED_CONTROL = {"\n", "\t"}
 
@@ -214,6 +228,34 @@ def clean_options(options: object, kind: str) -> tuple[str, ...]:
                            "labels must differ")
         seen[key] = i
     return labels
+
+
+def check_kind_and_mode(kind: object, mode: object) -> None:
+    """Refuse (:class:`BadInput`) an unknown kind or mode, and a numeric question done by
+    hand (a number has no by-hand randomizer)."""
+    if kind not in KINDS:
+        raise BadInput(f"kind must be one of {', '.join(KINDS)}, got {str(kind)[:24]!r}")
+    if mode not in MODES:
+        raise BadInput(f"mode must be one of {', '.join(MODES)}, got {str(mode)[:24]!r}")
+    if kind == "numeric" and mode == "physical":
+        raise BadInput("a numeric question is randomized on the phone: physical mode is "
+                       "for yes/no and multiple-choice questions")
+
+
+def clean_countdown(value: object) -> int | None:
+    """A question's optional countdown: None, or whole seconds from 10 to 3600.
+
+    >>> clean_countdown(None), clean_countdown(90)
+    (None, 90)
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) \
+            or not MIN_COUNTDOWN_S <= value <= MAX_COUNTDOWN_S:
+        raise BadInput(f"the countdown must be a whole number of seconds from "
+                       f"{MIN_COUNTDOWN_S} to {MAX_COUNTDOWN_S}, or none; got "
+                       f"{_shorten(repr(value))}")
+    return value
 
 
 def normalize_join_code(code: object) -> str:
@@ -308,6 +350,24 @@ def canonical_design(kind: str, params: object) -> tuple[Design, str]:
     """
     design = _design(kind, params)
     text = json.dumps(design.params(), sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return design, text
+
+
+def question_design(kind: str, params: object, options: tuple[str, ...]
+                    ) -> tuple[Design, str]:
+    """A question's design, checked as every question's is: valid for ldp_core, carrying
+    information about the answer, and over as many options as the question has.
+    Returns ``(design, canonical JSON)``; raises :class:`BadInput`."""
+    try:
+        design, text = canonical_design(kind, params)
+    except ValueError as exc:
+        raise BadInput(f"design parameters: {exc}") from exc
+    if isinstance(design, BinaryDesign) and not design.informative:
+        raise BadInput("this design's report carries no information about the answer "
+                       "(a == b); no estimate would be possible — choose another design")
+    if isinstance(design, FrequencyOracle) and design.d != len(options):
+        raise BadInput(f"the design is for d = {design.d} options but the question has "
+                       f"{len(options)}")
     return design, text
 
 

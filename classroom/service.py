@@ -22,16 +22,14 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ldp_core import BinaryDesign, FrequencyOracle, NumericDesign
+from ldp_core import BinaryDesign, NumericDesign
 
 from .csvio import replay_from_csv, write_csv
 from .domain import (
     JOIN_CODE_ALPHABET,
     JOIN_CODE_LENGTH,
-    KINDS,
     MAX_QUESTION_CHARS,
     MAX_TITLE_CHARS,
-    MODES,
     AddressLimit,
     BadInput,
     BadReport,
@@ -52,12 +50,14 @@ from .domain import (
     UnknownQuestion,
     answer_label,
     canonical_design,
+    check_kind_and_mode,
     clean_options,
     clean_text,
     design_epsilon,
     encode_answer,
     finite_or_inf,
     normalize_join_code,
+    question_design,
     utcnow,
 )
 from .estimates import (
@@ -300,20 +300,6 @@ class PollService:
                 "smaller ε, or raise the budget")
 
     # -- questions ------------------------------------------------------------------------
-    @staticmethod
-    def _design(kind: str, params: object, options: tuple[str, ...]) -> tuple[Design, str]:
-        try:
-            design, text = canonical_design(kind, params)
-        except ValueError as exc:
-            raise BadInput(f"design parameters: {exc}") from exc
-        if isinstance(design, BinaryDesign) and not design.informative:
-            raise BadInput("this design's report carries no information about the answer "
-                           "(a == b); no estimate would be possible — choose another design")
-        if isinstance(design, FrequencyOracle) and design.d != len(options):
-            raise BadInput(f"the design is for d = {design.d} options but the question has "
-                           f"{len(options)}")
-        return design, text
-
     def add_question(self, poll_id: int, text: str, *, options: Sequence[str] = ("No", "Yes"),
                      design_params: dict[str, Any], kind: str = "binary",
                      mode: str = "device", open_now: bool = False) -> Question:
@@ -325,16 +311,10 @@ class PollService:
         that could not open now is refused (:class:`OverBudget`) and nothing is added.
         """
         pid = _id("poll id", poll_id)
-        if kind not in KINDS:
-            raise BadInput(f"kind must be one of {', '.join(KINDS)}, got {str(kind)[:24]!r}")
-        if mode not in MODES:
-            raise BadInput(f"mode must be one of {', '.join(MODES)}, got {str(mode)[:24]!r}")
-        if kind == "numeric" and mode == "physical":
-            raise BadInput("a numeric question is randomized on the phone: physical mode is "
-                           "for yes/no and multiple-choice questions")
+        check_kind_and_mode(kind, mode)
         body = clean_text("question text", text, 1, MAX_QUESTION_CHARS, multiline=True)
         labels = clean_options(tuple(options) if isinstance(options, list) else options, kind)
-        design, design_json = self._design(kind, design_params, labels)
+        design, design_json = question_design(kind, design_params, labels)
         self._check_budget(pid, design_epsilon(design), question=None, same_round=False,
                            refused=f"“{body[:60]}” was not added: it would let")
         q = _poll_found(self._store.insert_question(
@@ -405,7 +385,7 @@ class PollService:
     def set_design(self, question_id: int, design_params: dict[str, Any]) -> Question:
         """Change the current round's design; stored reports keep their own parameters."""
         q = self.question(question_id)
-        design, design_json = self._design(q.kind, design_params, q.options)
+        design, design_json = question_design(q.kind, design_params, q.options)
         if q.is_open:
             self._check_opening(q, design_epsilon(design), same_round=True)
         out = self._store.set_design(q.id, design_json, utcnow())
@@ -424,7 +404,7 @@ class PollService:
         design_json = None
         epsilon = q.epsilon
         if design_params is not None:
-            design, design_json = self._design(q.kind, design_params, q.options)
+            design, design_json = question_design(q.kind, design_params, q.options)
             epsilon = design_epsilon(design)
         self._check_budget(q.poll_id, epsilon, question=q, same_round=False,
                            refused=f"round {q.round_number + 1} of “{q.text[:60]}” was not "

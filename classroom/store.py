@@ -18,9 +18,11 @@ domain errors. The schema is created on first start; ``schema_version`` and
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
+import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -42,6 +44,7 @@ from .domain import (
     ClassroomError,
     ConfigError,
     Conflict,
+    DiskFull,
     Poll,
     Question,
     QuestionClosed,
@@ -67,12 +70,25 @@ SCHEMA_VERSION = 3
 
 SQLITE_BUSY_TIMEOUT_S = 10
 PG_CONNECT_TIMEOUT_S = 5
+#: The connection pool of a process's one engine on PostgreSQL: this many kept open,
+#: up to :data:`PG_MAX_OVERFLOW` more under load, so at most 20 connections per process
+#: (five app processes fit under PostgreSQL's default ``max_connections = 100``). A
+#: report holds one for about a millisecond.
+PG_POOL_SIZE = 5
+PG_MAX_OVERFLOW = 15
+#: SQLite's pool (connections to a file, cheap; writers queue on the busy timeout).
+SQLITE_POOL_SIZE = 10
+SQLITE_MAX_OVERFLOW = 30
 _PG_SCHEMA_LOCK_KEY = 0x1D9C1A55  # advisory lock serialising schema set-up
 
 _LOG = logging.getLogger(__name__)
 
 UNAVAILABLE_WRITE = "database unavailable, not saved — try again"
 UNAVAILABLE_READ = "database unavailable — try again"
+DISK_FULL = ("the database's disk is full, so nothing was saved — free some space on the "
+             "server, then try again")
+#: PostgreSQL's SQLSTATE for "disk full".
+_PG_DISK_FULL = "53100"
 
 
 # -- schema -------------------------------------------------------------------------------
@@ -280,16 +296,26 @@ def make_engine(url: str, *, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S) -> E
     if backend == "sqlite":
         _private_sqlite_files(make_url(url).database)
         engine = sa.create_engine(
-            url, pool_size=10, max_overflow=30, pool_timeout=30,
+            url, pool_size=SQLITE_POOL_SIZE, max_overflow=SQLITE_MAX_OVERFLOW, pool_timeout=30,
             connect_args={"timeout": busy_timeout_s, "check_same_thread": False})
         event.listen(engine, "connect", _sqlite_pragmas(busy_timeout_s))
         event.listen(engine, "begin", _sqlite_on_begin)
         return engine
-    # At most 20 connections per process: several app processes must fit under
-    # PostgreSQL's default max_connections = 100. A submit holds one for ~1 ms.
     return sa.create_engine(
-        url, pool_pre_ping=True, pool_size=5, max_overflow=15, pool_timeout=30,
+        url, pool_pre_ping=True, pool_size=PG_POOL_SIZE, max_overflow=PG_MAX_OVERFLOW,
+        pool_timeout=30,
         connect_args={"connect_timeout": PG_CONNECT_TIMEOUT_S})
+
+
+def _disk_full(exc: BaseException) -> bool:
+    """Whether a driver error says the disk is full (SQLite's SQLITE_FULL, PostgreSQL's
+    SQLSTATE 53100, or ENOSPC from the file system)."""
+    orig = getattr(exc, "orig", None) or exc
+    if getattr(orig, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:
+        return True
+    if getattr(orig, "sqlstate", None) == _PG_DISK_FULL:
+        return True
+    return isinstance(orig, OSError) and orig.errno == errno.ENOSPC
 
 
 def _reason(exc: BaseException, url: str) -> str:
@@ -404,7 +430,7 @@ def _report_context_stmt() -> sa.Select[Any]:
 class Store:
     """Persistence for polls, questions, rounds and reports on one engine.
 
-    Create one per process (the app caches it with ``st.cache_resource``). It
+    Create one per process (the app's composition root, :mod:`web.root`, does). It
     is thread-safe: every method takes a pooled connection for one
     transaction. ``url=None`` reads :func:`classroom.config.database_url`.
     """
@@ -503,6 +529,8 @@ class Store:
             # which database failed and why (disk full, read-only, refused), password masked.
             _LOG.warning("classroom database %s: %s failed: %s", self.masked_url,
                          "write" if write else "read", _reason(exc, self.url))
+            if _disk_full(exc):
+                raise DiskFull(DISK_FULL) from exc
             raise StoreUnavailable(UNAVAILABLE_WRITE if write else UNAVAILABLE_READ) from exc
 
     def _ensure_schema(self, migrations: Mapping[int, Callable[[Connection], None]],

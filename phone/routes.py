@@ -42,6 +42,7 @@ from classroom.domain import (
     BadInput,
     BadReport,
     ClassroomError,
+    DiskFull,
     NotFound,
     OverBudget,
     QuestionClosed,
@@ -57,7 +58,7 @@ from . import page
 from .present import join_error, privacy_note, receipt_view
 from .state import PollStates, Snapshot
 
-__all__ = ["MAX_BODY_BYTES", "MAX_JSON_DEPTH", "MAX_WAIT_S", "PhoneApi", "routes"]
+__all__ = ["MAX_BODY_BYTES", "MAX_JSON_DEPTH", "MAX_WAIT_S", "PhoneApi", "make_routes"]
 
 #: A report is a few hundred bytes; anything far larger is not from the page.
 MAX_BODY_BYTES = 4096
@@ -99,7 +100,9 @@ def _etag_matches(request: Request, version: str) -> bool:
 
 
 class PhoneApi:
-    """The handlers, around one PollService (injected, so tests can pass their own)."""
+    """The handlers, around the process's PollService: ``service_factory()`` gives it on
+    first use (the composition root's, :mod:`web.root`, built at start; tests pass their
+    own)."""
 
     def __init__(self, service_factory: Any, *, ttl: float = 1.0) -> None:
         self._service_factory = service_factory
@@ -276,6 +279,9 @@ class PhoneApi:
         except QuestionClosed:
             return _error(409, "closed", "Voting closed: the instructor closed this question "
                           "before your answer arrived, so nothing was saved.")
+        except DiskFull:
+            return _error(503, "disk_full", "Not saved: the class server's disk is full. Tell "
+                          "the instructor; once there is room, send your answer again.")
         except StoreUnavailable:
             return _error(503, "unavailable", _UNAVAILABLE)
         except UnknownPoll as exc:
@@ -313,14 +319,6 @@ class PhoneApi:
         return b"".join(chunks)
 
 
-def _default_service() -> PollService:
-    from classroom import config
-    from classroom.store import Store
-
-    return PollService(Store(config.database_url()),
-                       max_reports_per_address=config.max_reports_per_address())
-
-
 def make_routes(api: PhoneApi) -> list[Route]:
     return [
         Route("/join", api.page, methods=["GET", "HEAD"]),
@@ -331,7 +329,3 @@ def make_routes(api: PhoneApi) -> list[Route]:
         Route("/api/poll/{code}/me", api.me, methods=["GET"]),
         Route("/api/poll/{code}/report", api.report, methods=["POST"]),
     ]
-
-
-#: The routes app.py registers: one PhoneApi per process, on the configured database.
-routes = make_routes(PhoneApi(_default_service))

@@ -317,6 +317,31 @@ def test_categorical_question_with_recommended_oracle(app_env):
     assert q2.design_params == ldp_core.UnaryEncoding.optimized(4, 1.0).params()
 
 
+def test_the_categorical_form_says_whether_the_class_is_big_enough(app_env):
+    """GRR, 4 options, ε = 1, n = 30: s_min = 0.71 (the check value); OUE, when chosen,
+    needs s_min = 1.08 there, so the class finds nothing with it, and the recommended GRR
+    is shown beside it; a bigger class finds smaller shares."""
+    app_env.create_poll("flavours")
+    at = dashboard()
+    at.radio(key="dash_q_preset").set_value("categorical").run()
+    assert at.number_input(key="dash_q_cat_n").value == 30
+    page = texts(at)
+    assert "With n = 30 and GRR at ε = 1.0, the class reliably finds an option only if " \
+           "**at least 71%** of the class hold it." in page
+    grr = ldp_core.GRR(4, 1.0)
+    assert f"GRR needs about {ldp_core.needed_class_size(grr, 0.2):,} students" in page
+    at.radio(key="dash_q_cat_oracle").set_value("oue").run()
+    assert ldp_core.smallest_detectable_share(ldp_core.oracle("oue", 4, 1.0), 30) > 1
+    assert "With n = 30 and OUE at ε = 1.0, the class reliably finds no option, not even " \
+           "one everybody holds." in texts(at)
+    assert "GRR, recommended, finds an option only if **at least 71%**" in texts(at)
+    at.number_input(key="dash_q_cat_n").set_value(300).run()
+    s300 = ldp_core.smallest_detectable_share(ldp_core.oracle("oue", 4, 1.0), 300)
+    assert f"OUE at ε = 1.0, the class reliably finds an option only if **at least " \
+           f"{s300:.0%}**" in texts(at) and s300 < 1.08 / 3
+    assert_clean(at)
+
+
 def test_categorical_panel_raw_and_post_processed(app_env):
     poll = app_env.create_poll("flavours")
     params = {"design": "grr", "d": 4, "epsilon": 1.0}
@@ -505,28 +530,40 @@ def test_projector_url_keeps_the_chosen_question(app_env):
 
 
 def test_join_link_uses_the_configured_public_url(app_env, monkeypatch):
+    import web
+
     monkeypatch.setenv("LDP_CLASSROOM_PUBLIC_URL", "https://class.example.org/")
-    poll, _ = seed(app_env, DIE, 0, 0)
+    web.PROCESS.reset()  # settings are read once, when the process starts
+    poll, _ = seed(web.root().service, DIE, 0, 0)
     at = dashboard()
     codes = [c.value for c in at.code]
     assert f"https://class.example.org/join/{poll.join_code}" in codes
 
 
-def test_bad_public_url_is_a_message_not_a_crash(app_env, monkeypatch):
+def test_bad_public_url_is_a_message_not_a_crash(tmp_path, monkeypatch):
+    """Settings are read once, at start: a malformed public URL stops the app there (the
+    lifespan); a page that meets it says which setting, never a traceback."""
+    import web
+
+    monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("LDP_CLASSROOM_PUBLIC_URL", "class.example.org")
-    seed(app_env, DIE, 0, 0)
-    at = dashboard()
-    assert_clean(at)
-    assert "LDP_CLASSROOM_PUBLIC_URL" in texts(at)
+    web.PROCESS.reset()
+    try:
+        teach = AppTest.from_string("from views import teach\nteach.render()",
+                                    default_timeout=60).run()
+        assert not teach.exception
+        assert any("LDP_CLASSROOM_PUBLIC_URL must start with http" in e.value
+                   for e in teach.error)
+    finally:
+        web.PROCESS.reset()
 
 
 def test_unusable_database_is_a_message_not_a_traceback(tmp_path, monkeypatch):
-    from ui import session
+    import web
 
     monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("LDP_CLASSROOM_DATABASE_URL", "sqlite://")
-    session.service.clear()
-    session.instructor_auth.clear()
+    web.PROCESS.reset()
     try:
         at = dashboard(instructor=False)  # no session can be started or checked
         assert not at.exception
@@ -537,8 +574,7 @@ def test_unusable_database_is_a_message_not_a_traceback(tmp_path, monkeypatch):
         assert any("nobody can log in" in e.value and "in-memory" in e.value
                    for e in teach.error)
     finally:
-        session.service.clear()
-        session.instructor_auth.clear()
+        web.PROCESS.reset()
 
 
 def test_deleted_question_under_the_live_panel(app_env):

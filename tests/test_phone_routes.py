@@ -427,6 +427,43 @@ def test_a_numeric_question_gives_the_phone_its_range_and_exact_sampler(client, 
         list(ldp_core.DuchiMechanism(1.0).device_weights())
 
 
+@pytest.mark.parametrize("eps", [1.0, 0.5])
+def test_a_hybrid_question_gives_the_phone_both_parts_and_takes_either_report(client, svc,
+                                                                               eps):
+    """Above ε* the scheme carries the coin, Duchi's weights and value, and the Piecewise
+    part's cells; at or below it only Duchi's part. A Duchi value and (above ε*) a
+    Piecewise report are both accepted; a value no part can send is not."""
+    import ldp_core
+
+    params = {"design": "hybrid", "epsilon": eps, "lo": 0, "hi": 12}
+    poll, q = _open_numeric(svc, params)
+    scheme = client.get(f"/api/poll/{poll.join_code}").json()["question"]["scheme"]
+    hm = ldp_core.HybridMechanism(eps)
+    expected = {"type": "numeric", "mechanism": "hybrid", "lo": 0.0, "hi": 12.0,
+                "weights": list(hm.duchi.device_weights()), "c_duchi": hm.duchi.c_epsilon,
+                "p_piecewise": hm.device_p_piecewise()}
+    if eps > ldp_core.HYBRID_EPSILON_STAR:
+        pm = hm.piecewise
+        expected.update(low=-pm.big_c, high=pm.big_c, cells=ldp_core.DEVICE_CELLS,
+                        c=pm.big_c, p_window=pm.device_p_window())
+    assert scheme == expected
+    r = _vote(client, poll.join_code, q, answer=-hm.duchi.c_epsilon)
+    assert r.status_code == 200, r.text
+    label = f"{6 - 6 * hm.duchi.c_epsilon:.4g} hours".replace("-", "\u2212")
+    assert r.json()["receipt"]["answer_label"] == label
+    r = client.post(f"/api/poll/{poll.join_code}/report", headers={"origin": ORIGIN},
+                    json={"question_id": q.id, "answer": 0.5, "params": q.design_params,
+                          "submission_id": "second-phone-report"},
+                    cookies={web.DEVICE_COOKIE: "another-phone-0123456789"})
+    assert r.status_code == (200 if hm.p_piecewise > 0 else 422), r.text
+    r = client.post(f"/api/poll/{poll.join_code}/report", headers={"origin": ORIGIN},
+                    json={"question_id": q.id, "answer": 99.0, "params": q.design_params,
+                          "submission_id": "third-phone-report"},
+                    cookies={web.DEVICE_COOKIE: "a-third-phone-0123456789"})
+    assert r.status_code == 422
+    assert _rows(svc, q) == (2 if hm.p_piecewise > 0 else 1)
+
+
 def test_a_numeric_report_gets_a_receipt_in_the_question_units(client, svc):
     poll, q = _open_numeric(svc)
     r = _vote(client, poll.join_code, q, answer=0.5)

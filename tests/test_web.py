@@ -12,7 +12,6 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 import web
-from classroom import auth
 
 
 def _page(request):
@@ -26,10 +25,8 @@ def _health(request):
 
 
 @pytest.fixture
-def client(tmp_path, monkeypatch):
-    monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv(auth.KEY_ENV, "the-right-key-0123456")
-    app = Starlette(routes=[Route("/", _page), Route("/_stcore/health", _health), *web.routes],
+def client(tmp_path):
+    app = Starlette(routes=[Route("/", _page), Route("/_stcore/health", _health)],
                     middleware=web.middleware())
     return TestClient(app, follow_redirects=False)
 

@@ -34,7 +34,11 @@ from classroom.domain import ClassroomError
 
 from .http import client_address, is_secure, same_origin
 
-__all__ = ["LOGIN_CSP", "LOGIN_FAILURES_PER_MINUTE", "AuthApi", "make_routes", "routes"]
+__all__ = ["INSTRUCTOR_COOKIE", "LOGIN_CSP", "LOGIN_FAILURES_PER_MINUTE", "AuthApi",
+           "make_routes"]
+
+#: The cookie holding an instructor's session id (HttpOnly, SameSite=Strict).
+INSTRUCTOR_COOKIE = "ldp_instructor"
 
 #: Wrong keys (or spent links) one network address may try per minute.
 LOGIN_FAILURES_PER_MINUTE = 10
@@ -100,8 +104,9 @@ async def _form(request: Request) -> dict[str, str]:
 
 
 class AuthApi:
-    """The login, logout and session routes, around one :class:`~classroom.auth.InstructorAuth`
-    (built on first use from the factory, so tests can pass their own)."""
+    """The login, logout and session routes, around the process's
+    :class:`~classroom.auth.InstructorAuth`: ``auth_factory()`` gives it on first use (the
+    composition root's, built at start; tests pass their own)."""
 
     def __init__(self, auth_factory: Callable[[], auth.InstructorAuth]) -> None:
         self._factory = auth_factory
@@ -117,7 +122,7 @@ class AuthApi:
 
     def _logged_in(self, request: Request, session_id: str) -> Response:
         response = RedirectResponse("/dashboard", status_code=303)
-        response.set_cookie(auth.INSTRUCTOR_COOKIE, session_id, max_age=auth.SESSION_TTL_S,
+        response.set_cookie(INSTRUCTOR_COOKIE, session_id, max_age=auth.SESSION_TTL_S,
                             httponly=True, samesite="strict", secure=is_secure(request))
         response.headers["Cache-Control"] = "no-store"
         return response
@@ -192,7 +197,7 @@ class AuthApi:
             return _page("Log out", '<p class="msg" role="alert">Log out from the app\'s own '
                          'page: <a href="/auth/logout">Log out</a>.</p>', status=403)
         form = await _form(request)
-        session_id = request.cookies.get(auth.INSTRUCTOR_COOKIE)
+        session_id = request.cookies.get(INSTRUCTOR_COOKIE)
         message = "You are logged out on this browser."
         try:
             if form.get("everywhere") == "1" and await run_in_threadpool(self.auth.is_valid,
@@ -208,16 +213,9 @@ class AuthApi:
                 "ended there; this browser forgot it. Try again in a moment.", status=503)
         else:
             response = _login_form(message, ok=True)
-        response.delete_cookie(auth.INSTRUCTOR_COOKIE, httponly=True, samesite="strict",
+        response.delete_cookie(INSTRUCTOR_COOKIE, httponly=True, samesite="strict",
                                secure=is_secure(request))
         return response
-
-
-def _default_auth() -> auth.InstructorAuth:
-    from classroom import config
-    from classroom.store import Store
-
-    return auth.InstructorAuth(Store(config.database_url()))
 
 
 def make_routes(api: AuthApi) -> list[Route]:
@@ -225,7 +223,3 @@ def make_routes(api: AuthApi) -> list[Route]:
             Route("/auth/login", api.login, methods=["POST"]),
             Route("/auth/logout", api.logout_page, methods=["GET", "HEAD"]),
             Route("/auth/logout", api.logout, methods=["POST"])]
-
-
-#: The routes app.py registers: one AuthApi per process, on the configured database.
-routes = make_routes(AuthApi(_default_auth))
