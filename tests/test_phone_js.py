@@ -35,6 +35,15 @@ def test_there_are_js_tests_for_the_samplers_and_the_state_machine():
     assert {p.name for p in JS_TESTS} >= {"randomizer.test.js", "flow.test.js"}
 
 
+def test_the_sampler_table_has_a_row_for_every_numeric_mechanism():
+    """A mechanism added to ldp_core (and so to the phone) needs its row in the table."""
+    import ldp_core
+    from tests.support.js_cases import rows
+
+    numeric = {row["scheme"]["mechanism"] for row in rows() if row["sampler"] == "numeric"}
+    assert numeric == set(ldp_core.NUMERIC_NAMES)
+
+
 @pytest.mark.parametrize("script", JS_TESTS, ids=lambda p: p.name)
 def test_node_test(script: Path):
     node = _node()

@@ -20,8 +20,25 @@ const Z = 5;
 function draw(sandbox, row, scheme) {
   if (row.sampler === 'binary') return String(sandbox.randomizeBinary(scheme, row.truth).report);
   if (row.sampler === 'categorical') return String(sandbox.randomizeCategorical(scheme, row.truth));
-  const out = sandbox.randomizeNumeric(scheme, row.truth);
-  return row.edges ? out : String(out);  // Duchi et al.: the randomized bit
+  return sandbox.randomizeNumeric(scheme, row.truth);
+}
+
+// Which of the row's outcomes a report is: a named outcome; or an atom (a value sent as
+// is), else the bin of the continuous part it falls in.
+function classifier(row) {
+  if (row.outcomes) {
+    const index = new Map(row.outcomes.map((o, i) => [o, i]));
+    return (out) => index.get(out);
+  }
+  const atoms = row.atoms, edges = row.edges || [];
+  return (out) => {
+    const a = atoms.indexOf(out);
+    if (a >= 0) return a;
+    if (!row.edges) return undefined;
+    let k = 0;
+    while (k < edges.length && out >= edges[k]) k++;
+    return atoms.length + k;
+  };
 }
 
 // The largest deviation of the row's statistics, in standard errors, for DRAWS reports
@@ -29,32 +46,26 @@ function draw(sandbox, row, scheme) {
 function deviation(row, scheme, seed) {
   const sandbox = load(['randomizer.js'], { crypto: seededCrypto(seed) });
   const counts = new Array(row.probs.length).fill(0);
-  const index = row.edges ? null : new Map(row.outcomes.map((o, i) => [o, i]));
+  const which = classifier(row);
+  const moments = row.mean !== undefined;
+  const reports = moments ? new Float64Array(DRAWS) : null;
   let sum = 0, sum2 = 0;
-  const reports = row.edges ? new Float64Array(DRAWS) : null;
   for (let i = 0; i < DRAWS; i++) {
     const out = draw(sandbox, row, scheme);
-    if (row.edges) {
-      let k = 0;
-      while (k < row.edges.length && out >= row.edges[k]) k++;
-      counts[k]++;
-      reports[i] = out; sum += out; sum2 += out * out;
-    } else {
-      const k = index.get(out);
-      assert.notEqual(k, undefined, `${row.label}: a report outside the design, ${out}`);
-      counts[k]++;
-    }
+    const k = which(out);
+    assert.notEqual(k, undefined, `${row.label}: a report outside the design, ${out}`);
+    counts[k]++;
+    if (moments) { reports[i] = out; sum += out; sum2 += out * out; }
   }
   const z = row.probs.map((p, k) => (counts[k] - DRAWS * p) / Math.sqrt(DRAWS * p * (1 - p)));
   const stats = { counts: counts.join(' '), worst: Math.max(...z.map(Math.abs)) };
-  if (row.edges) {
+  if (moments) {
     const mean = sum / DRAWS, variance = (sum2 - DRAWS * mean * mean) / (DRAWS - 1);
     let m4 = 0;
     for (const y of reports) m4 += (y - mean) ** 4;
     m4 /= DRAWS;
     const zMean = (mean - row.mean) / Math.sqrt(row.variance / DRAWS);
     const zVar = (variance - row.variance) / Math.sqrt(Math.max(m4 - variance ** 2, 1e-300) / DRAWS);
-    Object.assign(stats, { mean, variance });
     stats.worst = Math.max(stats.worst, Math.abs(zMean), Math.abs(zVar));
   }
   return stats;

@@ -53,7 +53,7 @@ def _piecewise_cdf(mech: Any, x: float) -> Callable[[float], float]:
     inside, outside = mech.densities(mech.device_p_window())
 
     def cdf(t: float) -> float:
-        t = min(max(t, -c), c)
+        t = min(max(t, -c), c)  # the whole mass by C
         in_window = max(0.0, min(t, right) - left)
         return inside * in_window + outside * (t + c - in_window)
     return cdf
@@ -64,15 +64,33 @@ def _laplace_cdf(mech: Any, x: float) -> Callable[[float], float]:
     s = mech.scale
 
     def cdf(t: float) -> float:
-        return 0.5 * math.exp((t - x) / s) if t < x else 1 - 0.5 * math.exp(-(t - x) / s)
+        return 0.5 * math.exp((t - x) / s) if t < x else 1 - 0.5 * math.exp((x - t) / s)
     return cdf
 
 
-#: (label, design parameters, the raw report's distribution function or None for two reports)
-NUMERIC: list[tuple[str, dict, Callable[[Any, float], Callable[[float], float]] | None]] = [
-    ("Duchi et al., ε = 1", {"design": "duchi", "epsilon": 1.0}, None),
-    ("Piecewise Mechanism, ε = 1", {"design": "piecewise", "epsilon": 1.0}, _piecewise_cdf),
-    ("Laplace mechanism, ε = 1", {"design": "laplace", "epsilon": 1.0}, _laplace_cdf),
+def _duchi(mech: Any, x: float) -> tuple[list[tuple[float, float]], None]:
+    """The randomized bit (the phone sends it, not ±c): P(1 | x) = 1/2 + x / (2 c)."""
+    p_plus = float(mech.p_plus(x))
+    return [(0, 1 - p_plus), (1, p_plus)], None
+
+
+def _hybrid(mech: Any, x: float) -> tuple[list[tuple[float, float]], Callable]:
+    """Duchi et al.'s value ±c_ε with probability 1 - α, else a Piecewise report."""
+    minus, plus = (float(v) for v in mech.atoms(x))
+    c, alpha = mech.duchi.c_epsilon, mech.p_piecewise
+    inner = _piecewise_cdf(mech.piecewise, x)
+    return [(-c, minus), (c, plus)], lambda t: alpha * inner(t)
+
+
+#: (label, design parameters, the exact distribution of a report: its atoms (value,
+#: probability) and the distribution function of the raw continuous part, if any)
+NUMERIC: list[tuple[str, dict, Callable[[Any, float], tuple[list, Callable | None]]]] = [
+    ("Duchi et al., ε = 1", {"design": "duchi", "epsilon": 1.0}, _duchi),
+    ("Piecewise Mechanism, ε = 1", {"design": "piecewise", "epsilon": 1.0},
+     lambda mech, x: ([], _piecewise_cdf(mech, x))),
+    ("Laplace mechanism, ε = 1", {"design": "laplace", "epsilon": 1.0},
+     lambda mech, x: ([], _laplace_cdf(mech, x))),
+    ("Hybrid Mechanism, ε = 2", {"design": "hybrid", "epsilon": 2.0}, _hybrid),
 ]
 #: Values away from the middle: at x = 0 every Duchi design reports +c half the time.
 NUMERIC_VALUES = (1.5, 12.0)
@@ -132,23 +150,22 @@ def _edges(mech: Any, x: float) -> list[float]:
 
 
 def _numeric() -> Iterator[dict]:
-    for label, base, cdf_of in NUMERIC:
+    for label, base, parts in NUMERIC:
         params = {**base, "lo": LO, "hi": HI}
         mech = ldp_core.numeric_design_from_params(params).mechanism
         for value in NUMERIC_VALUES:
             x = (2 * value - LO - HI) / (HI - LO)
-            name = f"{label}, value {value:g} of [{LO:g}, {HI:g}]"
-            if cdf_of is None:  # two reports: the bit is the outcome
-                p_plus = float(mech.p_plus(x))
-                yield _row(name, "numeric", params, _off(params, None), value,
-                           outcomes=["0", "1"], probs=[1 - p_plus, p_plus])
-                continue
-            cdf = cdf_of(mech, x)
-            edges = _edges(mech, x)
-            cum = [0.0, *(cdf(e) for e in edges), 1.0]
-            yield _row(name, "numeric", params, _off(params, None), value, edges=edges,
-                       probs=[b - a for a, b in zip(cum, cum[1:], strict=False)],
-                       mean=x, variance=float(mech.variance(x)))
+            atoms, cdf = parts(mech, x)
+            exact: dict[str, Any] = {"atoms": [a for a, _ in atoms],
+                                     "probs": [p for _, p in atoms]}
+            if cdf is not None:  # bins of the continuous part, and the report's moments
+                edges = _edges(mech, x)
+                cum = [0.0, *(cdf(e) for e in edges), cdf(math.inf)]
+                exact.update(edges=edges, mean=x, variance=float(mech.variance(x)),
+                             probs=exact["probs"] + [b - a for a, b in
+                                                     zip(cum, cum[1:], strict=False)])
+            yield _row(f"{label}, value {value:g} of [{LO:g}, {HI:g}]", "numeric", params,
+                       _off(params, None), value, **exact)
 
 
 def rows() -> list[dict]:
