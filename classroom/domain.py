@@ -670,7 +670,8 @@ class CategoricalEstimate:
     norm_sub: tuple[float, ...] | None
     sd: tuple[float, ...] | None
     epsilon: float
-    #: Unary encoding: do the 1-bits per report fit the design? (None for GRR.)
+    #: Do the reports fit the design? Unary encoding: the 1-bits per report; GRR: each
+    #: option's count against its band (the least plausible design group's check).
     plausibility: Plausibility | None = None
 
     @property
