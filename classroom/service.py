@@ -298,7 +298,8 @@ class PollService:
             return
         uses = self._store.poll_rounds_use(poll.id)
         # Open rounds elsewhere close when this one opens; those with reports still count.
-        leave_out = (question.id, question.round_number) if question and same_round else None
+        leave_out = ((question.id, question.round_number) if question is not None and same_round
+                     else None)
         status = self._budget_status(poll, uses, leave_out=leave_out, open_counts=False)
         if question is not None and same_round:
             current = next((u for u in uses if u.question_id == question.id and u.current),

@@ -237,10 +237,11 @@ function createFlow(env) {
     return true;
   }
 
-  // A typed number: checked against the range, then noise is added on the device.
+  // A typed number in the question's range (the page says so when it is not): noise is
+  // added on the device.
   async function answerNumber(value, shown) {
     const q = takes(shown);
-    if (!q || q.kind !== 'numeric') return false;
+    if (!q || q.kind !== 'numeric' || !(value >= q.numeric.lo && value <= q.numeric.hi)) return false;
     m.busy = true;
     env.lock();
     env.say('Your phone is adding noise to your answer…');

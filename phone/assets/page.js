@@ -33,15 +33,22 @@
     return { status: response.status, body, etag: response.headers.get('ETag') };
   }
 
+  // The report not yet saved: in the tab's session storage, so that it survives a reload;
+  // where storage is refused (some private modes), in memory only.
+  let memory = null;
   const pending = {
     get() {
-      try { return JSON.parse(sessionStorage.getItem(PENDING) || 'null'); } catch (err) { return null; }
+      try {
+        const kept = sessionStorage.getItem(PENDING);
+        return kept === null ? memory : JSON.parse(kept);
+      } catch (err) { return memory; }
     },
     set(value) {
+      memory = value || null;
       try {
         if (value) sessionStorage.setItem(PENDING, JSON.stringify(value));
         else sessionStorage.removeItem(PENDING);
-      } catch (err) { /* private mode: the report stays in memory only */ }
+      } catch (err) { /* memory only */ }
     },
   };
 

@@ -325,3 +325,18 @@ test('a browser without the class cookie is told so, and sends nothing', async (
   assert.equal(await p.flow.answer(1, q1), false);
   assert.equal(p.posts.length, 0);
 });
+
+test('a number is sent only from within its range, with noise added on the phone', async () => {
+  const q = question(3, { kind: 'numeric', options: [], params: { design: 'duchi', epsilon: 1, lo: 0, hi: 12 },
+    numeric: { lo: 0, hi: 12, unit: 'hours', step: 0.1, start: 6 },
+    scheme: { type: 'numeric', mechanism: 'duchi', lo: 0, hi: 12, weights: [2388390825, 878639882, 0, 0] } });
+  const p = phone(state(q));
+  await p.ready();
+  p.server.reply = (body) => ({ status: 200, body: { receipt: receipt(q, { answer_label: `${body.answer}` }) } });
+  for (const bad of [-1, 12.5, NaN]) assert.equal(await p.flow.answerNumber(bad, q), false);
+  assert.equal(p.posts.length, 0);
+  assert.equal(await p.flow.answerNumber(7.25, q), true);
+  assert.equal(p.posts.length, 1);
+  assert.ok([0, 1].includes(p.posts[0].answer), 'Duchi et al.: only the randomized bit is sent');
+  assert.match(p.screen().explain, /^Your phone moved your number at random/);
+});
