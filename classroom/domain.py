@@ -41,6 +41,7 @@ from ldp_core import (
     NumericDesign,
     NumericEstimate,
     Plausibility,
+    ShuffleGuarantee,
     binary_plausibility,
 )
 
@@ -59,6 +60,7 @@ __all__ = [
     "MAX_TITLE_CHARS",
     "MIN_OPTIONS",
     "MODES",
+    "SHUFFLE_DELTA",
     "STATES",
     "AddressLimit",
     "BadInput",
@@ -152,6 +154,8 @@ CLASS_EXERCISE: Mapping[str, Any] = MappingProxyType(
 KINDS = ("binary", "categorical", "numeric")
 MODES = ("device", "physical")
 STATES = ("draft", "open", "closed")
+#: The δ of the guarantee the dashboard shows for shuffled reports (QuestionEstimate.shuffle).
+SHUFFLE_DELTA = 1e-6
 BINARY_DESIGNS = ("epsilon", "gamma", "die", "two_coin", "warner", "forced")
 CATEGORICAL_DESIGNS = ("grr", "ue")
 NUMERIC_DESIGNS = ldp_core.NUMERIC_NAMES
@@ -639,6 +643,11 @@ class QuestionEstimate:
     #: Distinct network addresses among the round's real reports (each stored only as a
     #: per-round HMAC); None when none of them carried one (imported or simulated).
     addresses: int | None = None
+    #: What these reports would guarantee through a shuffler, at δ = SHUFFLE_DELTA
+    #: (ldp_core's exact value for yes/no designs, Feldman et al.'s bound otherwise); for
+    #: a round with several designs, the worst of them (a report hides only among reports
+    #: of its own design). None while the round has no report.
+    shuffle: ShuffleGuarantee | None = None
 
     @property
     def empty(self) -> bool:
