@@ -82,6 +82,7 @@ from .formulas import privacy_ratio, unbiased_coefficients, worst_variance_unit
 from .manipulation import (
     StuffedClass,
     blind_zone,
+    fake_report,
     fake_report_gain,
     simulate_stuffing,
     stuffing_alarm_probability,
@@ -112,6 +113,7 @@ from .plausibility import (
     Plausibility,
     binary_plausibility,
     chi2_sf,
+    grr_plausibility,
     numeric_plausibility,
     ue_plausibility,
 )
@@ -190,9 +192,11 @@ __all__ = [
     "epsilon_to_gamma",
     "error_order",
     "error_summary",
+    "fake_report",
     "fake_report_gain",
     "gamma_to_epsilon",
     "grr_em",
+    "grr_plausibility",
     "laplace_mechanism",
     "likelihood_profile",
     "local_mean_sd",

@@ -1,5 +1,5 @@
-"""Start-up: check the settings and the database, then print where students join and a
-one-time login link for the instructor."""
+"""Start-up: read the settings and open the database (the composition root), then print
+where students join and a one-time login link for the instructor."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from classroom import auth
+
+from .root import PROCESS, ProcessRoot
 
 __all__ = ["banner", "make_lifespan"]
 
@@ -49,36 +51,31 @@ def banner(address: str | None, port: int, public_url: str | None, login_token: 
     return "\n".join(lines)
 
 
-def _check_database(config: Any) -> None:
-    """Open the configured database once, so a wrong URL, an unreachable server or an
-    unwritable SQLite directory stops the start with a message naming the setting (password
-    masked) and the path, instead of surfacing on the first student's phone."""
-    from classroom.store import Store
+def make_lifespan(listening: Callable[[], tuple[str | None, int]],
+                  process: ProcessRoot = PROCESS) -> Callable[[Any], Any]:
+    """The app's lifespan: read the settings and open the database once (the process's
+    composition root), print the banner; at shutdown close the connection pool.
 
-    Store(config.database_url()).close()
-
-
-def make_lifespan(listening: Callable[[], tuple[str | None, int]]) -> Callable[[Any], Any]:
-    """The app's lifespan: check the settings and the database, then print the banner.
-
-    ``listening()`` gives the address and port the server listens on (the web server's
-    own settings, read when the app starts).
+    A bad setting, a wrong URL, an unreachable server or an unwritable SQLite directory
+    stops the start with a message naming the setting (password masked) and the path,
+    instead of surfacing on the first student's phone. ``listening()`` gives the address
+    and port the server listens on (the web server's own settings, read at start).
     """
 
     @asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
-        from classroom import config
-
         try:
-            key = auth.instructor_key()
-            _check_database(config)
-            config.max_reports_per_address()  # a malformed setting stops the start, said why
+            settings = process.get().settings
             address, port = listening()
-            print(banner(address, port, config.public_base_url(), auth.login_link_token(key),
-                         auth.key_source()), file=sys.stderr, flush=True)
+            print(banner(address, port, settings.public_url,
+                         auth.login_link_token(settings.instructor_key), settings.key_source),
+                  file=sys.stderr, flush=True)
         except Exception as exc:
             print(f"\n  LDP classroom cannot start: {exc}\n", file=sys.stderr, flush=True)
             raise SystemExit(2) from exc
-        yield None
+        try:
+            yield None
+        finally:
+            process.reset()
 
     return lifespan

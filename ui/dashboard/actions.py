@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from classroom.domain import ClassroomError, format_value
+from classroom.domain import ClassroomError, format_value, sentence
 from ui import session
 from ui.dashboard.selection import (
     EXERCISE_OPTIONS,
@@ -48,8 +48,7 @@ def _do(action: Callable[[], object], ok: str | None = None) -> object | None:
     try:
         result = action()
     except (ClassroomError, ValueError) as exc:
-        text = str(exc)
-        _flash("error", text[:1].upper() + text[1:])
+        _flash("error", sentence(exc))
         return None
     if ok:
         _flash("success", ok)
@@ -221,6 +220,18 @@ def simulated_class_note(question, n_simulated: int) -> str | None:
                 "is about.")
     parts = ", ".join(f"{plain(opt)} {c}" for opt, c in zip(question.options, counts, strict=True))
     return f"Simulated class (true answers): {parts}."
+
+
+def cb_stuff(qid: int) -> None:
+    """Add the rehearsal's stuffers: fake users who always send the report that pushes the
+    chosen target (simulated reports, removed by Clear rehearsal)."""
+    n = int(st.session_state.get("dash_stuff_n", 10))
+    target = st.session_state.get(f"dash_stuff_target_{qid}")
+    done = _do(lambda: session.service().add_stuffed_reports(qid, n, target=target))
+    if done is not None:
+        _flash("warning", f"{fmt_count(done)} stuffed reports added (simulated): each one "
+               "pushes the target as far as a report can. Watch the estimate, and the "
+               "warning once the reports leave what the design can produce.")
 
 
 def cb_clear_simulated(qid: int) -> None:

@@ -43,8 +43,9 @@ def shuffle_line(est, *, short: bool = False) -> tuple[str, str] | None:
         sentence = (f"Even anonymised by a shuffler, {reports} could reveal answers outright: "
                     "this design has no finite ε.")
     else:
-        sentence = (f"Anonymised by a shuffler, {reports} would be (ε, {fmt_power(g.delta)})\u2011DP "
-                    f"with ε {relation} {fmt_up(g.epsilon)} ({'exact' if g.exact else 'bound'})")
+        dp = f"(ε, {fmt_power(g.delta)})\u2011DP"  # a non-breaking hyphen keeps "-DP" on its line
+        sentence = (f"Anonymised by a shuffler, {reports} would be {dp} with ε {relation} "
+                    f"{fmt_up(g.epsilon)} ({'exact' if g.exact else 'bound'})")
     parts = [_WHY, _EXACT if g.exact else _BOUND, "Rounded up."]
     if g.n != est.n:
         parts.append(_MIXED)
