@@ -76,6 +76,7 @@ EXPECTED_ALL = [
     "error_summary",
     "fake_report",
     "fake_report_gain",
+    "fakes_until_alarm",
     "gamma_to_epsilon",
     "grr_em",
     "grr_plausibility",
