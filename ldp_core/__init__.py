@@ -79,6 +79,14 @@ from .explore import (
     subsample_counts,
 )
 from .formulas import privacy_ratio, unbiased_coefficients, worst_variance_unit
+from .intervals import (
+    INTERVAL_METHODS,
+    exact_interval,
+    expected_width,
+    feldman_cousins_interval,
+    interval_coverage,
+    share_intervals,
+)
 from .numeric import (
     DEVICE_CELLS,
     NUMERIC_NAMES,
@@ -126,6 +134,7 @@ __all__ = [
     "FrequencyOracle",
     "GRR",
     "GammaRR",
+    "INTERVAL_METHODS",
     "LaplaceMechanism",
     "LikelihoodProfile",
     "NUMERIC_NAMES",
@@ -156,8 +165,12 @@ __all__ = [
     "epsilon_to_gamma",
     "error_order",
     "error_summary",
+    "exact_interval",
+    "expected_width",
+    "feldman_cousins_interval",
     "gamma_to_epsilon",
     "grr_em",
+    "interval_coverage",
     "laplace_mechanism",
     "likelihood_profile",
     "local_mean_sd",
@@ -182,6 +195,7 @@ __all__ = [
     "report_probability",
     "sequential_composition",
     "share_estimates",
+    "share_intervals",
     "subsample_counts",
     "ue_plausibility",
     "unbiased_coefficients",
