@@ -182,6 +182,8 @@ def _categorical_round(design_of: Callable[[str], Any], items: list[tuple[str, s
         return CategoricalEstimate(n=0, support_counts=support_total, raw=None, clipped=None,
                                    norm_sub=None, sd=None, epsilon=counts.epsilon)
     checks = [ldp_core.ue_plausibility(design_of(dj), hist) for dj, hist in ones.items()]
+    checks += [ldp_core.grr_plausibility(oracle, support) for oracle, _, support in groups
+               if isinstance(oracle, ldp_core.GRR)]
     return CategoricalEstimate(
         n=counts.n, support_counts=support_total, raw=tuple(float(x) for x in raw),
         clipped=tuple(float(x) for x in clipped), norm_sub=tuple(float(x) for x in ns_counts),

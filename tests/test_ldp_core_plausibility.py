@@ -157,7 +157,7 @@ def test_honest_duchi_classes_at_the_edge_almost_never_raise_the_alarm(n, eps):
     assert float(pmf[alarm].sum()) <= 0.001
 
 
-@pytest.mark.parametrize("name", ["piecewise", "laplace"])
+@pytest.mark.parametrize("name", ["piecewise", "hybrid", "laplace"])
 @pytest.mark.parametrize("n", [5, 30, 300])
 def test_honest_continuous_classes_at_the_edge_almost_never_raise_the_alarm(name, n):
     design = _numeric(name)
@@ -168,7 +168,7 @@ def test_honest_continuous_classes_at_the_edge_almost_never_raise_the_alarm(name
     assert alarms / classes <= 0.001
 
 
-@pytest.mark.parametrize("name", ["duchi", "piecewise", "laplace"])
+@pytest.mark.parametrize("name", ["duchi", "piecewise", "hybrid", "laplace"])
 def test_power_one_device_sending_the_largest_report_150_times(name):
     """As for yes/no: 100 honest students at the top of the range, and one device sending
     the largest report 150 times (Duchi et al.'s largest report is only c_ε = 2 at ln 3)."""
