@@ -176,6 +176,7 @@ def render() -> None:
                     "centres on the honest share.")
     first[2].metric("With the fakes", fmt_pct(pi + shift, 1),
                     delta=f"{'+' if shift >= 0 else ''}{shift * 100:.1f} points",
+                    delta_color="inverse",
                     help="Expected: β((1 − b)/(a − b) − π) added to the honest share π, with "
                     "β the fakes' share of the reports (β(1 − π) for stealthy fakes).")
     second[0].metric("Blind zone", "any number of fakes" if edge_fakes is None
