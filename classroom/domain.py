@@ -82,6 +82,7 @@ __all__ = [
     "Round",
     "StoreUnavailable",
     "TrajectoryPoint",
+    "UnknownPlan",
     "UnknownPoll",
     "UnknownQuestion",
     "answer_label",
@@ -134,6 +135,10 @@ class UnknownPoll(NotFound):
 
 class UnknownQuestion(NotFound):
     """No question with that id (in that poll)."""
+
+
+class UnknownPlan(NotFound):
+    """No saved lesson plan with that id."""
 
 
 class QuestionClosed(ClassroomError):
@@ -521,6 +526,8 @@ class Question:
     created_at: datetime
     updated_at: datetime
     round_number: int
+    #: Seconds of voting before a round closes by itself, or None (no countdown).
+    countdown_s: int | None = None
 
     @property
     def design_params(self) -> dict[str, Any]:

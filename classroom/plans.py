@@ -26,6 +26,7 @@ import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,7 @@ __all__ = [
     "LessonPlan",
     "PlanError",
     "PlanQuestion",
+    "SavedPlan",
     "dumps",
     "loads",
     "plan_from_dict",
@@ -226,6 +228,21 @@ class LessonPlan:
         qs = list(self.questions)
         qs[index] = question
         return replace(self, questions=tuple(qs))
+
+
+@dataclass(frozen=True)
+class SavedPlan:
+    """A plan saved in the classroom database, kept as its TOML file."""
+
+    id: int
+    title: str
+    document: str
+    created_at: datetime
+    updated_at: datetime
+
+    def plan(self) -> LessonPlan:
+        """The plan, read back through the import path (:func:`loads`)."""
+        return loads(self.document)
 
 
 # -- validation: the one path from plain data to a plan -----------------------------------

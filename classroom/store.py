@@ -40,6 +40,8 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
 
 from . import config
 from .domain import (
+    MAX_COUNTDOWN_S,
+    MIN_COUNTDOWN_S,
     AddressLimit,
     ClassroomError,
     ConfigError,
@@ -52,6 +54,7 @@ from .domain import (
     StoreUnavailable,
     as_utc,
 )
+from .plans import SavedPlan
 
 __all__ = [
     "MIGRATIONS",
@@ -63,10 +66,11 @@ __all__ = [
     "Store",
     "make_engine",
     "metadata",
+    "plans",
 ]
 
 #: The schema version this code creates and understands.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 SQLITE_BUSY_TIMEOUT_S = 10
 PG_CONNECT_TIMEOUT_S = 5
@@ -114,6 +118,8 @@ polls = sa.Table(
 #: The kinds a question may have; schema version 2 allowed only the first two.
 _KIND_CHECK = "kind IN ('binary', 'categorical', 'numeric')"
 _OLD_KIND_CHECK = "kind IN ('binary', 'categorical')"
+_COUNTDOWN_CHECK = (f"countdown_s IS NULL OR countdown_s BETWEEN {MIN_COUNTDOWN_S} "
+                    f"AND {MAX_COUNTDOWN_S}")
 
 questions = sa.Table(
     "questions", metadata,
@@ -131,6 +137,11 @@ questions = sa.Table(
     sa.Column("round_count", sa.Integer, nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    # Seconds of voting before the round closes by itself (NULL: no countdown). A
+    # column-level check, so that a fresh table and one upgraded to version 4 agree.
+    sa.Column("countdown_s", sa.Integer,
+              sa.CheckConstraint(_COUNTDOWN_CHECK, name="ck_questions_countdown"),
+              nullable=True),
     sa.CheckConstraint(_KIND_CHECK, name="ck_questions_kind"),
     sa.CheckConstraint("mode IN ('device', 'physical')", name="ck_questions_mode"),
     sa.CheckConstraint("state IN ('draft', 'open', 'closed')", name="ck_questions_state"),
@@ -194,6 +205,17 @@ used_login_links = sa.Table(
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
 )
 
+#: Saved lesson plans (classroom.plans), each kept as its TOML file: a plan is read and
+#: written whole, never queried by question, and the file is what export and import use.
+plans = sa.Table(
+    "plans", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("title", sa.String(200), nullable=False),
+    sa.Column("document", sa.Text, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+)
+
 
 def _migrate_1_to_2(conn: Connection) -> None:
     """Version 2: per-round address tags on reports, instructor sessions, used links."""
@@ -230,8 +252,15 @@ def _migrate_2_to_3(conn: Connection) -> None:
 
 #: ``MIGRATIONS[v](conn)`` upgrades a version-``v`` database to ``v + 1`` inside
 #: the start-up transaction.
+def _migrate_3_to_4(conn: Connection) -> None:
+    """Version 4: lesson plans, and a countdown per question."""
+    conn.execute(sa.text(f"ALTER TABLE questions ADD COLUMN countdown_s INTEGER CONSTRAINT "
+                         f"ck_questions_countdown CHECK ({_COUNTDOWN_CHECK})"))
+    metadata.create_all(conn, tables=[plans])
+
+
 MIGRATIONS: Mapping[int, Callable[[Connection], None]] = MappingProxyType(
-    {1: _migrate_1_to_2, 2: _migrate_2_to_3})
+    {1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4})
 
 
 # -- engine -------------------------------------------------------------------------------
@@ -386,7 +415,7 @@ _QUESTION_COLS = (
     questions.c.id, questions.c.poll_id, questions.c.position, questions.c.text,
     questions.c.kind, questions.c.options, questions.c.design_params, questions.c.mode,
     questions.c.state, questions.c.revealed, questions.c.created_at, questions.c.updated_at,
-    questions.c.round_count,
+    questions.c.round_count, questions.c.countdown_s,
 )
 
 
@@ -402,7 +431,12 @@ def _question(row: Any) -> Question:
         kind=row.kind, options=tuple(json.loads(row.options)), design_json=row.design_params,
         mode=row.mode, state=row.state, revealed=bool(row.revealed),
         created_at=as_utc(row.created_at), updated_at=as_utc(row.updated_at),
-        round_number=row.round_count)
+        round_number=row.round_count, countdown_s=row.countdown_s)
+
+
+def _saved_plan(row: Any) -> SavedPlan:
+    return SavedPlan(id=row.id, title=row.title, document=row.document,
+                     created_at=as_utc(row.created_at), updated_at=as_utc(row.updated_at))
 
 
 def _round(row: Any, kind: str) -> Round:
@@ -646,8 +680,26 @@ class Store:
             return conn.execute(polls.delete().where(polls.c.id == poll_id)).rowcount > 0
 
     # -- questions and rounds -------------------------------------------------------------
+    @staticmethod
+    def _add_question(conn: Connection, *, poll_id: int, position: int, text: str, kind: str,
+                      options_json: str, design_json: str, mode: str, salt: bytes,
+                      now: datetime, countdown_s: int | None = None) -> Any:
+        """Insert a draft question and its round 1 on ``conn``; the question's row."""
+        row = conn.execute(
+            questions.insert().values(
+                poll_id=poll_id, position=position, text=text, kind=kind,
+                options=options_json, design_params=design_json, mode=mode,
+                state="draft", revealed=False, round_count=1, created_at=now,
+                updated_at=now, countdown_s=countdown_s)
+            .returning(*_QUESTION_COLS)).one()
+        conn.execute(rounds.insert().values(
+            question_id=row.id, number=1, design_params=design_json, salt=salt.hex(),
+            opened_at=now))
+        return row
+
     def insert_question(self, *, poll_id: int, text: str, kind: str, options_json: str,
-                        design_json: str, mode: str, salt: bytes, now: datetime) -> Question | None:
+                        design_json: str, mode: str, salt: bytes, now: datetime,
+                        countdown_s: int | None = None) -> Question | None:
         """Insert a draft question and its round 1; None when the poll does not exist."""
         with self.transaction(write=True) as conn:
             # Lock the poll row so concurrent additions get distinct positions (SQLite's
@@ -659,17 +711,32 @@ class Store:
             position = conn.execute(
                 sa.select(sa.func.coalesce(sa.func.max(questions.c.position), 0))
                 .where(questions.c.poll_id == poll_id)).scalar_one() + 1
-            row = conn.execute(
-                questions.insert().values(
-                    poll_id=poll_id, position=position, text=text, kind=kind,
-                    options=options_json, design_params=design_json, mode=mode,
-                    state="draft", revealed=False, round_count=1, created_at=now,
-                    updated_at=now)
-                .returning(*_QUESTION_COLS)).one()
-            conn.execute(rounds.insert().values(
-                question_id=row.id, number=1, design_params=design_json, salt=salt.hex(),
-                opened_at=now))
+            row = self._add_question(
+                conn, poll_id=poll_id, position=position, text=text, kind=kind,
+                options_json=options_json, design_json=design_json, mode=mode, salt=salt,
+                now=now, countdown_s=countdown_s)
         return _question(row)
+
+    def insert_class(self, *, join_code: str, title: str, rehearsal: bool,
+                     budget: float | None, question_rows: Iterable[Mapping[str, Any]],
+                     now: datetime) -> tuple[Poll, list[Question]] | None:
+        """A poll with its budget and its questions as drafts (each with round 1), in ONE
+        transaction: all of it or nothing. ``question_rows`` are ``insert_question``'s
+        keywords without ``poll_id`` and ``now``. None when the join code is taken."""
+        with self.transaction(write=True) as conn:
+            row = conn.execute(
+                self._insert(polls)
+                .values(join_code=join_code, title=title, rehearsal=rehearsal,
+                        created_at=now, epsilon_budget=budget)
+                .on_conflict_do_nothing()
+                .returning(*polls.c)).first()
+            if row is None:
+                return None
+            poll = _poll(row)
+            added = [_question(self._add_question(conn, poll_id=poll.id, position=i + 1,
+                                                  now=now, **q))
+                     for i, q in enumerate(question_rows)]
+        return poll, added
 
     def question(self, question_id: int) -> Question | None:
         with self.transaction(write=False) as conn:
@@ -994,3 +1061,38 @@ class Store:
                 .returning(used_login_links.c.nonce_hash))
         with self.transaction(write=True) as conn:
             return conn.execute(stmt).first() is not None
+
+    # -- lesson plans ---------------------------------------------------------------------
+    def insert_plan(self, title: str, document: str, now: datetime) -> SavedPlan:
+        with self.transaction(write=True) as conn:
+            row = conn.execute(plans.insert()
+                               .values(title=title, document=document, created_at=now,
+                                       updated_at=now)
+                               .returning(*plans.c)).one()
+        return _saved_plan(row)
+
+    def update_plan(self, plan_id: int, title: str, document: str,
+                    now: datetime) -> SavedPlan | None:
+        """Replace a saved plan's file; None when there is no such plan."""
+        with self.transaction(write=True) as conn:
+            row = conn.execute(plans.update().where(plans.c.id == plan_id)
+                               .values(title=title, document=document, updated_at=now)
+                               .returning(*plans.c)).first()
+        return _saved_plan(row) if row else None
+
+    def plan(self, plan_id: int) -> SavedPlan | None:
+        with self.transaction(write=False) as conn:
+            row = conn.execute(sa.select(plans).where(plans.c.id == plan_id)).first()
+        return _saved_plan(row) if row else None
+
+    def list_plans(self) -> list[SavedPlan]:
+        """Every saved plan, the most recently changed first."""
+        with self.transaction(write=False) as conn:
+            rows = conn.execute(sa.select(plans).order_by(plans.c.updated_at.desc(),
+                                                          plans.c.id.desc())).all()
+        return [_saved_plan(r) for r in rows]
+
+    def delete_plan(self, plan_id: int) -> bool:
+        with self.transaction(write=True) as conn:
+            return conn.execute(plans.delete().where(plans.c.id == plan_id)).rowcount > 0
+
