@@ -42,7 +42,7 @@ from ui.dashboard.selection import select
 from ui.fmt import fmt_fixed
 from ui.text import plain
 
-__all__ = ["plans_panel", "start_cs208_button"]
+__all__ = ["lecture_panel", "plan_summary", "plans_panel", "question_summary"]
 
 _PICK = "dash_plan_pick"
 _DRAFTS = "_dash_plan_drafts"  # {source: LessonPlan} edited in this session
@@ -403,8 +403,10 @@ def _kind_line(q: PlanQuestion) -> str:
 
 def question_summary(q: PlanQuestion) -> str:
     """One line: the answers, the design with its numbers, ε, and how it is run."""
-    parts = [_kind_line(q), designs.describe(q.design_params),
-             f"ε = {fmt_fixed(q.epsilon, 2)}"]
+    described = designs.describe(q.design_params)
+    parts = [_kind_line(q), described]
+    if "ε =" not in described:
+        parts.append(f"ε = {fmt_fixed(q.epsilon, 2)}")
     if q.countdown_s is not None:
         parts.append(f"countdown {q.countdown_s} s")
     if q.mode == "physical":
@@ -497,17 +499,22 @@ def _file(source: str, plan: LessonPlan, problems: tuple[str, ...]) -> None:
                   args=(source,))
 
 
-def start_cs208_button() -> None:
-    """One click from the start panel: a class from the shipped CS208 plan."""
+def lecture_panel() -> None:
+    """Beside the class exercise: the whole CS208 lecture from its shipped plan, one click."""
+    st.subheader("Run a whole lecture")
     try:
         plan = shipped_plan(CS208_PLAN)
     except ClassroomError as exc:
         st.warning(f"The CS208 lesson plan cannot be read: {exc}")
         return
-    st.button(f"Start the lecture “{plan.title}”", icon=":material/event_note:",
+    listed = "\n".join(f"{i}. {plain(q.text if len(q.text) <= 60 else q.text[:59] + '…')}"
+                       for i, q in enumerate(plan.questions, 1))
+    st.markdown(f"The lesson plan **{plain(plan.title)}** creates a poll with the lecture's "
+                f"questions as drafts, to open one by one:\n\n{listed}\n\n"
+                f"{plan_summary(plan)}")
+    st.button("Start the lecture", icon=":material/event_note:", type="primary",
               key="dash_start_cs208", on_click=cb_start_shipped, args=(CS208_PLAN,),
-              help=plan_summary(plan) + " Every question is created as a draft, to open "
-              "one by one.")
+              help="Change it, or build your own plan, under Lesson plans below.")
 
 
 def plans_panel(*, expanded: bool = False) -> None:
