@@ -157,6 +157,18 @@ class AddressLimit(ClassroomError):
     """The optional per-address limit of a round is reached (nothing was written)."""
 
 
+def sentence(message: object) -> str:
+    """A message (an error's fragment, say) as a sentence: capitalised, with a full stop.
+
+    >>> sentence("no poll with id 3"), sentence("Saved!"), sentence(" ")
+    ('No poll with id 3.', 'Saved!', '')
+    """
+    text = str(message).strip()
+    if not text:
+        return ""
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
+
+
 # -- vocabulary and limits ----------------------------------------------------------------
 
 #: The course's class exercise (CS208): roll a die 1-4, report the truth on 1-3 and the

@@ -12,7 +12,6 @@ from typing import Any
 import ldp_core
 from classroom import designs
 from classroom.domain import (
-    BadInput,
     ClassroomError,
     Question,
     QuestionEstimate,
@@ -20,6 +19,7 @@ from classroom.domain import (
     UnknownPoll,
     display_order,
     format_value,
+    sentence,
 )
 
 __all__ = ["device_scheme", "join_error", "physical_instructions", "privacy_note",
@@ -189,7 +189,4 @@ def join_error(exc: ClassroomError, code: str) -> str:
     if isinstance(exc, UnknownPoll):
         return (f"No class uses the code {code.strip().upper()[:16]}: check the code on the "
                 "projector, or scan the QR code.")
-    if isinstance(exc, BadInput):
-        text = str(exc)
-        return text[:1].upper() + text[1:] + "."
-    return str(exc)
+    return sentence(exc)

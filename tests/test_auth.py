@@ -255,6 +255,25 @@ def test_a_dead_database_logs_nobody_in_and_says_so(tmp_path):
     assert r.status_code == 503 and "cannot reach its database" in r.text
 
 
+def test_a_full_disk_says_so_on_login_and_logout(instructor, monkeypatch):
+    from classroom.domain import DiskFull
+
+    def full(*args, **kwargs):
+        raise DiskFull("the database's disk is full, so nothing was saved")
+
+    session = instructor.log_in(KEY)
+    client = TestClient(_app(instructor), follow_redirects=False)
+    monkeypatch.setattr(instructor, "start_session", full)
+    monkeypatch.setattr(instructor, "end", full)
+    r = _post_key(client, KEY)
+    assert r.status_code == 503 and "disk is full, so no new login can be saved" in r.text
+    assert "already logged in stays logged in" in r.text
+    client.cookies.set(web.INSTRUCTOR_COOKIE, session)
+    r = client.post("/auth/logout", headers=ORIGIN)
+    assert r.status_code == 503 and "disk is full, so the login could not be ended" in r.text
+    assert f'{web.INSTRUCTOR_COOKIE}=""' in r.headers["set-cookie"]  # forgotten here anyway
+
+
 # -- guessing ------------------------------------------------------------------------------------
 
 def test_failed_keys_are_limited_per_address_and_logged_without_it(instructor, caplog):

@@ -14,7 +14,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 import web
-from classroom.domain import StoreUnavailable
+from classroom.domain import Conflict, DiskFull, StoreUnavailable
 from classroom.service import PollService
 from phone import page
 from phone.routes import JOIN_MISSES_PER_MINUTE, MAX_BODY_BYTES, PhoneApi, make_routes
@@ -333,6 +333,31 @@ def test_database_away_then_the_same_vote_sent_again_is_stored_once(client, svc)
     r = _vote(client, poll.join_code, q, sid="same-vote-1")  # a late duplicate of the resend
     assert r.json()["receipt"]["already_answered"] is True
     assert _rows(svc, q) == 1
+
+
+@pytest.mark.parametrize("error, status, code, says", [
+    (Conflict("the data changed while saving (was the poll or question deleted?) — not "
+              "saved; reload and try again"), 409, "conflict", "question changed"),
+    (DiskFull("the database's disk is full, so nothing was saved"), 503, "disk_full",
+     "disk is full"),
+    (StoreUnavailable("database unavailable, not saved — try again"), 503, "unavailable",
+     "cannot reach its database"),
+])
+def test_each_storage_failure_has_its_own_sentence(client, svc, monkeypatch, error, status,
+                                                   code, says):
+    """Conflict and DiskFull are kinds of StoreUnavailable, and answer for themselves: a
+    collision with a concurrent change is not "cannot reach its database"."""
+    poll, q = _open(svc)
+
+    def fail(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(svc, "submit_report", fail)
+    r = _vote(client, poll.join_code, q)
+    assert (r.status_code, r.json()["error"]) == (status, code)
+    assert says in r.json()["message"] and "receipt" not in r.json()
+    assert ("cannot reach" in r.json()["message"]) == (code == "unavailable")
+    assert _rows(svc, q) == 0
 
 
 def test_state_survives_a_database_outage_from_the_cache(client, svc):

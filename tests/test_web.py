@@ -90,3 +90,56 @@ def test_banner_prints_a_one_time_link_and_never_the_key():
     assert "--server.address 0.0.0.0" in local
     public = web.banner("0.0.0.0", 8501, "https://class.example.org/", "t0ken", "x")
     assert "https://class.example.org/auth/login?token=t0ken" in public
+
+
+# -- the error table ----------------------------------------------------------------------------
+
+def test_errors_resolve_along_the_class_hierarchy():
+    from classroom.domain import (
+        BadReport,
+        ClassroomError,
+        Conflict,
+        DiskFull,
+        NotFound,
+        StoreUnavailable,
+        UnknownPoll,
+    )
+
+    class Deeper(UnknownPoll):
+        pass
+
+    class Unnamed(NotFound):
+        pass
+
+    table = web.ERRORS
+    assert table.resolve(Conflict("x")).code == "conflict"  # its own, not its parent's
+    assert table.resolve(DiskFull("x")).code == "disk_full"
+    assert table.resolve(StoreUnavailable("x")).code == "unavailable"
+    assert table.resolve(Deeper("x")).code == "unknown_poll"  # the nearest named class
+    assert table.resolve(Unnamed("x")).code == "not_found"
+    assert table.resolve(ClassroomError("x")).status == 400
+    assert table.resolve(BadReport("x")).status == 422
+    with pytest.raises(KeyError):  # not a domain error: a bug, raised again
+        table.resolve(KeyError("x"))
+
+
+def test_a_route_family_replaces_entries_and_keeps_the_rest():
+    from classroom.domain import Conflict, StoreUnavailable
+
+    family = web.ERRORS.but({StoreUnavailable: web.HttpError(503, "away", "Try later.")})
+    assert family.resolve(StoreUnavailable("x")).code == "away"
+    assert family.resolve(Conflict("x")).code == "conflict"  # its own entry still wins
+    assert web.ERRORS.resolve(StoreUnavailable("x")).code == "unavailable"  # unchanged
+
+
+def test_a_refusal_carries_its_own_answer_and_a_message_its_sentence():
+    from classroom.domain import BadInput
+
+    refusal = web.Refusal(429, "slow_down", "Wait 3 s.", {"Retry-After": "3"})
+    answer = web.ERRORS.resolve(refusal)
+    assert (answer.status, answer.code, dict(answer.headers)) == \
+        (429, "slow_down", {"Retry-After": "3"})
+    assert answer.text(None, refusal) == "Wait 3 s."
+    bad = BadInput("join code 'X' has 1 characters; join codes have 6")
+    assert web.ERRORS.resolve(bad).text(None, bad) == \
+        "Join code 'X' has 1 characters; join codes have 6."

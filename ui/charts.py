@@ -44,6 +44,7 @@ __all__ = [
     "estimate_with_ci",
     "histogram",
     "line_chart",
+    "log_ticks",
     "loglik_curve",
     "posterior_chart",
     "sampling_distribution",
@@ -426,6 +427,29 @@ def histogram(values: object, *, rules: Mapping[str, float] | None = None,
 
 
 # -- curves ---------------------------------------------------------------------------------
+
+def log_ticks(lo: float, hi: float, *, most: int = 8) -> tuple[float, ...]:
+    """Round values to label a log axis over ``[lo, hi]``: 1, 2 and 5 times powers of ten,
+    or only the powers of ten when those would be more than ``most``. (Vega-Lite's own
+    choice on a short log axis can read 3, 1, 0.2, 0.03, 0.01.)
+
+    >>> log_ticks(0.08, 1.6)
+    (0.1, 0.2, 0.5, 1.0)
+    >>> log_ticks(1e-4, 50)
+    (0.0001, 0.001, 0.01, 0.1, 1.0, 10.0)
+    >>> log_ticks(0.3, 0.4)
+    ()
+    """
+    if not (lo > 0 and hi >= lo and math.isfinite(lo) and math.isfinite(hi)):
+        return ()
+    first, last = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    for mantissas in ((1, 2, 5), (1,)):
+        ticks = tuple(float(f"{m}e{k}") for k in range(first, last + 1) for m in mantissas
+                      if lo <= float(f"{m}e{k}") <= hi)
+        if len(ticks) <= most:
+            return ticks
+    return ticks
+
 
 @lru_cache(maxsize=_TEMPLATES)
 def _line_tpl(names: tuple, palette: tuple, dashed: tuple, points: tuple, x_title: str,

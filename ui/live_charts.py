@@ -269,10 +269,11 @@ def share_interval(counts: Sequence[float], sds: Sequence[float], n: int, z: flo
 
 
 @lru_cache(maxsize=_TEMPLATES)
-def _sd_tpl(labels: tuple, y_title: str, height: int) -> str:
+def _sd_tpl(labels: tuple, y_title: str, height: int, ticks: tuple) -> str:
     line = alt.Chart(alt.NamedData(name="curve")).mark_line(color=_THEORY, strokeWidth=2).encode(
         x=alt.X(**_q("eps", "ε (privacy loss per student)")),
-        y=alt.Y(**_q("sd", y_title), scale=alt.Scale(type="log")))
+        y=alt.Y(**_q("sd", y_title), scale=alt.Scale(type="log"),
+                axis=alt.Axis(values=list(ticks), format="~g") if ticks else alt.Undefined))
     colour = alt.Color(field="label", type="nominal", title=None, sort=list(labels),
                        scale=alt.Scale(domain=list(labels),
                                        range=[ESTIMATE, HIGHLIGHT][: len(labels)]))
@@ -291,10 +292,12 @@ def sd_vs_epsilon(curve: Sequence[tuple[float, float]],
     labelled points ``marks``: (label, ε, SD), e.g. the current and the what-if design."""
     pts = [(str(lb), float(e), float(s)) for lb, e, s in marks
            if is_number(e) and is_number(s) and s > 0]
-    return Figure(_sd_tpl(tuple(p[0] for p in pts), "worst-case SD of μ̂", 240), {
-        "curve": [{"eps": float(e), "sd": float(s)} for e, s in curve
-                  if is_number(e) and is_number(s) and s > 0],
-        "marks": [{"label": lb, "eps": e, "sd": s} for lb, e, s in pts]})
+    rows = [{"eps": float(e), "sd": float(s)} for e, s in curve
+            if is_number(e) and is_number(s) and s > 0]
+    sds = [r["sd"] for r in rows] + [p[2] for p in pts]
+    ticks = charts.log_ticks(min(sds), max(sds)) if sds else ()
+    return Figure(_sd_tpl(tuple(p[0] for p in pts), "worst-case SD of μ̂", 240, ticks), {
+        "curve": rows, "marks": [{"label": lb, "eps": e, "sd": s} for lb, e, s in pts]})
 
 
 @lru_cache(maxsize=_TEMPLATES)

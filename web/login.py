@@ -30,12 +30,13 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from classroom import auth
-from classroom.domain import ClassroomError
+from classroom.domain import ClassroomError, DiskFull, StoreUnavailable
 
+from .errors import ERRORS, ErrorTable, HttpError
 from .http import client_address, is_secure, same_origin
 
-__all__ = ["INSTRUCTOR_COOKIE", "LOGIN_CSP", "LOGIN_FAILURES_PER_MINUTE", "AuthApi",
-           "make_routes"]
+__all__ = ["INSTRUCTOR_COOKIE", "LOGIN_CSP", "LOGIN_ERRORS", "LOGIN_FAILURES_PER_MINUTE",
+           "LOGOUT_ERRORS", "AuthApi", "make_routes"]
 
 #: The cookie holding an instructor's session id (HttpOnly, SameSite=Strict).
 INSTRUCTOR_COOKIE = "ldp_instructor"
@@ -86,9 +87,30 @@ def _login_form(message: str = "", *, ok: bool = False, status: int = 200) -> HT
         status)
 
 
-def _database_down() -> HTMLResponse:
-    return _login_form("The class server cannot reach its database right now, so nobody "
-                       "can log in. Try again in a moment.", status=503)
+#: Logging in stores a session (or spends a link): what the form says when it cannot.
+LOGIN_ERRORS = ERRORS.but({
+    StoreUnavailable: HttpError(503, "unavailable", "The class server cannot reach its "
+                                "database right now, so nobody can log in. Try again in a "
+                                "moment."),
+    DiskFull: HttpError(503, "disk_full", "The class server's disk is full, so no new login "
+                        "can be saved. Free some space on it, then log in again; a browser "
+                        "already logged in stays logged in."),
+})
+#: Logging out deletes sessions: the browser forgets its own in any case.
+LOGOUT_ERRORS = ERRORS.but({
+    StoreUnavailable: HttpError(503, "unavailable", "The class server cannot reach its "
+                                "database, so the login could not be ended there; this "
+                                "browser forgot it. Try again in a moment."),
+    DiskFull: HttpError(503, "disk_full", "The class server's disk is full, so the login "
+                        "could not be ended there; this browser forgot it. Free some space "
+                        "on the server, then log out again."),
+})
+
+
+def _refused(table: ErrorTable, request: Request, exc: Exception) -> HTMLResponse:
+    """The login form with the table's sentence for ``exc``, under its status."""
+    answer = table.resolve(exc)
+    return _login_form(answer.text(request, exc), status=answer.status)
 
 
 async def _form(request: Request) -> dict[str, str]:
@@ -154,8 +176,8 @@ class AuthApi:
             return refused
         try:
             session_id = await run_in_threadpool(self.auth.redeem_link, token)
-        except ClassroomError:
-            return _database_down()
+        except ClassroomError as exc:
+            return _refused(LOGIN_ERRORS, request, exc)
         if session_id is None:
             self._failed(address, "a login link that is invalid, expired or already used")
             return _login_form("This login link has already been used or has expired (a "
@@ -173,8 +195,8 @@ class AuthApi:
         key = (await _form(request)).get("key", "")
         try:
             session_id = await run_in_threadpool(self.auth.log_in, key)
-        except ClassroomError:
-            return _database_down()
+        except ClassroomError as exc:
+            return _refused(LOGIN_ERRORS, request, exc)
         if session_id is None:
             self._failed(address, "wrong instructor key")
             return _login_form("That key is not right. The key is printed in the terminal "
@@ -207,10 +229,8 @@ class AuthApi:
                 _LOG.warning("instructor: every session was ended (%d)", ended)
             else:
                 await run_in_threadpool(self.auth.end, session_id)
-        except ClassroomError:
-            response: Response = _login_form(
-                "The class server cannot reach its database, so the login could not be "
-                "ended there; this browser forgot it. Try again in a moment.", status=503)
+        except ClassroomError as exc:
+            response: Response = _refused(LOGOUT_ERRORS, request, exc)
         else:
             response = _login_form(message, ok=True)
         response.delete_cookie(INSTRUCTOR_COOKIE, httponly=True, samesite="strict",

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from classroom.domain import ClassroomError, format_value
+from classroom.domain import ClassroomError, format_value, sentence
 from ui import session
 from ui.dashboard.selection import (
     EXERCISE_OPTIONS,
@@ -48,8 +48,7 @@ def run_action(action: Callable[[], object], ok: str | None = None) -> object | 
     try:
         result = action()
     except (ClassroomError, ValueError) as exc:
-        text = str(exc)
-        flash("error", text[:1].upper() + text[1:])
+        flash("error", sentence(exc))
         return None
     if ok:
         flash("success", ok)

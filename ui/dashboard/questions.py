@@ -3,8 +3,6 @@ number in a range."""
 
 from __future__ import annotations
 
-import math
-
 import streamlit as st
 
 import ldp_core
@@ -18,7 +16,7 @@ from ui.dashboard.formulas import (
     sd_formula,
 )
 from ui.dashboard.selection import EXERCISE_OPTIONS, EXERCISE_TEXT, exercise_design
-from ui.dashboard.what_if import linked_sliders
+from ui.dashboard.what_if import design_picker
 
 _PRESETS = {
     "exercise": "Class exercise: die 1–4",
@@ -42,7 +40,7 @@ def _binary_spec(preset: str) -> tuple[dict | None, str | None]:
                           0.05, 0.95, 0.7, step=0.05, key="dash_q_warner_p")
             design = ldp_core.WarnerRR(p)
         else:
-            design = linked_sliders("dash_q", math.log(3))
+            design = design_picker("dash_q", ldp_core.GammaRR(0.25))
     except ValueError as exc:
         return None, str(exc)
     st.caption(f"Design: {design_text(design)}; " + channel_text(design) + "; "
