@@ -120,6 +120,10 @@ def _forget(source: str) -> None:
         del st.session_state[key]
 
 
+def _questions(n: int) -> str:
+    return f"{n} question" + ("" if n == 1 else "s")
+
+
 # -- actions -------------------------------------------------------------------------------
 
 
@@ -141,8 +145,9 @@ def _start(plan: LessonPlan, rehearsal: bool) -> None:
     select(poll.id, questions[0].id)
     budget = (f" and a privacy budget of ε = {fmt_fixed(poll.epsilon_budget, 2)}"
               if poll.epsilon_budget is not None else "")
-    flash("success", f"Poll {poll.join_code} is ready: “{plan.title}”, {len(questions)} "
-                     f"questions as drafts{budget}. Open Q1 when the class is ready.")
+    flash("success", f"Poll {poll.join_code} is ready: “{plan.title}”, "
+                     f"{_questions(len(questions))} as drafts{budget}. Open Q1 when the "
+                     "class is ready.")
     st.session_state["dash_open_plans"] = False
 
 
@@ -217,7 +222,7 @@ def cb_import(key: str) -> None:
     st.session_state[_UPLOADS] = st.session_state.get(_UPLOADS, 0) + 1
     st.session_state[_PICK] = f"saved:{saved.id}"
     plan = saved.plan()
-    flash("success", f"Imported “{plan.title}” ({len(plan.questions)} questions) from "
+    flash("success", f"Imported “{plan.title}” ({_questions(len(plan.questions))}) from "
                      f"{upload.name}.")
 
 
@@ -379,8 +384,7 @@ def _editor(source: str, index: int | None) -> None:
         if question is None:
             st.error("; ".join(problems))
         else:
-            st.caption(f"{designs.describe(question.design_params)} · ε = "
-                       f"{fmt_fixed(question.epsilon, 2)}.{_recommendation(question)}")
+            st.caption(f"{_design_line(question)}.{_recommendation(question)}")
         apply_col, cancel_col, _ = st.columns([1, 1, 2])
         apply_col.button("Add to the plan" if index is None else "Apply", type="primary",
                          key="dash_plan_apply", disabled=question is None,
@@ -401,12 +405,16 @@ def _kind_line(q: PlanQuestion) -> str:
     return f"{q.options[0]} (0) or {q.options[1]} (1)"
 
 
+def _design_line(q: PlanQuestion) -> str:
+    """The design with its numbers, and its ε when the numbers do not already say it."""
+    described = designs.describe(q.design_params)
+    return described if "ε =" in described else \
+        f"{described} · ε = {fmt_fixed(q.epsilon, 2)}"
+
+
 def question_summary(q: PlanQuestion) -> str:
     """One line: the answers, the design with its numbers, ε, and how it is run."""
-    described = designs.describe(q.design_params)
-    parts = [_kind_line(q), described]
-    if "ε =" not in described:
-        parts.append(f"ε = {fmt_fixed(q.epsilon, 2)}")
+    parts = [_kind_line(q), _design_line(q)]
     if q.countdown_s is not None:
         parts.append(f"countdown {q.countdown_s} s")
     if q.mode == "physical":
@@ -415,9 +423,8 @@ def question_summary(q: PlanQuestion) -> str:
 
 
 def plan_summary(plan: LessonPlan) -> str:
-    n = len(plan.questions)
     total = fmt_fixed(plan.total_epsilon, 2)
-    line = (f"{n} question{'s' if n != 1 else ''}; a student who answers every one spends "
+    line = (f"{_questions(len(plan.questions))}; a student who answers every one spends "
             f"ε = {total}")
     return line + (f", within the budget of ε = {fmt_fixed(plan.budget, 2)}."
                    if plan.budget is not None else "; no budget.")
@@ -563,7 +570,5 @@ def plans_panel(*, expanded: bool = False) -> None:
             _question_rows(source, plan)
         with details_tab:
             _details(source, plan)
-            if plan.description:
-                st.caption(plain(plan.description))
         with file_tab:
             _file(source, plan, problems)
