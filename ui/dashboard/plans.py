@@ -409,7 +409,7 @@ def _design_line(q: PlanQuestion) -> str:
     """The design with its numbers, and its ε when the numbers do not already say it."""
     described = designs.describe(q.design_params)
     return described if "ε =" in described else \
-        f"{described} · ε = {fmt_fixed(q.epsilon, 2)}"
+        f"{described} · ε\u00a0=\u00a0{fmt_fixed(q.epsilon, 2)}"
 
 
 def question_summary(q: PlanQuestion) -> str:
@@ -433,17 +433,18 @@ def plan_summary(plan: LessonPlan) -> str:
 def _question_rows(source: str, plan: LessonPlan) -> None:
     editing = st.session_state.get(_EDITING)
     for i, q in enumerate(plan.questions):
-        text, up, down, edit, remove = st.columns([10, 1, 1, 1, 1], vertical_alignment="center")
+        text, tools = st.columns([3, 2], vertical_alignment="center")
         text.markdown(f"**{i + 1}.** {plain(q.text)}  \n:gray[{plain(question_summary(q))}]")
-        up.button("", icon=":material/arrow_upward:", key=f"dash_plan_up_{i}",
-                  help="Move up", disabled=i == 0, on_click=cb_move, args=(source, i, -1))
-        down.button("", icon=":material/arrow_downward:", key=f"dash_plan_down_{i}",
-                    help="Move down", disabled=i == len(plan.questions) - 1,
-                    on_click=cb_move, args=(source, i, 1))
-        edit.button("", icon=":material/edit:", key=f"dash_plan_edit_{i}", help="Edit",
-                    on_click=cb_edit, args=(source, i, q))
-        remove.button("", icon=":material/delete:", key=f"dash_plan_remove_{i}",
-                      help="Remove from the plan", on_click=cb_remove, args=(source, i))
+        buttons = tools.container(horizontal=True, horizontal_alignment="right")
+        buttons.button("Up", key=f"dash_plan_up_{i}", help="Move up", disabled=i == 0,
+                       on_click=cb_move, args=(source, i, -1))
+        buttons.button("Down", key=f"dash_plan_down_{i}", help="Move down",
+                       disabled=i == len(plan.questions) - 1, on_click=cb_move,
+                       args=(source, i, 1))
+        buttons.button("Edit", key=f"dash_plan_edit_{i}", on_click=cb_edit,
+                       args=(source, i, q))
+        buttons.button("Remove", key=f"dash_plan_remove_{i}", help="Remove from the plan",
+                       on_click=cb_remove, args=(source, i))
         if editing == (source, i):
             _editor(source, i)
     if not plan.questions:
