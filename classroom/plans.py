@@ -357,6 +357,10 @@ def _budget(value: object, problems: list[str]) -> float | None:
     return float(value)
 
 
+def _clip(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
 def _ceil2(x: float) -> str:
     return f"{math.ceil(x * 100 - 1e-9) / 100:.2f}"
 
@@ -377,7 +381,7 @@ def _afford(plan: LessonPlan, problems: list[str]) -> None:
             problems.append(
                 f"budget: ε = {plan.budget:g} does not cover the plan: a student who answers "
                 f"every question spends ε = {total:.2f} (each answer's ε adds up), and "
-                f"questions[{i + 1}] (“{plan.questions[i].text[:40]}”) would bring it to "
+                f"questions[{i + 1}] (“{_clip(plan.questions[i].text)}”) would bring it to "
                 f"ε = {status.committed + eps:.2f}; {need}")
             return
 
