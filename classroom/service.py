@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ldp_core import BinaryDesign, NumericDesign
+from ldp_core import BinaryDesign, FrequencyOracle, NumericDesign, fake_report
 
 from .csvio import replay_from_csv, write_csv
 from .domain import (
@@ -45,7 +45,6 @@ from .domain import (
     Receipt,
     Round,
     StoreUnavailable,
-    TrajectoryPoint,
     UnknownPlan,
     UnknownPoll,
     UnknownQuestion,
@@ -142,6 +141,20 @@ def _submission_id(value: object) -> str:
         raise BadReport("submission_id must be 8 to 100 characters of letters, digits, "
                         f"'_', '-', '.', ':' (a UUID fits), got {str(value)[:24]!r}")
     return value
+
+
+def _numeric_answers(design: NumericDesign, reports: np.ndarray) -> list[object]:
+    """Reports on the unit scale in their stored form (Duchi et al.'s: the bit)."""
+    if design.kind == "duchi":
+        return (reports > 0).astype(int).tolist()
+    return reports.tolist()
+
+
+def _categorical_answers(oracle: FrequencyOracle, reports: np.ndarray) -> list[object]:
+    """Perturbed categorical reports in their stored form (unary encoding: the bits)."""
+    if getattr(oracle, "kind", "") == "ue":
+        return ["".join("1" if b else "0" for b in row) for row in reports]
+    return reports.tolist()
 
 
 def _question_found(value: T | None, question_id: int) -> T:
@@ -295,7 +308,8 @@ class PollService:
             return
         uses = self._store.poll_rounds_use(poll.id)
         # Open rounds elsewhere close when this one opens; those with reports still count.
-        leave_out = (question.id, question.round_number) if question and same_round else None
+        leave_out = ((question.id, question.round_number) if question is not None and same_round
+                     else None)
         status = self._budget_status(poll, uses, leave_out=leave_out, open_counts=False)
         if question is not None and same_round:
             current = next((u for u in uses if u.question_id == question.id and u.current),
@@ -661,10 +675,7 @@ class PollService:
 
         ``truths`` are option numbers, or for a numeric question values in its range.
         """
-        qid = _id("question id", question_id)
-        found = self._store.current_round_secret(qid)
-        found = _question_found(found, qid)
-        question, rnd = found
+        question, rnd = self._open_round(question_id, "simulated students")
         numeric = question.kind == "numeric"
         values = np.asarray(truths)
         what = "values in the question's range" if numeric else "option numbers"
@@ -672,9 +683,6 @@ class PollService:
                 np.issubdtype(values.dtype, np.integer)
                 or (numeric and np.issubdtype(values.dtype, np.floating))):
             raise BadInput(f"simulated answers must be 1..{MAX_SIMULATED} {what}")
-        if not question.is_open:
-            raise QuestionClosed("voting is closed for this question; open it before adding "
-                                 "simulated students")
         design = question.design
         rng = np.random.default_rng(seed)
         answers: Iterable[object]
@@ -683,21 +691,53 @@ class PollService:
                 reports = design.perturb_values(values, rng=rng)
             except ValueError as exc:
                 raise BadInput(f"simulated answers: {exc}") from None
-            if design.kind == "duchi":  # the stored form is the randomized bit
-                answers = (reports > 0).astype(int).tolist()
-            else:
-                answers = reports.tolist()
+            answers = _numeric_answers(design, reports)
         elif values.min() < 0 or values.max() >= len(question.options):
             raise BadInput("simulated answers must be option numbers "
                            f"0..{len(question.options) - 1}")
         elif isinstance(design, BinaryDesign):
             answers = design.perturb(values.astype(bool), rng=rng).tolist()
         else:
-            perturbed = design.perturb(values, rng=rng)
-            if getattr(design, "kind", "") == "ue":
-                answers = ["".join("1" if b else "0" for b in row) for row in perturbed]
-            else:
-                answers = perturbed.tolist()
+            answers = _categorical_answers(design, design.perturb(values, rng=rng))
+        return self._insert_simulated(question, rnd, answers)
+
+    def add_stuffed_reports(self, question_id: int, n: int, *, target: int | None = None
+                            ) -> int:
+        """Rehearsal of ballot stuffing: ``n`` fake users who skip the randomizer and always
+        send the report that pushes ``target`` up (``ldp_core.fake_report``): the answer
+        that supports ``options[target]`` of a yes/no question (default 1) or a
+        categorical one (default 0), the largest report a numeric question's server
+        accepts. Stored as simulated reports, with the same checks as real ones.
+        """
+        question, rnd = self._open_round(question_id, "stuffers")
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_SIMULATED:
+            raise BadInput(f"the number of stuffers must be 1..{MAX_SIMULATED}, got {n!r}")
+        design = question.design
+        if isinstance(design, NumericDesign):
+            answers = _numeric_answers(design, np.full(n, fake_report(design.mechanism)))
+        else:
+            k = len(question.options)
+            t = (1 if question.kind == "binary" else 0) if target is None else target
+            if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < k:
+                raise BadInput(f"the stuffers' target must be an option number 0..{k - 1}, "
+                               f"got {t!r}")
+            report = fake_report(design, t)
+            answers = ([int(report)] * n if isinstance(design, BinaryDesign)
+                       else _categorical_answers(design, np.array([report] * n)))
+        return self._insert_simulated(question, rnd, answers)
+
+    def _open_round(self, question_id: int, who: str) -> tuple[Question, RoundSecret]:
+        """The question and its current round (with the salt), refusing a closed one."""
+        qid = _id("question id", question_id)
+        question, rnd = _question_found(self._store.current_round_secret(qid), qid)
+        if not question.is_open:
+            raise QuestionClosed(f"voting is closed for this question; open it before adding "
+                                 f"{who}")
+        return question, rnd
+
+    def _insert_simulated(self, question: Question, rnd: RoundSecret,
+                          answers: Iterable[object]) -> int:
+        """Check each answer as a real report and store them all as simulated."""
         params = question.design_params
         now = utcnow()
         batch = []
@@ -729,21 +769,6 @@ class PollService:
             round_designs={r.number: r.design_json for r in found.rounds},
             round_number=number, level=level)
         return dataclasses.replace(est, addresses=found.addresses.get(number))
-
-    def estimate_trajectory(self, question_id: int, round_number: int | None = None, *,
-                            points: int = 60, include_simulated: bool = True,
-                            level: float = 0.95) -> tuple[TrajectoryPoint, ...]:
-        """μ̂ and its normal interval after the first k reports, for up to ``points`` values
-        of k spread over the round (always including the last report): the estimate
-        converging as the class votes. Binary questions only; empty when n = 0.
-        """
-        qid = _id("question id", question_id)
-        q = self.question(qid)
-        if q.kind != "binary":
-            raise BadInput("the arrival trajectory is drawn for yes/no questions only")
-        number = q.round_number if round_number is None else _id("round", round_number)
-        answers = self._store.answers_in_order(qid, number, include_simulated=include_simulated)
-        return trajectory(answers, points=_id("points", points), level=level)
 
     def dashboard_snapshot(self, question_id: int, *, level: float = 0.95,
                            points: int = 60) -> DashboardSnapshot:

@@ -79,9 +79,18 @@ from .explore import (
     subsample_counts,
 )
 from .formulas import privacy_ratio, unbiased_coefficients, worst_variance_unit
+from .intervals import (
+    INTERVAL_METHODS,
+    exact_interval,
+    expected_width,
+    feldman_cousins_interval,
+    interval_coverage,
+    share_intervals,
+)
 from .manipulation import (
     StuffedClass,
     blind_zone,
+    fake_report,
     fake_report_gain,
     simulate_stuffing,
     stuffing_alarm_probability,
@@ -112,6 +121,7 @@ from .plausibility import (
     Plausibility,
     binary_plausibility,
     chi2_sf,
+    grr_plausibility,
     numeric_plausibility,
     ue_plausibility,
 )
@@ -153,6 +163,7 @@ __all__ = [
     "GammaRR",
     "HYBRID_EPSILON_STAR",
     "HybridMechanism",
+    "INTERVAL_METHODS",
     "LaplaceMechanism",
     "LikelihoodProfile",
     "NUMERIC_NAMES",
@@ -190,9 +201,15 @@ __all__ = [
     "epsilon_to_gamma",
     "error_order",
     "error_summary",
+    "exact_interval",
+    "expected_width",
+    "fake_report",
     "fake_report_gain",
+    "feldman_cousins_interval",
     "gamma_to_epsilon",
     "grr_em",
+    "grr_plausibility",
+    "interval_coverage",
     "laplace_mechanism",
     "likelihood_profile",
     "local_mean_sd",
@@ -219,6 +236,7 @@ __all__ = [
     "report_probability",
     "sequential_composition",
     "share_estimates",
+    "share_intervals",
     "shuffle_delta",
     "shuffle_epsilon",
     "shuffle_guarantee",

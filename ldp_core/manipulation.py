@@ -42,10 +42,17 @@ from ._checks import RNGLike
 from .binary import BinaryDesign, ForcedResponse
 from .categorical import GRR, FrequencyOracle, UnaryEncoding
 from .estimate import BinaryCounts
-from .plausibility import ALPHA, Plausibility, binary_plausibility, ue_plausibility
+from .numeric import NumericMechanism
+from .plausibility import (
+    ALPHA,
+    Plausibility,
+    binary_plausibility,
+    grr_plausibility,
+    ue_plausibility,
+)
 from .repeated import yes_count_distribution
 
-__all__ = ["StuffedClass", "blind_zone", "fake_report_gain", "simulate_stuffing",
+__all__ = ["StuffedClass", "blind_zone", "fake_report", "fake_report_gain", "simulate_stuffing",
            "stuffing_alarm_probability", "stuffing_shift", "target_channel"]
 
 Design = BinaryDesign | FrequencyOracle
@@ -86,6 +93,34 @@ def _channel(design: Design, target: int) -> tuple[float, float, int]:
         t = _checks.integer("target", target, 0, design.d - 1)
         return float(design.p), float(design.q), t
     raise ValueError(f"design must be a yes/no design or a frequency oracle, got {design!r}")
+
+
+def fake_report(design: Design | NumericMechanism, target: int = 1) -> int | np.ndarray | float:
+    """The raw report a fake user who always supports ``target`` sends: the answer 0 or 1
+    for a yes/no design (the one the target's holders send more often), the option for
+    GRR, the one-hot bits of the option for unary encoding. For a numeric mechanism,
+    whose estimate is a mean, the largest report the server accepts (target 1) or the
+    smallest (target 0): the end of its device grid, or Duchi et al.'s ``±c_eps``.
+
+    >>> from ldp_core import DieRR, WarnerRR, oracle, PiecewiseMechanism
+    >>> fake_report(DieRR(4, 3)), fake_report(WarnerRR(0.3)), fake_report(oracle("grr", 5, 1.0), 3)
+    (1, 0, 3)
+    >>> fake_report(oracle("oue", 4, 1.0), 2).tolist()
+    [0, 0, 1, 0]
+    >>> fake_report(PiecewiseMechanism(2.0)) == PiecewiseMechanism(2.0).big_c
+    True
+    """
+    if isinstance(design, NumericMechanism):
+        if target not in (0, 1):
+            raise ValueError(f"target must be 1 (the top) or 0 (the bottom), got {target!r}")
+        low, high = design.device_grid() or design.output_bounds
+        return high if target else low
+    _, _, sends = _channel(design, target)
+    if isinstance(design, UnaryEncoding):
+        bits = np.zeros(design.d, dtype=np.int64)
+        bits[sends] = 1
+        return bits
+    return sends
 
 
 def fake_report_gain(design: Design, target: int = 1) -> float:
@@ -179,16 +214,18 @@ def _count_pmf(design: Design, n_honest: int, n_fakes: int, pi: float, stealthy:
 def stuffing_alarm_probability(design: Design, n_honest: int, n_fakes: int,
                                honest_share: float, *, stealthy: bool = False,
                                target: int = 1, alpha: float = ALPHA) -> float:
-    """The exact probability that the band check raises the alarm: that
-    :func:`binary_plausibility` of the target's channel finds the supporting count of
+    """The exact probability that the band check of the target's count raises the alarm:
+    that :func:`binary_plausibility` of the target's channel finds the supporting count of
     ``n_honest`` honest students (``round(pi n)`` of them holding the target) and
-    ``n_fakes`` fakes implausible at ``alpha``. For yes/no designs that is the
-    dashboard's own check; for a frequency oracle it is the check of the target's count
-    alone against [q, p].
+    ``n_fakes`` fakes implausible. For a yes/no design that is the dashboard's own check.
+    For GRR it is the target's part of :func:`grr_plausibility` (its count, at ``alpha /
+    d``), a lower bound of the whole check's alarm probability, which also watches the
+    other options' counts fall. For unary encoding it checks the target's bit, which the
+    dashboard does not: it counts 1-bits per report (:func:`simulate_stuffing` shows it).
 
     The check's alarm region is the counts far enough above ``N a`` or below ``N b``
-    (its statistic grows away from the band), found by bisection; the count's
-    distribution is the convolution of the binomials of the class and the fakes.
+    (its p-value falls away from the band), found by bisection; the count's distribution
+    is the convolution of the binomials of the class and the fakes.
 
     >>> from ldp_core import DieRR
     >>> stuffing_alarm_probability(DieRR(4, 3), 100, 0, 0.3) < 1e-4
@@ -203,9 +240,10 @@ def stuffing_alarm_probability(design: Design, n_honest: int, n_fakes: int,
     channel = _channel_design(a, b)
     total = n_h + n_f
     pmf = _count_pmf(design, n_h, n_f, pi, stealthy, target)
+    level = alpha / design.d if isinstance(design, GRR) else alpha
 
     def alarm(count: int) -> bool:
-        return not binary_plausibility(BinaryCounts.single(channel, count, total), alpha).fits
+        return binary_plausibility(BinaryCounts.single(channel, count, total)).p_value < level
 
     prob = 0.0
     # Above the band: the smallest alarming count in (N a, N], if any.
@@ -228,9 +266,9 @@ def stuffing_alarm_probability(design: Design, n_honest: int, n_fakes: int,
 @dataclass(frozen=True)
 class StuffedClass:
     """One simulated class with fakes: the target's estimated share from the honest
-    reports alone and from all of them, and the plausibility check on all of them
-    (:func:`binary_plausibility` for a yes/no design, :func:`ue_plausibility` for unary
-    encoding, and for GRR the check of the target's count against [q, p])."""
+    reports alone and from all of them, and the dashboard's plausibility check on all of
+    them (:func:`binary_plausibility`, :func:`grr_plausibility` or
+    :func:`ue_plausibility`)."""
 
     honest: float
     manipulated: float
@@ -261,11 +299,9 @@ def simulate_stuffing(design: Design, n_honest: int, n_fakes: int, honest_share:
     honest = np.asarray(design.perturb(truths, rng=gen))
     if stealthy:
         fakes = np.asarray(design.perturb(np.full(n_f, target), rng=gen))
-    elif isinstance(design, UnaryEncoding):
-        fakes = np.zeros((n_f, design.d), dtype=honest.dtype)
-        fakes[:, sends] = 1
     else:
-        fakes = np.full(n_f, sends, dtype=honest.dtype)
+        fakes = np.tile(fake_report(design, target), (n_f, 1) if honest.ndim == 2 else n_f
+                        ).astype(honest.dtype)
     reports = np.concatenate((honest, fakes))
 
     def share(rep: np.ndarray) -> float:
@@ -276,9 +312,9 @@ def simulate_stuffing(design: Design, n_honest: int, n_fakes: int, honest_share:
     if isinstance(design, UnaryEncoding):
         ones = np.bincount(reports.sum(axis=1).astype(int), minlength=design.d + 1)
         check = ue_plausibility(design, ones)
+    elif isinstance(design, GRR):
+        check = grr_plausibility(design, np.bincount(reports, minlength=design.d))
     else:
-        channel = design if isinstance(design, BinaryDesign) else _channel_design(a, b)
-        yes = int((reports == 1).sum()) if isinstance(design, BinaryDesign) \
-            else int((reports == sends).sum())
-        check = binary_plausibility(BinaryCounts.single(channel, yes, len(reports)))
+        check = binary_plausibility(BinaryCounts.single(design, int(reports.sum()),
+                                                        len(reports)))
     return StuffedClass(share(honest), share(reports), check)

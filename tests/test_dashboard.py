@@ -458,6 +458,55 @@ def test_rehearsal_class_arrives_over_refreshes_and_clears(app_env):
     assert app_env.receipt_for(q.id, "phone").answer == real.answer
 
 
+def test_stuffers_in_rehearsal_move_the_estimate_and_raise_the_warning(app_env):
+    """40 honest simulated students (60% Vanilla), then 10 stuffers: the estimated count
+    grows by exactly 1.5 per stuffer, inside the blind zone no warning; 200 more and the
+    dashboard's stuffing warning appears. Clear rehearsal removes them all."""
+    poll = app_env.create_poll("dry run", rehearsal=True)
+    q = app_env.add_question(poll.id, "Vanilla?", options=("Chocolate", "Vanilla"),
+                             design_params=DIE)
+    app_env.open_question(q.id)
+    app_env.add_simulated_reports(q.id, 40, 0.6, seed=5)
+    app_env.set_revealed(q.id, True)
+    before = app_env.estimate(q.id).binary.mu_hat
+    at = dashboard()
+    assert at.selectbox(key=f"dash_stuff_target_{q.id}").value == 1  # "Vanilla"
+    assert "by (1 − b)/(a − b) = 1.5, where an honest student" in texts(at)
+    at.number_input(key="dash_stuff_n").set_value(10).run()
+    at.button(key="dash_stuff_add").click().run()
+    assert_clean(at)
+    est = app_env.estimate(q.id)
+    assert est.n_simulated == 50 and est.counts[1] >= 10
+    assert 50 * est.binary.mu_hat == pytest.approx(40 * before + 10 * 1.5)
+    assert "10 stuffed reports added" in texts(at)
+    assert "These reports do not fit the design" not in texts(at)
+    at.number_input(key="dash_stuff_n").set_value(200).run()
+    at.button(key="dash_stuff_add").click().run()
+    at.run()  # the live panel's next refresh
+    assert "These reports do not fit the design" in texts(at)
+    assert "more “Vanilla” than even a class where everyone truly prefers" in texts(at)
+    at.button(key="dash_sim_clear").click().run()
+    assert app_env.estimate(q.id).n == 0
+
+
+def test_stuffers_on_a_categorical_question_target_the_chosen_option(app_env):
+    poll = app_env.create_poll("dry run", rehearsal=True)
+    q = app_env.add_question(poll.id, "Flavour?", options=("Vanilla", "Chocolate", "Mango"),
+                             kind="categorical",
+                             design_params={"design": "grr", "d": 3, "epsilon": 1.0})
+    app_env.open_question(q.id)
+    at = dashboard()
+    at.selectbox(key=f"dash_stuff_target_{q.id}").set_value(2).run()
+    gain = ldp_core.fake_report_gain(ldp_core.GRR(3, 1.0), 2)
+    assert f"of “Mango” by (1 − b)/(a − b) = {gain:.3g}" in texts(at)
+    at.number_input(key="dash_stuff_n").set_value(300).run()
+    at.button(key="dash_stuff_add").click().run()
+    at.run()
+    assert_clean(at)
+    assert app_env.estimate(q.id).counts == (0, 0, 300)
+    assert "one option named more often than even a class where everyone" in texts(at)
+
+
 # -- projection mode, join link, errors -------------------------------------------------------
 
 

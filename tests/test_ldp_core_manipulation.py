@@ -28,6 +28,7 @@ from ldp_core import (
     binary_plausibility,
     blind_zone,
     fake_report_gain,
+    grr_plausibility,
     oracle,
     simulate_stuffing,
     stuffing_alarm_probability,
@@ -132,27 +133,44 @@ def test_the_alarm_probability_is_the_sum_over_alarming_counts(design, target, s
     pmf = _count_pmf(design, n_h, n_f, pi, stealthy, target)
     total = n_h + n_f
     assert pmf.shape == (total + 1,) and pmf.sum() == pytest.approx(1.0)
-    brute = sum(p for count, p in enumerate(pmf) if not binary_plausibility(
-        BinaryCounts.single(channel, count, total)).fits)
+    level = ALPHA / design.d if isinstance(design, GRR) else ALPHA  # GRR: one of d checks
+    brute = sum(p for count, p in enumerate(pmf) if binary_plausibility(
+        BinaryCounts.single(channel, count, total)).p_value < level)
     got = stuffing_alarm_probability(design, n_h, n_f, pi, stealthy=stealthy, target=target)
     assert got == pytest.approx(brute, rel=1e-9, abs=1e-300)
 
 
-@pytest.mark.parametrize(("design", "n_fakes"), [(DieRR(4, 3), 260), (GRR(6, 1.0), 60)])
-def test_the_alarm_probability_matches_simulated_verdicts(design, n_fakes):
-    """Past the blind zone the check fires about as often as the exact value says (within
-    4 SE); power: the exact value for 15% fewer or more fakes is rejected."""
+def _fakes_for_even_odds(design, n_h, pi):
+    """The number of fakes whose exact alarm probability is closest to 1/2 (bisection)."""
+    lo, hi = 0, 20 * n_h
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if stuffing_alarm_probability(design, n_h, mid, pi) < 0.5 \
+            else (lo, mid)
+    return hi
+
+
+@pytest.mark.parametrize("design", [DieRR(4, 3), WarnerRR(0.3), GRR(6, 1.0)], ids=repr)
+def test_the_alarm_probability_matches_simulated_verdicts(design):
+    """Past the blind zone, with fakes enough for even odds, the dashboard's check fires
+    about as often as the exact value says (within 4 SE) for a yes/no design; for GRR at
+    least as often (the exact value is the target's part of its check). Power: the exact
+    value for 15% fewer or more fakes is rejected."""
     n_h, pi, runs = 100, 0.3, 3000
+    n_fakes = _fakes_for_even_odds(design, n_h, pi)
     rng = np.random.default_rng(11)
-    alarms = sum(not simulate_stuffing(design, n_h, n_fakes, pi, target=1, rng=rng).check.fits
+    alarms = sum(not simulate_stuffing(design, n_h, n_fakes, pi, rng=rng).check.fits
                  for _ in range(runs))
     rate = alarms / runs
-    exact = stuffing_alarm_probability(design, n_h, n_fakes, pi, target=1)
-    assert 0.2 < exact < 0.8  # a setting where the test has power
+    exact = stuffing_alarm_probability(design, n_h, n_fakes, pi)
+    assert 0.3 < exact < 0.7
     se = math.sqrt(exact * (1 - exact) / runs)
+    if isinstance(design, GRR):
+        assert rate >= exact - 4 * se, (rate, exact)
+        return
     assert abs(rate - exact) <= 4 * se, (rate, exact)
     for other in (int(n_fakes * 0.85), int(n_fakes * 1.15)):
-        assert abs(rate - stuffing_alarm_probability(design, n_h, other, pi, target=1)) > 4 * se
+        assert abs(rate - stuffing_alarm_probability(design, n_h, other, pi)) > 4 * se
 
 
 @pytest.mark.parametrize("design", [DieRR(4, 3), GRR(10, LN3), oracle("oue", 4, LN3)])
@@ -201,3 +219,44 @@ def test_unary_encoding_is_checked_on_its_ones_per_report():
     assert rate(0) <= 0.01
     assert rate(400) >= 0.95
     assert rate(400, stealthy=True) <= 0.01
+
+
+# -- GRR's own check: each option's count against its band ------------------------------------
+
+
+@pytest.mark.parametrize(("d", "eps", "n"), [(3, 1.0, 30), (4, 1.0, 100), (8, LN3, 400),
+                                            (12, 2.0, 1000)])
+def test_honest_grr_classes_almost_never_raise_the_alarm(d, eps, n):
+    """Exactly: an option held by a share pi is named by Bin(n, q + (p - q) pi) reports,
+    whatever the other options do (for a class with exactly that share), so summing its
+    alarming counts gives its alarm probability; the chance that any of the d options
+    alarms is at most the sum of theirs, at most d times the largest over pi. That stays
+    under alpha for every class."""
+    o = GRR(d, eps)
+    channel = _channel_design(o.p, o.q)
+    # grr_plausibility alarms when some option's p-value, times d, is below alpha (its
+    # Bonferroni is checked in the next test): these are one option's alarming counts.
+    alarming = np.array([binary_plausibility(BinaryCounts.single(channel, c, n)).p_value
+                         * d < ALPHA for c in range(n + 1)])
+    from ldp_core.manipulation import _count_pmf
+
+    worst = max(float(_count_pmf(o, n, 0, pi, False, 0)[alarming].sum())
+                for pi in np.linspace(0, 1, 11))
+    assert d * worst <= ALPHA, d * worst
+
+
+def test_grr_stuffing_is_flagged_with_its_direction():
+    o = GRR(4, 1.0)
+    honest = o.sample_support_counts([25, 25, 25, 25], rng=3)
+    assert grr_plausibility(o, honest).fits
+    stuffed = honest + np.array([0, 0, 200, 0])
+    check = grr_plausibility(o, stuffed)
+    assert not check.fits and check.direction == "option_too_often"
+    # Bonferroni: the p-value is d times the worst option's.
+    channel = _channel_design(o.p, o.q)
+    worst = min(binary_plausibility(BinaryCounts.single(channel, int(c), int(stuffed.sum())))
+                .p_value for c in stuffed)
+    assert check.p_value == pytest.approx(min(1.0, 4 * worst))
+    with pytest.raises(ValueError, match="4 non-negative counts"):
+        grr_plausibility(o, [1, 2, 3])
+    assert grr_plausibility(o, [0, 0, 0, 0]).fits

@@ -526,3 +526,14 @@ def test_the_budget_travels_with_the_poll_and_a_report_past_it_is_refused(client
     assert r.status_code == 409 and r.json()["error"] == "over_budget"
     assert "budget of ε = 0.50" in r.json()["message"] and "not saved" in r.json()["message"]
     assert _rows(svc, q) == 0
+
+
+def test_phones_stay_on_a_question_waiting_for_its_next_round(client, svc):
+    """A new round not yet open keeps the phones on that question, as a draft of round 2,
+    instead of an earlier question of the poll (the page says the round opens soon)."""
+    poll, first = _open(svc, "First?")
+    second = svc.add_question(poll.id, "Second?", design_params=DIE, open_now=True)
+    svc.new_round(second.id)
+    shown = client.get(f"/api/poll/{poll.join_code}").json()["question"]
+    assert (shown["id"], shown["state"], shown["round"]) == (second.id, "draft", 2)
+    assert svc.question(first.id).state == "closed"

@@ -222,6 +222,18 @@ def simulated_class_note(question, n_simulated: int) -> str | None:
     return f"Simulated class (true answers): {parts}."
 
 
+def cb_stuff(qid: int) -> None:
+    """Add the rehearsal's stuffers: fake users who always send the report that pushes the
+    chosen target (simulated reports, removed by Clear rehearsal)."""
+    n = int(st.session_state.get("dash_stuff_n", 10))
+    target = st.session_state.get(f"dash_stuff_target_{qid}")
+    done = run_action(lambda: session.service().add_stuffed_reports(qid, n, target=target))
+    if done is not None:
+        flash("warning", f"{fmt_count(done)} stuffed reports added (simulated): each one "
+               "pushes the target as far as a report can. Watch the estimate, and the "
+               "warning once the reports leave what the design can produce.")
+
+
 def cb_clear_simulated(qid: int) -> None:
     st.session_state.pop(_REHEARSAL, None)
     st.session_state.pop(_SIM_CLASS, None)
