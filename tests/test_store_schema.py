@@ -12,8 +12,7 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from classroom.domain import KINDS, MODES, STATES
-from classroom.domain import MAX_COUNTDOWN_S, MIN_COUNTDOWN_S
+from classroom.domain import KINDS, MAX_COUNTDOWN_S, MIN_COUNTDOWN_S, MODES, STATES
 from classroom.store import (
     COUNTDOWN_CHECK,
     KIND_CHECK,
