@@ -44,12 +44,15 @@ __all__ = [
     "estimate_with_ci",
     "freeze",
     "histogram",
+    "FEDERATED",
+    "SHUFFLE",
     "line_chart",
     "log_ticks",
     "loglik_curve",
     "posterior_chart",
     "quant",
     "sampling_distribution",
+    "sd_bars",
     "show",
 ]
 
@@ -57,6 +60,10 @@ __all__ = [
 LOCAL = "#D55E00"
 #: The central model (a trusted curator adds Laplace noise): blue.
 CENTRAL = "#0072B2"
+#: The shuffle model (randomized reports through an anonymising shuffler): bluish green.
+SHUFFLE = "#009E73"
+#: Federated DP (k delegates, each adding noise to their own table): reddish purple.
+FEDERATED = "#CC79A7"
 #: True values (what nobody but the simulation knows): grey.
 TRUTH = "#7A7A7A"
 #: An estimate from reports, when local/central does not apply.
@@ -465,6 +472,42 @@ def log_ticks(lo: float, hi: float, *, most: int = 8) -> tuple[float, ...]:
         if len(ticks) <= most:
             return ticks
     return ticks
+
+
+@lru_cache(maxsize=_TEMPLATES)
+def _sd_bars_tpl(labels: tuple, value_title: str, height: int) -> str:
+    y = alt.Y(field="label", type="nominal", sort=list(labels), title=None)
+    tips = [alt.Tooltip(field="label", type="nominal", title="model"),
+            alt.Tooltip(field="text", type="nominal", title="formula"),
+            alt.Tooltip(field="sim_text", type="nominal", title="simulated")]
+    base = alt.Chart(_data("rows")).encode(y=y, tooltip=tips)
+    bars = base.mark_bar(opacity=0.85).encode(
+        x=alt.X(**quant("value", value_title)),
+        color=alt.Color(field="colour", type="nominal", scale=None))
+    whisker = base.mark_rule(color=THEORY, strokeWidth=2.5).encode(
+        x=alt.X(**quant("sim_low")), x2=alt.X2(field="sim_high"))
+    dot = base.mark_point(shape="circle", filled=True, size=90, color=THEORY, opacity=1).encode(
+        x=alt.X(**quant("sim")))
+    text = base.mark_text(align="left", dx=8, fontSize=FONT_SIZE, fontWeight="bold").encode(
+        x=alt.X(**quant("text_at")), text=alt.Text(field="text", type="nominal"))
+    return freeze(alt.layer(bars, whisker, dot, text).properties(height=height))
+
+
+def sd_bars(labels: Sequence[str], sds: object, simulated: object, simulated_se: object, *,
+            colors: Sequence[str], text: Sequence[str], sim_text: Sequence[str],
+            value_title: str = "SD", title: str = "", subtitle: str | None = None,
+            height: int | None = None) -> Figure:
+    """One bar per row at its formula value, a dot at its simulated value with a whisker of
+    ± 2 standard errors, and the formula's value written beside the bar."""
+    vals, sims, ses = _finite(sds), _finite(simulated), _finite(simulated_se)
+    labs = [str(x) for x in labels]
+    rows = [{"label": lab, "value": _num(v), "sim": _num(m), "sim_low": _num(m - 2 * e),
+             "sim_high": _num(m + 2 * e), "text_at": _num(max(v, m + 2 * e)), "colour": c,
+             "text": tx, "sim_text": st}
+            for lab, v, m, e, c, tx, st in zip(labs, vals, sims, ses, colors, text, sim_text,
+                                               strict=True)]
+    tpl = _sd_bars_tpl(_t(labs), value_title, height or 56 * len(labs) + 20)
+    return Figure(tpl, {"rows": rows}, title, subtitle)
 
 
 @lru_cache(maxsize=_TEMPLATES)
