@@ -13,6 +13,7 @@ proper minus sign and thousands separators so they read well on a projector.
 from __future__ import annotations
 
 import math
+from typing import TypeGuard
 
 from classroom.privacy_numbers import epsilon_up, significant_down, significant_up
 
@@ -36,8 +37,9 @@ DASH = "—"
 MINUS = "−"
 
 
-def is_number(x: object) -> bool:
-    """True for a finite real number (bools excluded)."""
+def is_number(x: object) -> TypeGuard[float]:
+    """True for a finite real number (bools excluded); a type checker then reads ``x`` as
+    a float."""
     if x is None or isinstance(x, bool):
         return False
     try:
