@@ -38,13 +38,11 @@ from .domain import (
     MAX_TITLE_CHARS,
     BadInput,
     BudgetStatus,
-    Design,
+    Designed,
     check_kind_and_mode,
     clean_countdown,
     clean_options,
     clean_text,
-    design_epsilon,
-    design_from_json,
     finite_or_inf,
     question_design,
 )
@@ -102,7 +100,7 @@ class PlanError(BadInput):
 
 
 @dataclass(frozen=True)
-class PlanQuestion:
+class PlanQuestion(Designed):
     """One question of a plan, checked as :meth:`PollService.add_question` checks it.
 
     Build one with :meth:`build`. ``options`` follows the classroom's answer encoding
@@ -143,14 +141,6 @@ class PlanQuestion:
     def design_params(self) -> dict[str, Any]:
         """The design parameters, in the order ldp_core gives them (a fresh dict)."""
         return self.design.params()
-
-    @property
-    def design(self) -> Design:
-        return design_from_json(self.kind, self.design_json)
-
-    @property
-    def epsilon(self) -> float:
-        return design_epsilon(self.design)
 
     @property
     def unit(self) -> str:
