@@ -326,6 +326,9 @@ def cb_apply(source: str, index: int | None) -> None:
         flash("error", "The question was not changed: " + "; ".join(problems))
         return
     plan = _draft(source)
+    if index is not None and index >= len(plan.questions):
+        flash("error", "That question is no longer in the plan; add it as a new one.")
+        return
     _set_draft(source, plan.with_question(question) if index is None
                else plan.with_question_replaced(index, question))
     st.session_state[_EDITING] = None
@@ -351,7 +354,7 @@ def _recommendation(question: PlanQuestion) -> str:
                     "at this ε (the smallest worst-case variance).")
     if question.kind == "categorical":
         best = ldp_core.recommend_oracle(len(question.options), question.epsilon)
-        if best != "grr" and design.kind == "grr" or best == "grr" and design.kind != "grr":
+        if (best == "grr") != (design.kind == "grr"):  # SUE and OUE are unary encodings
             return f" ldp_core recommends {best.upper()} for these options at this ε."
     return ""
 
