@@ -165,7 +165,8 @@ def render() -> None:
     st.markdown("\n".join(f"- **{titles[m]}**: {trust[m]}" for m in MODELS))
 
     st.subheader("Formula and simulation")
-    rows = {"Model": [], "SD, formula": [], "SD, simulated ± SE": [], "Off by": []}
+    rows: dict[str, list[str]] = {"Model": [], "SD, formula": [], "SD, simulated ± SE": [],
+                                  "Off by": []}
     flagged = []
     for model in MODELS:
         formula, (s, se) = getattr(sds, model), sim[model]

@@ -4,7 +4,8 @@ students arriving batch by batch."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import streamlit as st
 
@@ -40,7 +41,10 @@ def show_flash(projector: bool = False) -> None:
             getattr(box, kind)(text)
 
 
-def run_action(action: Callable[[], object], ok: str | None = None) -> object | None:
+T = TypeVar("T")
+
+
+def run_action(action: Callable[[], T], ok: str | None = None) -> T | None:
     """Run a service action for the instructor; a refusal becomes a message, never a traceback."""
     if not session.is_instructor():
         flash("error", "Only the instructor can do that. Log in on the I'm teaching page.")
@@ -56,7 +60,7 @@ def run_action(action: Callable[[], object], ok: str | None = None) -> object | 
 
 
 def cb_start_exercise(poll_id: int | None) -> None:
-    def go():
+    def go() -> tuple[int, int]:
         svc = session.service()
         pid = poll_id if poll_id is not None else svc.create_poll("Class exercise").id
         q = svc.add_question(pid, EXERCISE_TEXT, options=EXERCISE_OPTIONS,
@@ -111,7 +115,8 @@ def cb_reveal(qid: int, revealed: bool) -> None:
         "Results are shown." if revealed else "Results are hidden: only the count shows.")
 
 
-def cb_new_round(qid: int, params: dict | None, open_key: str | None = None) -> None:
+def cb_new_round(qid: int, params: dict[str, Any] | None, open_key: str | None = None
+                 ) -> None:
     open_now = bool(st.session_state.get(open_key)) if open_key else False
     r = run_action(lambda: session.service().new_round(qid, params, open_now=open_now))
     if r is not None:
@@ -120,7 +125,7 @@ def cb_new_round(qid: int, params: dict | None, open_key: str | None = None) -> 
                + " Earlier rounds stay in the history.")
 
 
-def cb_add_question(poll_id: int, spec: dict, open_key: str) -> None:
+def cb_add_question(poll_id: int, spec: dict[str, Any], open_key: str) -> None:
     open_now = bool(st.session_state.get(open_key))
     # One call: a question refused (over the privacy budget, say) is not added at all.
     q = run_action(lambda: session.service().add_question(poll_id, **spec, open_now=open_now))
@@ -156,7 +161,7 @@ _REHEARSAL = "dash_rehearsal_plan"
 _SIM_CLASS = "dash_simulated_class"
 
 
-def cb_simulate(qid: int, shares: object) -> None:
+def cb_simulate(qid: int, shares: float | Sequence[float]) -> None:
     """Plan a rehearsal class; the live panel lets it arrive batch by batch."""
     if not session.is_instructor():
         flash("error", "Only the instructor can do that. Log in on the I'm teaching page.")

@@ -406,7 +406,7 @@ def _editor(source: str, index: int | None) -> None:
 
 
 def _kind_line(q: PlanQuestion) -> str:
-    if q.kind == "numeric":
+    if isinstance(q.design, ldp_core.NumericDesign):
         r = q.design.range
         return f"a number, {format_value(r.lo, q.unit)} to {format_value(r.hi, q.unit)}"
     if q.kind == "categorical":
