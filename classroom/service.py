@@ -342,11 +342,12 @@ class PollService:
         """Save a plan: a new one, or over the saved plan ``plan_id``. The plan is
         validated whole first (:class:`~classroom.plans.PlanError` lists every problem)
         and kept as its TOML file; nothing is written on a refusal."""
-        document = dumps(plan.checked())
+        checked = plan.checked()
+        document = dumps(checked)
         if plan_id is None:
-            return self._store.insert_plan(plan.title, document, utcnow())
+            return self._store.insert_plan(checked.title, document, utcnow())
         pid = _id("plan id", plan_id)
-        saved = self._store.update_plan(pid, plan.title, document, utcnow())
+        saved = self._store.update_plan(pid, checked.title, document, utcnow())
         if saved is None:
             raise UnknownPlan(f"no saved lesson plan with id {pid}; save it as a new plan")
         return saved
