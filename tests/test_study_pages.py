@@ -632,8 +632,8 @@ def test_exercise_shows_both_coverages_and_both_sds():
     half = 1.959963984540054 * math.sqrt(3 / (4 * n))
     own = float(np.mean(np.abs(local - v / n) <= half))
     popcov = float(np.mean(np.abs(pop - mu) <= half))
-    assert metric(at, "95% CI covers this class's share") == f"{own:.1%}"
-    assert metric(at, "95% CI covers the population's μ") == f"{popcov:.1%}"
+    assert metric(at, "μ̂ ± 1.96 SD covers this class's share") == f"{own:.1%}"
+    assert metric(at, "μ̂ ± 1.96 SD covers the population's μ") == f"{popcov:.1%}"
     assert metric(at, "SD, fixed class") == fmt(float(np.std(local)), 3)
     assert metric(at, "SD, population") == fmt(float(np.std(pop)), 3)
     se = math.sqrt(0.95 * 0.05 / 20_000)
