@@ -146,19 +146,19 @@ def render() -> None:
                  "± 2 SE"))
 
     ratio = sds.local / sds.shuffle
+    federated = (f"Federated with k = {fmt_count(k)} costs √k = "
+                 f"{fmt(sds.federated / sds.central, 3)} times the central SD.")
     if ratio >= 1.05:
         st.markdown(
             f"Through a shuffler each phone can use **ε0 = "
             f"{fmt_fixed(sds.shuffle_local_epsilon, 2)}** instead of ε = {fmt_fixed(eps, 2)}: "
             f"the class's estimate is **{fmt(ratio, 3)}× more accurate** than in the local "
-            f"model, at the same privacy (plus δ = {fmt_power(delta)}). Federated with "
-            f"k = {fmt_count(k)} costs √k = {fmt(k ** 0.5, 3)} times the central SD.")
+            f"model, at the same privacy (plus δ = {fmt_power(delta)}). {federated}")
     else:
         st.markdown(
             f"With {fmt_count(n)} students a shuffler buys almost nothing at "
             f"ε = {fmt_fixed(eps, 2)}: a report has too few others to hide among, so "
-            "each phone must stay near ε. Try a larger class. Federated with "
-            f"k = {fmt_count(k)} costs √k = {fmt(k ** 0.5, 3)} times the central SD.")
+            f"each phone must stay near ε. Try a larger class. {federated}")
 
     st.subheader("What each model trusts")
     trust = _trust(n, eps, delta, k, sds)
