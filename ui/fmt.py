@@ -13,13 +13,14 @@ proper minus sign and thousands separators so they read well on a projector.
 from __future__ import annotations
 
 import math
-from decimal import ROUND_CEILING, Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import TypeGuard
 
 __all__ = [
     "DASH",
     "fmt",
     "fmt_count",
+    "fmt_down",
     "fmt_eps",
     "fmt_fixed",
     "fmt_interval",
@@ -105,12 +106,7 @@ def fmt_fixed(x: object, decimals: int = 3) -> str:
     return _minus(text)
 
 
-def fmt_up(x: object, sig: int = 3) -> str:
-    """``sig`` significant digits, rounded UP: an ε shown as a guarantee errs toward privacy.
-
-    >>> fmt_up(0.5500655), fmt_up(0.551), fmt_up(0.0184387), fmt_up(1.0986), fmt_up(None)
-    ('0.551', '0.551', '0.0185', '1.10', '—')
-    """
+def _directed(x: object, sig: int, rounding: str) -> str:
     special = _special(x)
     if special is not None:
         return special
@@ -118,7 +114,26 @@ def fmt_up(x: object, sig: int = 3) -> str:
     if d == 0:
         return "0"
     quantum = Decimal(1).scaleb(d.adjusted() - sig + 1)
-    return _minus(f"{d.quantize(quantum, rounding=ROUND_CEILING):f}")
+    return _minus(f"{d.quantize(quantum, rounding=rounding):f}")
+
+
+def fmt_up(x: object, sig: int = 3) -> str:
+    """``sig`` significant digits, rounded UP: an ε shown as a guarantee errs toward privacy.
+
+    >>> fmt_up(0.5500655), fmt_up(0.551), fmt_up(0.0184387), fmt_up(1.0986), fmt_up(None)
+    ('0.551', '0.551', '0.0185', '1.10', '—')
+    """
+    return _directed(x, sig, ROUND_CEILING)
+
+
+def fmt_down(x: object, sig: int = 3) -> str:
+    """``sig`` significant digits, rounded DOWN: the largest ε a phone may use errs toward
+    privacy too.
+
+    >>> fmt_down(1.0986), fmt_down(2.3868), fmt_down(0.0184387)
+    ('1.09', '2.38', '0.0184')
+    """
+    return _directed(x, sig, ROUND_FLOOR)
 
 
 def fmt_power(x: object) -> str:

@@ -15,7 +15,7 @@ import streamlit as st
 
 from ldp_core import ModelSDs, model_share_sds, sd_with_se, simulate_model_shares
 from ui import charts
-from ui.fmt import fmt, fmt_count, fmt_fixed, fmt_power
+from ui.fmt import fmt, fmt_count, fmt_down, fmt_fixed, fmt_power
 
 K_N = "models_n"
 K_EPS = "models_eps"
@@ -59,7 +59,7 @@ def _numbers(n: int, eps: float, delta: float, k: int, seed: int) -> dict:
 def _labels(sds: ModelSDs, eps: float, k: int) -> dict[str, str]:
     return {
         "local": f"Local RR (ε = {fmt_fixed(eps, 2)})",
-        "shuffle": f"Shuffle (ε0 = {fmt_fixed(sds.shuffle_local_epsilon, 2)})",
+        "shuffle": f"Shuffle (ε0 = {fmt_down(sds.shuffle_local_epsilon)})",
         "federated": f"Federated (k = {fmt_count(k)})",
         "central": "Central",
     }
@@ -76,7 +76,7 @@ def _trust(n: int, eps: float, delta: float, k: int, sds: ModelSDs) -> dict[str,
         "shuffle": "A shuffler, to strip who sent each report and when and to pass the "
                    "reports on in random order. It never sees a true answer, only randomized "
                    f"ones. Hidden among {fmt_count(n)}, each report can be less noisy "
-                   f"(ε0 = {fmt_fixed(sds.shuffle_local_epsilon, 2)}) while the shuffled "
+                   f"(ε0 = {fmt_down(sds.shuffle_local_epsilon)}) while the shuffled "
                    f"release stays (ε, δ)-DP with δ = {fmt_power(delta)}.",
         "federated": f"k = {fmt_count(k)} delegates, one per table of {table}: each sees the "
                      "true answers of their own table and nobody else's, and releases its "
@@ -151,7 +151,7 @@ def render() -> None:
     if ratio >= 1.05:
         st.markdown(
             f"Through a shuffler each phone can use **ε0 = "
-            f"{fmt_fixed(sds.shuffle_local_epsilon, 2)}** instead of ε = {fmt_fixed(eps, 2)}: "
+            f"{fmt_down(sds.shuffle_local_epsilon)}** instead of ε = {fmt_fixed(eps, 2)}: "
             f"the class's estimate is **{fmt(ratio, 3)}× more accurate** than in the local "
             f"model, at the same privacy (plus δ = {fmt_power(delta)}). {federated}")
     else:
