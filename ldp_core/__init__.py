@@ -63,6 +63,7 @@ from .estimate import (
     chi2_1_quantile,
     pm1_mean_abs_error,
     pm1_mean_estimate,
+    t_quantile,
     z_quantile,
 )
 from .explore import (
@@ -82,6 +83,7 @@ from .formulas import privacy_ratio, unbiased_coefficients, worst_variance_unit
 from .numeric import (
     DEVICE_CELLS,
     NUMERIC_NAMES,
+    REPORT_TAIL,
     DuchiMechanism,
     LaplaceMechanism,
     NumericDesign,
@@ -140,6 +142,7 @@ __all__ = [
     "PiecewiseMechanism",
     "Plausibility",
     "Posterior",
+    "REPORT_TAIL",
     "TwoCoinRR",
     "UnaryEncoding",
     "WarnerRR",
@@ -183,6 +186,7 @@ __all__ = [
     "sequential_composition",
     "share_estimates",
     "subsample_counts",
+    "t_quantile",
     "ue_plausibility",
     "unbiased_coefficients",
     "worst_variance_unit",

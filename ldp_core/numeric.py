@@ -37,11 +37,12 @@ from ._checks import RNGLike
 from .binary import EpsilonRR
 from .categorical import _GRID, _grid_down
 from .central import central_mean_sd
-from .estimate import z_quantile
+from .estimate import t_quantile
 
 __all__ = [
     "DEVICE_CELLS",
     "NUMERIC_NAMES",
+    "REPORT_TAIL",
     "DuchiMechanism",
     "LaplaceMechanism",
     "NumericDesign",
@@ -58,10 +59,12 @@ __all__ = [
 
 #: Smallest and largest ε a numeric mechanism accepts.
 MIN_EPSILON, MAX_EPSILON = 1e-3, 20.0
-#: A Laplace report further than this many noise scales from [-1, 1] has probability
-#: below e^-40 (4e-18): no honest phone sends it, so :meth:`LaplaceMechanism.plausible`
-#: refuses it, and one forged report cannot move the mean without bound.
-LAPLACE_TAIL_SCALES = 40.0
+#: No honest phone sends a report this improbable: a report further out than every true
+#: value reaches with this probability is refused (:meth:`NumericMechanism.plausible`), and
+#: the phone clamps the local Laplace mechanism's reports at that point
+#: (:meth:`LaplaceMechanism.device_grid`), so one forged report cannot move the mean without
+#: bound.
+REPORT_TAIL = 1e-9
 #: A phone reports a continuous mechanism's output as the midpoint of one of this many
 #: equal cells of its bounded output range (:meth:`NumericMechanism.snap`). Floating-point
 #: samplers reach some floats from one input and not from another, which can break
@@ -160,6 +163,13 @@ class NumericMechanism(ABC):
         for Laplace)."""
         return float(max(self.variance(-1.0), self.variance(0.0), self.variance(1.0)))
 
+    @abstractmethod
+    def survival(self, t: Any, x: float) -> Any:
+        """``P(y >= t | x)``, exact, for the report before a phone snaps it to its cell
+        (the Laplace mechanism's clamped tails included). It never decreases in x: the
+        class whose every student sits at the top of the range sends the largest reports
+        (checked for every mechanism in the tests); the plausibility check relies on it."""
+
     def plausible(self, y: float) -> bool:
         """Whether an honest device could have sent the report y (within float rounding)."""
         lo, hi = self.output_bounds
@@ -245,6 +255,11 @@ class DuchiMechanism(NumericMechanism):
 
     def plausible(self, y: float) -> bool:
         return y in (-self.c_epsilon, self.c_epsilon)
+
+    def survival(self, t: Any, x: float) -> Any:
+        c, tt = self.c_epsilon, np.asarray(t, dtype=float)
+        out = np.where(tt <= -c, 1.0, np.where(tt <= c, self.p_plus(x), 0.0))
+        return out[()]
 
     def variance(self, x: Any) -> Any:
         return self.c_epsilon ** 2 - np.asarray(x, dtype=float) ** 2
@@ -349,6 +364,17 @@ class PiecewiseMechanism(NumericMechanism):
         return np.where((yy >= left) & (yy <= right), inside,
                         np.where(np.abs(yy) <= c, outside, 0.0))
 
+    def survival(self, t: Any, x: float) -> Any:
+        left, right = self.window(x)
+        inside, outside = self.densities()
+        c = self.big_c
+        tt = np.clip(np.asarray(t, dtype=float), -c, c)
+        # The mass above t: outside on (r, C], inside on [l, r], outside on [-C, l).
+        out = (outside * (c - np.maximum(tt, right))
+               + inside * np.clip(right - tt, 0.0, right - left)
+               + outside * np.clip(left - tt, 0.0, None))
+        return np.clip(out, 0.0, 1.0)[()]
+
     def _loss(self, p_window: float | None = None) -> float:
         inside, outside = self.densities(p_window)
         return math.log(inside / outside)
@@ -428,19 +454,52 @@ class LaplaceMechanism(NumericMechanism):
         return math.isfinite(y) and abs(y) <= self.device_grid()[1]
 
     def device_grid(self) -> tuple[float, float]:
-        """``±(1 + 40 scales)``: a phone clamps its report there (the clamped tail has
-        probability below e^-39, so the mean moves by less than 1e-16), which keeps ε
-        (a tail's probability ratio is at most e^ε too) and bounds every report."""
-        bound = 1 + LAPLACE_TAIL_SCALES * self.scale
+        """``±B`` with ``B = 1 + scale ln(1 / (2 REPORT_TAIL))`` (about 1 + 20.03 scales): the
+        point a student at the top of the range passes with probability :data:`REPORT_TAIL`
+        (1e-9), and every other student less often. A phone clamps its report there. That
+        is post-processing, so ε is kept (a tail's probability ratio is at most e^ε too), and
+        it bounds every report; the server refuses anything beyond (:meth:`plausible`).
+        The clamp moves a report's mean toward the middle by exactly :meth:`clamp_bias`.
+
+        >>> lm = LaplaceMechanism(1.0)
+        >>> round(lm.device_grid()[1], 4), round(float(lm.survival(lm.device_grid()[1], 1.0)), 15)
+        (41.0602, 1e-09)
+        """
+        bound = 1 + self.scale * math.log(0.5 / REPORT_TAIL)
         return (-bound, bound)
+
+    def clamp_bias(self, x: Any) -> Any:
+        """``E[clamp(x + L, -B, B)] - x = -scale e^(-B/scale) sinh(x/scale)``, exactly: with
+        ``B`` from :meth:`device_grid` that is
+        ``-scale REPORT_TAIL (e^((x-1)/scale) - e^(-(x+1)/scale))``, toward the middle, at
+        most ``2 REPORT_TAIL (1 - e^-eps) / eps < 2e-9`` of the range's half-width (at x = ±1).
+
+        >>> lm = LaplaceMechanism(1.0)
+        >>> bool(abs(lm.clamp_bias(1.0) + 2e-9 * (1 - math.exp(-1))) < 1e-22)
+        True
+        """
+        s = self.scale
+        xx = np.asarray(x, dtype=float)
+        return (-s * REPORT_TAIL * (np.exp((xx - 1) / s) - np.exp(-(xx + 1) / s)))[()]
+
+    def survival(self, t: Any, x: float) -> Any:
+        bound, s = self.device_grid()[1], self.scale
+        tt = np.asarray(t, dtype=float)
+        with np.errstate(over="ignore"):
+            upper = 0.5 * np.exp(-np.maximum(tt - x, 0.0) / s)  # t >= x: the upper tail
+            lower = 1 - 0.5 * np.exp(-np.maximum(x - tt, 0.0) / s)
+        out = np.where(tt >= x, upper, lower)
+        return np.where(tt > bound, 0.0, np.where(tt <= -bound, 1.0, out))[()]
 
     def variance(self, x: Any) -> Any:
         return np.full(np.shape(x), 2 * self.scale ** 2)[()]
 
     def perturb(self, x: object, *, rng: RNGLike = None) -> np.ndarray:
+        """``x + Laplace(2 / eps)``, clamped to :meth:`device_grid` as a phone clamps it."""
         arr = _unit_array("x", x)
         gen = np.random.default_rng(rng)
-        return arr + gen.laplace(0.0, self.scale, arr.shape)
+        bound = self.device_grid()[1]
+        return np.clip(arr + gen.laplace(0.0, self.scale, arr.shape), -bound, bound)
 
 
 _MECHANISMS: dict[str, type[NumericMechanism]] = {
@@ -567,10 +626,12 @@ def central_numeric_sd(n: int, epsilon: float, value_range: NumericRange) -> flo
 class NumericEstimate:
     """The estimated mean of a class from its reports, in the question's units.
 
-    ``sd`` is estimated from the spread of the reports (``s / sqrt(n)``), which is
-    unbiased or slightly conservative when the students' values differ; ``sd_worst``
-    is the worst case over classes from the mechanisms' exact variances. Every field
-    is None where it does not exist (no reports; ``sd`` with one report).
+    ``sd_worst`` is the SD of the mean for a fixed class, in the worst case over the
+    students' values, from the mechanisms' exact variances: the SD that
+    :meth:`interval` uses. ``sd`` is estimated from the spread of the reports
+    (``s / sqrt(n)``); it also counts how much the students' values differ, so it is
+    shown only as a comparison. Every field is None where it does not exist (no
+    reports; ``sd`` with one report).
     """
 
     n: int
@@ -599,12 +660,20 @@ class NumericEstimate:
         return cls(n, float(allv.mean()), sd, worst, lo, hi)
 
     def interval(self, level: float = 0.95) -> tuple[float, float] | None:
-        """The normal interval ``mean ± z sd`` (None without an SD)."""
-        sd = self.sd if self.sd is not None else self.sd_worst
-        if self.mean is None or sd is None:
+        """The interval for the class's mean: ``mean ± t sd_worst``, with Student's t
+        quantile for n - 1 degrees of freedom (at least 1). None without reports.
+
+        The worst-case SD bounds the SD of the mean for every class (the spread of the
+        reports, ``sd``, also counts how much the students' values differ, and is noisy at
+        small n); the t quantile (2.26 at n = 10, 1.98 at n = 100 for 95%) makes up for the
+        skew and the lumps of a sum of few reports. Measured for every mechanism at n >= 10
+        (docs/numeric-checks.md): at least 94.9% coverage for 95%, where the normal
+        quantile covered 92.1% at worst and ``mean ± 1.96 sd`` 49%.
+        """
+        if self.mean is None or self.sd_worst is None:
             return None
-        z = z_quantile(level)
-        return (self.mean - z * sd, self.mean + z * sd)
+        half = t_quantile(level, max(self.n - 1, 1)) * self.sd_worst
+        return (self.mean - half, self.mean + half)
 
     @property
     def clipped_mean(self) -> float | None:

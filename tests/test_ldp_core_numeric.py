@@ -95,8 +95,11 @@ def test_duchi_reports_are_exactly_plus_or_minus_c():
 
 
 def test_laplace_refuses_reports_no_phone_would_send():
+    """Beyond the point a student at the top passes with probability 1e-9 (41.06 at ε = 1:
+    252 h on [0, 12]): the old clamp at 40 scales (81, 492 h) is refused."""
     lm = LaplaceMechanism(1.0)
-    assert lm.plausible(50.0) and not lm.plausible(1e6) and not lm.plausible(math.nan)
+    assert lm.plausible(41.0) and lm.plausible(-41.0) and not lm.plausible(41.1)
+    assert not lm.plausible(81.0) and not lm.plausible(1e6) and not lm.plausible(math.nan)
     pm = PiecewiseMechanism(1.0)
     assert pm.plausible(pm.big_c) and not pm.plausible(pm.big_c * 1.01)
 
