@@ -4,8 +4,10 @@
 
 * imported as the module ``app``, it builds the ASGI application: the middleware
   (gzip, device cookie, security headers), the instructor login routes, the
-  students' phone page and its JSON API (``phone/``), the start-up banner, and the
-  check that drops widget states no control could have sent (``ui/widget_guard.py``);
+  students' phone page and its JSON API (``phone/``), the lifespan that builds the
+  process's composition root (``web/root.py``: one settings object, store and
+  service) and prints the start-up banner, and the check that drops widget states no
+  control could have sent (``ui/widget_guard.py``);
 * executed by Streamlit as ``__main__`` on every rerun, it is the script: it
   registers the pages for this visitor's role (``views/shell.py``) and runs the
   chosen one.
@@ -39,8 +41,9 @@ if __name__ == "__main__":
 else:
     from pathlib import Path
 
-    from classroom import web
-    from phone import routes as phone
+    import web
+    from phone.routes import PhoneApi
+    from phone.routes import make_routes as phone_routes
     from ui import widget_guard
 
     widget_guard.install()  # before any session runs: malformed widget states never parse
@@ -49,5 +52,11 @@ else:
     def _listening() -> tuple[str | None, int]:
         return st_config.get_option("server.address"), st_config.get_option("server.port")
 
+    # The composition root: the lifespan builds the process's one settings object, store,
+    # service and instructor sessions before the first request; the login routes, the
+    # phone routes and the pages (ui/session.py) all use that one.
+    process = web.PROCESS
     app = st.App(Path(__file__).with_name("app.py"), middleware=web.middleware(),
-                 routes=[*web.routes, *phone.routes], lifespan=web.make_lifespan(_listening))
+                 routes=[*web.make_routes(web.AuthApi(lambda: process.get().auth)),
+                         *phone_routes(PhoneApi(lambda: process.get().service))],
+                 lifespan=web.make_lifespan(_listening, process))

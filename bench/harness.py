@@ -381,7 +381,7 @@ def instructor_session(base_url: str, key: str = INSTRUCTOR_KEY) -> str:
     import http.client
     from urllib.parse import urlencode, urlsplit
 
-    from classroom import auth
+    import web
 
     url = urlsplit(base_url)
     conn = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
@@ -392,7 +392,7 @@ def instructor_session(base_url: str, key: str = INSTRUCTOR_KEY) -> str:
         response = conn.getresponse()
         response.read()
         for name, value in response.getheaders():
-            if name.lower() == "set-cookie" and value.startswith(f"{auth.INSTRUCTOR_COOKIE}="):
+            if name.lower() == "set-cookie" and value.startswith(f"{web.INSTRUCTOR_COOKIE}="):
                 return value.split(";")[0].split("=", 1)[1]
         raise RuntimeError(f"instructor login at {base_url} failed: HTTP {response.status}")
     finally:
@@ -406,10 +406,10 @@ class Projector(Tab):
 
     def __init__(self, base_url: str, poll_id: int, question_id: int, *,
                  key: str = INSTRUCTOR_KEY, timeout: float = 60.0) -> None:
-        from classroom import auth
+        import web
 
         super().__init__(base_url, f"projector=1&pid={poll_id}&qid={question_id}",
-                         cookies={auth.INSTRUCTOR_COOKIE: instructor_session(base_url, key)},
+                         cookies={web.INSTRUCTOR_COOKIE: instructor_session(base_url, key)},
                          timeout=timeout)
 
     def rerun_message(self, *args, **kwargs):

@@ -1,9 +1,9 @@
 """classroom: polls, questions, rounds and randomized reports between ldp_core and the pages.
 
 ``PollService(Store())`` is the API the pages use; see docs/architecture.md.
-No streamlit import, and no module-level mutable state but one counter (the
-logouts a process has seen, in :mod:`classroom.auth`): the app caches one
-``Store`` per process with ``st.cache_resource``.
+No streamlit or starlette import, and no module-level mutable state: the app
+builds one ``Store`` and one ``PollService`` per process from one
+``config.Settings`` (its composition root, :mod:`web.root`).
 """
 
 from .config import data_dir, database_url, masked_url
@@ -14,6 +14,7 @@ from .domain import (
     ClassroomError,
     ConfigError,
     Conflict,
+    DiskFull,
     NotFound,
     OverBudget,
     Poll,
@@ -37,6 +38,7 @@ __all__ = [
     "ClassroomError",
     "ConfigError",
     "Conflict",
+    "DiskFull",
     "NotFound",
     "OverBudget",
     "Poll",

@@ -1,10 +1,7 @@
-"""Instructor access: a secret key, one-time login links and server-side sessions.
+"""Instructor access: one-time login links and server-side sessions under the key.
 
-The key comes from, in order: the environment variable
-``LDP_CLASSROOM_INSTRUCTOR_KEY``; ``instructor_key`` in ``.streamlit/secrets.toml``;
-otherwise a random key generated on first start and kept in
-``<data dir>/instructor_key`` (readable by its owner only). It never appears in
-a URL:
+The key is a setting (:func:`classroom.config.instructor_key`, read once at start
+into :class:`classroom.config.Settings`). It never appears in a URL:
 
 * the start-up banner prints a **one-time login link**: a random nonce signed
   with the key and timed by ``itsdangerous``, good for one use within
@@ -21,40 +18,28 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 import secrets
 import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
-from . import config
-from .domain import ClassroomError, ConfigError
+from .domain import ClassroomError
 
 if TYPE_CHECKING:
     from .store import Store
 
 __all__ = [
-    "INSTRUCTOR_COOKIE",
-    "KEY_ENV",
     "LOGIN_LINK_TTL_S",
-    "MIN_KEY_CHARS",
     "SESSION_TTL_S",
     "InstructorAuth",
     "check_key",
-    "instructor_key",
-    "key_source",
     "login_link_token",
 ]
 
-KEY_ENV = "LDP_CLASSROOM_INSTRUCTOR_KEY"
-#: A configured key shorter than this stops the start: it could be guessed.
-MIN_KEY_CHARS = 16
-INSTRUCTOR_COOKIE = "ldp_instructor"
 #: A login link works once, within this many seconds of being printed.
 LOGIN_LINK_TTL_S = 15 * 60
 #: A logged-in browser stays logged in this long (a day of teaching), then logs in again.
@@ -62,63 +47,18 @@ SESSION_TTL_S = 12 * 3600
 _LINK_SALT = "ldp-classroom one-time login link"
 
 
-def _key_file() -> Path:
-    return config.data_dir() / "instructor_key"
-
-
-def instructor_key() -> str:
-    """The configured instructor key, generating and storing one on first use."""
-    key, source = os.environ.get(KEY_ENV, "").strip(), KEY_ENV
-    if not key:
-        key, source = str(config.secret("instructor_key") or "").strip(), \
-            "instructor_key in .streamlit/secrets.toml"
-    if key:
-        if len(key) < MIN_KEY_CHARS:
-            raise ConfigError(
-                f"the instructor key set in {source} has {len(key)} characters; use at "
-                f"least {MIN_KEY_CHARS}, for example the output of "
-                "python -c \"import secrets; print(secrets.token_urlsafe(18))\"")
-        return key
-    path = _key_file()
-    try:
-        if path.stat().st_mode & 0o077:  # left readable by an older version
-            path.chmod(0o600)
-        return path.read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
-        pass
-    key = secrets.token_urlsafe(18)
-    # O_EXCL: when two processes start at once, the first writer wins.
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return path.read_text(encoding="utf-8").strip()
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(key + "\n")
-    return key
-
-
-def check_key(candidate: object, key: str | None = None) -> bool:
+def check_key(candidate: object, key: str) -> bool:
     """Constant-time comparison of a typed key with the instructor key."""
     if not isinstance(candidate, str) or not candidate:
         return False
-    return hmac.compare_digest(candidate.strip().encode(), (key or instructor_key()).encode())
+    return hmac.compare_digest(candidate.strip().encode(), key.encode())
 
 
-def login_link_token(key: str | None = None) -> str:
+def login_link_token(key: str) -> str:
     """A fresh one-time login token for ``/auth/login?token=...``: a random nonce, signed
     with the instructor key and timed (``itsdangerous``). Spent by
     :meth:`InstructorAuth.redeem_link`."""
-    return str(URLSafeTimedSerializer(key or instructor_key(), salt=_LINK_SALT)
-               .dumps(secrets.token_urlsafe(18)))
-
-
-def key_source() -> str:
-    """Where the instructor key comes from, in words for the start-up message."""
-    if os.environ.get(KEY_ENV, "").strip():
-        return f"the value of {KEY_ENV}"
-    if str(config.secret("instructor_key") or "").strip():
-        return "instructor_key in .streamlit/secrets.toml"
-    return str(_key_file())
+    return str(URLSafeTimedSerializer(key, salt=_LINK_SALT).dumps(secrets.token_urlsafe(18)))
 
 
 def _digest(value: str, key: str) -> str:
@@ -127,45 +67,29 @@ def _digest(value: str, key: str) -> str:
     return hmac.new(key.encode("utf-8"), value.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
-class _Logouts:
-    """How many logouts this process has seen. The login routes and the Streamlit pages
-    each hold an :class:`InstructorAuth`; every instance trusts its cached validity only
-    while this count is unchanged, so a logout takes effect at once in the whole process.
-    (The one piece of module-level state in this package: a counter.)"""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self._lock = threading.Lock()
-
-    def seen(self) -> None:
-        with self._lock:
-            self.count += 1
-
-
-_LOGOUTS = _Logouts()
-
-
 class InstructorAuth:
-    """Login links and sessions on one store (thread-safe).
+    """Login links and sessions on one store, under one key (thread-safe).
 
-    A session's validity is remembered for :attr:`cache_s` seconds, so a dashboard
-    refreshing every 2 s does not read the database each time. A logout takes effect at
-    once in this process, and in another process sharing the database within ``cache_s``.
+    One instance per process serves the login routes and the Streamlit pages alike
+    (the composition root, :mod:`web.root`, builds it). A session's validity is
+    remembered for :attr:`cache_s` seconds, so a dashboard refreshing every 2 s does not
+    read the database each time. A logout takes effect at once in this process, and in
+    another process sharing the database within ``cache_s``.
     """
 
-    def __init__(self, store: Store, *, key: str | None = None, cache_s: float = 5.0,
+    def __init__(self, store: Store, *, key: str, cache_s: float = 5.0,
                  clock: Callable[[], float] = time.time) -> None:
         self._store = store
         self._key = key
         self.cache_s = cache_s
         self._clock = clock
-        # session digest -> (checked until, clock time; the logout count it was checked at)
-        self._valid: dict[str, tuple[float, int]] = {}
+        # session digest -> checked until (clock time)
+        self._valid: dict[str, float] = {}
         self._lock = threading.Lock()
 
     @property
     def key(self) -> str:
-        return self._key or instructor_key()
+        return self._key
 
     def _now(self) -> datetime:
         return datetime.fromtimestamp(self._clock(), tz=UTC)
@@ -207,10 +131,9 @@ class InstructorAuth:
         if not isinstance(session_id, str) or not session_id or len(session_id) > 100:
             return False
         digest = _digest(session_id, self.key)
-        now, logouts = self._clock(), _LOGOUTS.count
+        now = self._clock()
         with self._lock:
-            until, checked_at = self._valid.get(digest, (0.0, -1))
-            if until > now and checked_at == logouts:
+            if self._valid.get(digest, 0.0) > now:
                 return True
         try:
             expires = self._store.session_expiry(digest)
@@ -219,7 +142,7 @@ class InstructorAuth:
         if expires is None or expires.timestamp() <= now:
             return False
         with self._lock:
-            self._valid[digest] = (min(now + self.cache_s, expires.timestamp()), logouts)
+            self._valid[digest] = min(now + self.cache_s, expires.timestamp())
         return True
 
     def end(self, session_id: object) -> None:
@@ -229,12 +152,9 @@ class InstructorAuth:
             with self._lock:
                 self._valid.pop(digest, None)
             self._store.delete_session(digest)
-            _LOGOUTS.seen()
 
     def end_all(self) -> int:
         """Log every instructor browser out; the number of sessions ended."""
         with self._lock:
             self._valid.clear()
-        ended = self._store.delete_all_sessions()
-        _LOGOUTS.seen()
-        return ended
+        return self._store.delete_all_sessions()

@@ -1,6 +1,8 @@
-"""Settings: where the data lives and which database to use.
+"""Settings: where the data lives, which database to use, the instructor key, the limits.
 
-No streamlit import: the same code runs under ``streamlit run``, in tests and
+The app reads them once, at start, into one :class:`Settings` (``Settings.read()``);
+nothing on a request path reads the environment, secrets.toml or the data directory
+again. No streamlit import: the same code runs under ``streamlit run``, in tests and
 in the benchmark. Every function takes the environment and the app root as
 optional arguments so tests can inject them instead of patching.
 
@@ -17,9 +19,11 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import tomllib
 import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy.engine import make_url
@@ -31,10 +35,15 @@ __all__ = [
     "APP_ROOT",
     "DATABASE_URL_ENV",
     "DATA_DIR_ENV",
+    "KEY_ENV",
     "MAX_PER_ADDRESS_ENV",
+    "MIN_KEY_CHARS",
+    "PUBLIC_URL_ENV",
     "SECRETS_KEY",
+    "Settings",
     "data_dir",
     "database_url",
+    "instructor_key",
     "masked_url",
     "max_reports_per_address",
     "normalize_url",
@@ -82,8 +91,10 @@ def _secrets_url(root: Path) -> str | None:
     return value.strip()
 
 
-def database_url(*, environ: Mapping[str, str] | None = None, root: Path | None = None) -> str:
-    """The database URL from the environment, secrets.toml, or the default SQLite file."""
+def database_url(*, environ: Mapping[str, str] | None = None, root: Path | None = None,
+                 data: Path | None = None) -> str:
+    """The database URL from the environment, secrets.toml, or the default SQLite file (in
+    ``data``, the data directory already resolved, else :func:`data_dir`)."""
     env = os.environ if environ is None else environ
     root = root or APP_ROOT
     raw = env.get(DATABASE_URL_ENV, "").strip()
@@ -92,7 +103,7 @@ def database_url(*, environ: Mapping[str, str] | None = None, root: Path | None 
         raw = _secrets_url(root) or ""
         source = f"{SECRETS_KEY} in {root / '.streamlit' / 'secrets.toml'}"
     if not raw:
-        return f"sqlite:///{data_dir(environ=env, root=root) / 'classroom.db'}"
+        return f"sqlite:///{(data or data_dir(environ=env, root=root)) / 'classroom.db'}"
     return normalize_url(raw, source=source)
 
 
@@ -189,3 +200,87 @@ def max_reports_per_address(*, environ: Mapping[str, str] | None = None,
         raise ConfigError(f"{MAX_PER_ADDRESS_ENV} must be a whole number of at least 1 "
                           f"(or unset for no limit), got {raw[:20]!r}")
     return int(raw)
+
+
+KEY_ENV = "LDP_CLASSROOM_INSTRUCTOR_KEY"
+#: A configured key shorter than this stops the start: it could be guessed.
+MIN_KEY_CHARS = 16
+
+
+def instructor_key(*, environ: Mapping[str, str] | None = None, root: Path | None = None,
+                   data: Path | None = None) -> tuple[str, str]:
+    """The instructor key and where it comes from, in words for the start-up message.
+
+    ``LDP_CLASSROOM_INSTRUCTOR_KEY``, else ``instructor_key`` in secrets.toml, else a
+    random key generated on first use and kept in ``<data dir>/instructor_key`` (0600).
+    ``data``: the data directory already resolved (else :func:`data_dir`).
+    """
+    env = os.environ if environ is None else environ
+    key, source = env.get(KEY_ENV, "").strip(), KEY_ENV
+    if key:
+        where = f"the value of {KEY_ENV}"
+    else:
+        source = where = "instructor_key in .streamlit/secrets.toml"
+        key = str(secret("instructor_key", root=root) or "").strip()
+    if key:
+        if len(key) < MIN_KEY_CHARS:
+            raise ConfigError(
+                f"the instructor key set in {source} has {len(key)} characters; use at "
+                f"least {MIN_KEY_CHARS}, for example the output of "
+                "python -c \"import secrets; print(secrets.token_urlsafe(18))\"")
+        return key, where
+    path = (data or data_dir(environ=env, root=root)) / "instructor_key"
+    return _key_from_file(path), str(path)
+
+
+def _key_from_file(path: Path) -> str:
+    try:
+        if path.stat().st_mode & 0o077:  # left readable by an older version
+            path.chmod(0o600)
+        return path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        pass
+    key = secrets.token_urlsafe(18)
+    # O_EXCL: when two processes start at once, the first writer wins.
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise ConfigError(f"the instructor key cannot be written to {str(path)!r} "
+                          f"({exc.strerror or exc}); set {KEY_ENV} instead") from exc
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(key + "\n")
+    return key
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting of one process, read once at start by :meth:`read`.
+
+    A malformed setting raises :class:`ConfigError` there, naming it, so the server
+    refuses to start instead of failing on the first request.
+    """
+
+    data_dir: Path
+    database_url: str
+    #: Never shown: not in the repr, and the banner says where it comes from instead.
+    instructor_key: str = field(repr=False)
+    #: Where the key comes from, in words for the start-up message.
+    key_source: str
+    #: The address students use (``LDP_CLASSROOM_PUBLIC_URL``), or None: from the request.
+    public_url: str | None = None
+    #: Reports one network address may send per question round (None: no limit).
+    max_reports_per_address: int | None = None
+
+    @classmethod
+    def read(cls, *, environ: Mapping[str, str] | None = None,
+             root: Path | None = None) -> Settings:
+        """Read every setting (and create the data directory and the key file if needed)."""
+        data = data_dir(environ=environ, root=root)
+        key, source = instructor_key(environ=environ, root=root, data=data)
+        return cls(data_dir=data,
+                   database_url=database_url(environ=environ, root=root, data=data),
+                   instructor_key=key, key_source=source,
+                   public_url=public_base_url(environ=environ, root=root),
+                   max_reports_per_address=max_reports_per_address(environ=environ, root=root))

@@ -96,6 +96,9 @@ DESIGNS: Mapping[str, DesignText] = MappingProxyType({
         "Piecewise Mechanism (Wang et al.)",
         lambda p: f"Piecewise Mechanism on [{p['lo']:g}, {p['hi']:g}], "
                   f"ε = {p['epsilon']:.2f}"),
+    "hybrid": DesignText(
+        "Hybrid Mechanism (Wang et al.)",
+        lambda p: f"Hybrid Mechanism on [{p['lo']:g}, {p['hi']:g}], ε = {p['epsilon']:.2f}"),
     "laplace": DesignText(
         "Laplace mechanism on the phone",
         lambda p: f"local Laplace on [{p['lo']:g}, {p['hi']:g}], ε = {p['epsilon']:.2f}"),

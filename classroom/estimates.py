@@ -17,6 +17,7 @@ import ldp_core
 from ldp_core import BinaryCounts, BinaryDesign
 
 from .domain import (
+    SHUFFLE_DELTA,
     BadInput,
     CategoricalEstimate,
     Design,
@@ -182,11 +183,25 @@ def _categorical_round(design_of: Callable[[str], Any], items: list[tuple[str, s
         return CategoricalEstimate(n=0, support_counts=support_total, raw=None, clipped=None,
                                    norm_sub=None, sd=None, epsilon=counts.epsilon)
     checks = [ldp_core.ue_plausibility(design_of(dj), hist) for dj, hist in ones.items()]
+    checks += [ldp_core.grr_plausibility(oracle, support) for oracle, _, support in groups
+               if isinstance(oracle, ldp_core.GRR)]
     return CategoricalEstimate(
         n=counts.n, support_counts=support_total, raw=tuple(float(x) for x in raw),
         clipped=tuple(float(x) for x in clipped), norm_sub=tuple(float(x) for x in ns_counts),
         sd=tuple(float(x) for x in sd), epsilon=counts.epsilon,
         plausibility=min(checks, key=lambda c: c.p_value) if checks else None)
+
+
+def _shuffle(design_of: Callable[[str], Any], items: list[tuple[str, str, int]]
+             ) -> ldp_core.ShuffleGuarantee | None:
+    """The round's reports through a shuffler: each design's reports hide only among their
+    own (a report carries its design), so the worst design's guarantee; ldp_core caches it."""
+    per: dict[str, int] = defaultdict(int)
+    for design_json, _, count in items:
+        per[design_json] += count
+    found = [ldp_core.shuffle_guarantee(design_of(dj), n, SHUFFLE_DELTA)
+             for dj, n in per.items() if n]
+    return max(found, key=lambda g: g.epsilon, default=None)
 
 
 def estimate_from_groups(*, question_id: int | None, kind: str, options: tuple[str, ...],
@@ -246,4 +261,5 @@ def estimate_from_groups(*, question_id: int | None, kind: str, options: tuple[s
     return QuestionEstimate(
         question_id=question_id, kind=kind, options=tuple(options), round_number=round_number,
         rounds=numbers, n_simulated=simulated.get(round_number, 0), history=tuple(history),
+        shuffle=_shuffle(design_of, by_round.get(round_number, [])),
         **chosen)  # type: ignore[arg-type]  # chosen holds this kind's fields; mypy cannot check a dict against keywords

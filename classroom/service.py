@@ -8,6 +8,7 @@ holds nothing but its store, so one instance can serve every session.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import hmac
@@ -21,20 +22,19 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ldp_core import BinaryDesign, FrequencyOracle, NumericDesign
+from ldp_core import BinaryDesign, FrequencyOracle, NumericDesign, fake_report
 
 from .csvio import replay_from_csv, write_csv
 from .domain import (
     JOIN_CODE_ALPHABET,
     JOIN_CODE_LENGTH,
-    KINDS,
     MAX_QUESTION_CHARS,
     MAX_TITLE_CHARS,
-    MODES,
     AddressLimit,
     BadInput,
     BadReport,
     BudgetStatus,
+    ClassroomError,
     DashboardSnapshot,
     Design,
     OverBudget,
@@ -45,17 +45,18 @@ from .domain import (
     Receipt,
     Round,
     StoreUnavailable,
-    TrajectoryPoint,
     UnknownPoll,
     UnknownQuestion,
     answer_label,
     canonical_design,
+    check_kind_and_mode,
     clean_options,
     clean_text,
     design_epsilon,
     encode_answer,
     finite_or_inf,
     normalize_join_code,
+    question_design,
     utcnow,
 )
 from .estimates import (
@@ -127,6 +128,20 @@ def _submission_id(value: object) -> str:
         raise BadReport("submission_id must be 8 to 100 characters of letters, digits, "
                         f"'_', '-', '.', ':' (a UUID fits), got {str(value)[:24]!r}")
     return value
+
+
+def _numeric_answers(design: NumericDesign, reports: np.ndarray) -> list[object]:
+    """Reports on the unit scale in their stored form (Duchi et al.'s: the bit)."""
+    if design.kind == "duchi":
+        return (reports > 0).astype(int).tolist()
+    return reports.tolist()
+
+
+def _categorical_answers(oracle: FrequencyOracle, reports: np.ndarray) -> list[object]:
+    """Perturbed categorical reports in their stored form (unary encoding: the bits)."""
+    if getattr(oracle, "kind", "") == "ue":
+        return ["".join("1" if b else "0" for b in row) for row in reports]
+    return reports.tolist()
 
 
 def _question_found(value: T | None, question_id: int) -> T:
@@ -269,65 +284,67 @@ class PollService:
                        same_round: bool) -> None:
         """Refuse (OverBudget) to open a round of ``question`` at ``epsilon`` when a student
         who answered every answered round and this one would pass the poll's budget."""
-        poll = self.poll(question.poll_id)
+        self._check_budget(question.poll_id, epsilon, question=question, same_round=same_round,
+                           refused=f"opening “{question.text[:60]}” would let")
+
+    def _check_budget(self, poll_id: int, epsilon: float, *, question: Question | None,
+                      same_round: bool, refused: str) -> None:
+        """Refuse (OverBudget) a round at ``epsilon`` (of ``question``, or of a question not
+        yet added) that could not open under the poll's budget now. Answered rounds only
+        add up, so one that cannot open now never can, unless the budget is raised.
+        ``refused`` starts the message: what was asked and that it "would let"."""
+        poll = self.poll(poll_id)
         if poll.epsilon_budget is None:
             return
         uses = self._store.poll_rounds_use(poll.id)
         # Open rounds elsewhere close when this one opens; those with reports still count.
-        leave_out = (question.id, question.round_number) if same_round else None
+        leave_out = ((question.id, question.round_number) if question is not None and same_round
+                     else None)
         status = self._budget_status(poll, uses, leave_out=leave_out, open_counts=False)
-        if same_round:
+        if question is not None and same_round:
             current = next((u for u in uses if u.question_id == question.id and u.current),
                            None)
             if current is not None and current.reports:
                 epsilon = max(epsilon, self._round_cost(current))
         if not status.allows(epsilon):
             raise OverBudget(
-                f"opening “{question.text[:60]}” would let a student spend ε = "
-                f"{status.committed + epsilon:.2f} in this poll, over its budget of ε = "
-                f"{poll.epsilon_budget:.2f} (the questions answered so far already cost "
-                f"ε = {status.committed:.2f}). Give this question a smaller ε, or raise the "
-                "budget")
+                f"{refused} a student spend ε = {status.committed + epsilon:.2f} in this "
+                f"poll, over its budget of ε = {poll.epsilon_budget:.2f} (the questions "
+                f"answered so far already cost ε = {status.committed:.2f}). Give it a "
+                "smaller ε, or raise the budget")
 
     # -- questions ------------------------------------------------------------------------
-    @staticmethod
-    def _design(kind: str, params: object, options: tuple[str, ...]) -> tuple[Design, str]:
-        try:
-            design, text = canonical_design(kind, params)
-        except ValueError as exc:
-            raise BadInput(f"design parameters: {exc}") from exc
-        if isinstance(design, BinaryDesign) and not design.informative:
-            raise BadInput("this design's report carries no information about the answer "
-                           "(a == b); no estimate would be possible — choose another design")
-        if isinstance(design, FrequencyOracle) and design.d != len(options):
-            raise BadInput(f"the design is for d = {design.d} options but the question has "
-                           f"{len(options)}")
-        return design, text
-
     def add_question(self, poll_id: int, text: str, *, options: Sequence[str] = ("No", "Yes"),
                      design_params: dict[str, Any], kind: str = "binary",
-                     mode: str = "device") -> Question:
-        """Add a draft question with round 1.
+                     mode: str = "device", open_now: bool = False) -> Question:
+        """Add a question with round 1: a draft, or open at once with ``open_now`` (any
+        other open question of the poll is then closed).
 
         Binary: ``options[0]`` is answer 0, ``options[1]`` answer 1 (the share
-        estimated), e.g. ``("Chocolate", "Vanilla")``.
+        estimated), e.g. ``("Chocolate", "Vanilla")``. Under a privacy budget, a question
+        that could not open now is refused (:class:`OverBudget`) and nothing is added.
         """
         pid = _id("poll id", poll_id)
-        if kind not in KINDS:
-            raise BadInput(f"kind must be one of {', '.join(KINDS)}, got {str(kind)[:24]!r}")
-        if mode not in MODES:
-            raise BadInput(f"mode must be one of {', '.join(MODES)}, got {str(mode)[:24]!r}")
-        if kind == "numeric" and mode == "physical":
-            raise BadInput("a numeric question is randomized on the phone: physical mode is "
-                           "for yes/no and multiple-choice questions")
+        check_kind_and_mode(kind, mode)
         body = clean_text("question text", text, 1, MAX_QUESTION_CHARS, multiline=True)
         labels = clean_options(tuple(options) if isinstance(options, list) else options, kind)
-        _, design_json = self._design(kind, design_params, labels)
-        q = self._store.insert_question(
+        design, design_json = question_design(kind, design_params, labels)
+        self._check_budget(pid, design_epsilon(design), question=None, same_round=False,
+                           refused=f"“{body[:60]}” was not added: it would let")
+        q = _poll_found(self._store.insert_question(
             poll_id=pid, text=body, kind=kind, options_json=json.dumps(list(labels)),
             design_json=design_json, mode=mode, salt=secrets.token_bytes(SALT_BYTES),
-            now=utcnow())
-        return _poll_found(q, pid)
+            now=utcnow()), pid)
+        if not open_now:
+            return q
+        try:
+            return self.open_question(q.id)
+        except ClassroomError:
+            # Refused after all (the budget moved in between, say): take the question
+            # back, so that a refusal leaves nothing behind.
+            with contextlib.suppress(ClassroomError):
+                self._store.delete_question(q.id)
+            raise
 
     def question(self, question_id: int) -> Question:
         qid = _id("question id", question_id)
@@ -343,13 +360,16 @@ class PollService:
         return qs
 
     def current_question(self, poll_id: int) -> Question | None:
-        """What a student sees: the open question, else the most recently closed one."""
+        """What a student sees: the open question, else the one the class last left: the
+        most recently closed, or sent back to draft for a new round (never an older
+        question the class has moved past); None before any question was opened."""
         qs = self.questions(poll_id)
-        for state in ("open", "closed"):
-            cands = [q for q in qs if q.state == state]
-            if cands:
-                return max(cands, key=lambda q: (q.updated_at, q.position, q.id))
-        return None
+        opened = [q for q in qs if q.state == "open"]
+        if opened:
+            return max(opened, key=lambda q: (q.updated_at, q.position, q.id))
+        left = [q for q in qs if q.state == "closed" or (q.state == "draft"
+                                                         and q.round_number > 1)]
+        return max(left, key=lambda q: (q.updated_at, q.position, q.id)) if left else None
 
     def delete_question(self, question_id: int) -> bool:
         return self._store.delete_question(_id("question id", question_id))
@@ -379,7 +399,7 @@ class PollService:
     def set_design(self, question_id: int, design_params: dict[str, Any]) -> Question:
         """Change the current round's design; stored reports keep their own parameters."""
         q = self.question(question_id)
-        design, design_json = self._design(q.kind, design_params, q.options)
+        design, design_json = question_design(q.kind, design_params, q.options)
         if q.is_open:
             self._check_opening(q, design_epsilon(design), same_round=True)
         out = self._store.set_design(q.id, design_json, utcnow())
@@ -390,16 +410,19 @@ class PollService:
         """Ask again: round n + 1 with a fresh salt (``design_params`` None keeps the design).
 
         The question returns to draft (open with ``open_now=True``) and its
-        results are hidden; earlier rounds stay in the history.
+        results are hidden; earlier rounds stay in the history. Under a privacy budget, a
+        round that could not open now is refused (:class:`OverBudget`), draft or not:
+        nothing changes.
         """
         q = self.question(question_id)
         design_json = None
         epsilon = q.epsilon
         if design_params is not None:
-            design, design_json = self._design(q.kind, design_params, q.options)
+            design, design_json = question_design(q.kind, design_params, q.options)
             epsilon = design_epsilon(design)
-        if open_now:
-            self._check_opening(q, epsilon, same_round=False)
+        self._check_budget(q.poll_id, epsilon, question=q, same_round=False,
+                           refused=f"round {q.round_number + 1} of “{q.text[:60]}” was not "
+                                   "started: it would let")
         r = self._store.insert_round(q.id, design_json, secrets.token_bytes(SALT_BYTES),
                                      utcnow(), "open" if open_now else "draft")
         return _question_found(r, q.id)
@@ -588,10 +611,7 @@ class PollService:
 
         ``truths`` are option numbers, or for a numeric question values in its range.
         """
-        qid = _id("question id", question_id)
-        found = self._store.current_round_secret(qid)
-        found = _question_found(found, qid)
-        question, rnd = found
+        question, rnd = self._open_round(question_id, "simulated students")
         numeric = question.kind == "numeric"
         values = np.asarray(truths)
         what = "values in the question's range" if numeric else "option numbers"
@@ -599,9 +619,6 @@ class PollService:
                 np.issubdtype(values.dtype, np.integer)
                 or (numeric and np.issubdtype(values.dtype, np.floating))):
             raise BadInput(f"simulated answers must be 1..{MAX_SIMULATED} {what}")
-        if not question.is_open:
-            raise QuestionClosed("voting is closed for this question; open it before adding "
-                                 "simulated students")
         design = question.design
         rng = np.random.default_rng(seed)
         answers: Iterable[object]
@@ -610,21 +627,53 @@ class PollService:
                 reports = design.perturb_values(values, rng=rng)
             except ValueError as exc:
                 raise BadInput(f"simulated answers: {exc}") from None
-            if design.kind == "duchi":  # the stored form is the randomized bit
-                answers = (reports > 0).astype(int).tolist()
-            else:
-                answers = reports.tolist()
+            answers = _numeric_answers(design, reports)
         elif values.min() < 0 or values.max() >= len(question.options):
             raise BadInput("simulated answers must be option numbers "
                            f"0..{len(question.options) - 1}")
         elif isinstance(design, BinaryDesign):
             answers = design.perturb(values.astype(bool), rng=rng).tolist()
         else:
-            perturbed = design.perturb(values, rng=rng)
-            if getattr(design, "kind", "") == "ue":
-                answers = ["".join("1" if b else "0" for b in row) for row in perturbed]
-            else:
-                answers = perturbed.tolist()
+            answers = _categorical_answers(design, design.perturb(values, rng=rng))
+        return self._insert_simulated(question, rnd, answers)
+
+    def add_stuffed_reports(self, question_id: int, n: int, *, target: int | None = None
+                            ) -> int:
+        """Rehearsal of ballot stuffing: ``n`` fake users who skip the randomizer and always
+        send the report that pushes ``target`` up (``ldp_core.fake_report``): the answer
+        that supports ``options[target]`` of a yes/no question (default 1) or a
+        categorical one (default 0), the largest report a numeric question's server
+        accepts. Stored as simulated reports, with the same checks as real ones.
+        """
+        question, rnd = self._open_round(question_id, "stuffers")
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_SIMULATED:
+            raise BadInput(f"the number of stuffers must be 1..{MAX_SIMULATED}, got {n!r}")
+        design = question.design
+        if isinstance(design, NumericDesign):
+            answers = _numeric_answers(design, np.full(n, fake_report(design.mechanism)))
+        else:
+            k = len(question.options)
+            t = (1 if question.kind == "binary" else 0) if target is None else target
+            if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < k:
+                raise BadInput(f"the stuffers' target must be an option number 0..{k - 1}, "
+                               f"got {t!r}")
+            report = fake_report(design, t)
+            answers = ([int(report)] * n if isinstance(design, BinaryDesign)
+                       else _categorical_answers(design, np.array([report] * n)))
+        return self._insert_simulated(question, rnd, answers)
+
+    def _open_round(self, question_id: int, who: str) -> tuple[Question, RoundSecret]:
+        """The question and its current round (with the salt), refusing a closed one."""
+        qid = _id("question id", question_id)
+        question, rnd = _question_found(self._store.current_round_secret(qid), qid)
+        if not question.is_open:
+            raise QuestionClosed(f"voting is closed for this question; open it before adding "
+                                 f"{who}")
+        return question, rnd
+
+    def _insert_simulated(self, question: Question, rnd: RoundSecret,
+                          answers: Iterable[object]) -> int:
+        """Check each answer as a real report and store them all as simulated."""
         params = question.design_params
         now = utcnow()
         batch = []
@@ -656,21 +705,6 @@ class PollService:
             round_designs={r.number: r.design_json for r in found.rounds},
             round_number=number, level=level)
         return dataclasses.replace(est, addresses=found.addresses.get(number))
-
-    def estimate_trajectory(self, question_id: int, round_number: int | None = None, *,
-                            points: int = 60, include_simulated: bool = True,
-                            level: float = 0.95) -> tuple[TrajectoryPoint, ...]:
-        """μ̂ and its normal interval after the first k reports, for up to ``points`` values
-        of k spread over the round (always including the last report): the estimate
-        converging as the class votes. Binary questions only; empty when n = 0.
-        """
-        qid = _id("question id", question_id)
-        q = self.question(qid)
-        if q.kind != "binary":
-            raise BadInput("the arrival trajectory is drawn for yes/no questions only")
-        number = q.round_number if round_number is None else _id("round", round_number)
-        answers = self._store.answers_in_order(qid, number, include_simulated=include_simulated)
-        return trajectory(answers, points=_id("points", points), level=level)
 
     def dashboard_snapshot(self, question_id: int, *, level: float = 0.95,
                            points: int = 60) -> DashboardSnapshot:

@@ -598,5 +598,6 @@ def binary_design_from_params(params: dict[str, Any]) -> BinaryDesign:
     rest = {k: v for k, v in params.items() if k != "design"}
     try:
         return cls(**rest)
-    except TypeError as exc:
-        raise ValueError(f"bad parameters for design {kind!r}: {rest!r}") from exc
+    except TypeError as exc:  # "DieRR.__init__() got an unexpected keyword argument 'x'"
+        why = str(exc).split(") ", 1)[-1]
+        raise ValueError(f"bad parameters for design {kind!r} ({why}): {rest!r}") from exc

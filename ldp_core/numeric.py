@@ -13,13 +13,18 @@ by the mean of the reports, mapped back to the original units.
   analyzing multidimensional data with local differential privacy", ICDE 2019.
   Reports lie in [-C, C] with ``C = (e^(eps/2) + 1) / (e^(eps/2) - 1)``, denser by
   e^eps on a window of width C - 1 around a point that moves with x.
+* :class:`HybridMechanism`: Wang et al. (ICDE 2019) again: for ε > ε* ≈ 0.61
+  (:data:`HYBRID_EPSILON_STAR`) the Piecewise Mechanism with probability
+  ``1 - e^(-eps/2)``, else Duchi et al.'s; at or below ε* Duchi et al.'s alone.
 * :class:`LaplaceMechanism`: ``x + Laplace(2 / eps)`` on each device (sensitivity 2
   on [-1, 1]; Dwork, McSherry, Nissim & Smith 2006), the naive baseline.
 
 The worst-case variances cross: Duchi's is lower for small ε, the Piecewise
 Mechanism's above ``numeric_crossover()`` (about 1.29, as Wang et al. report), and
-the Laplace mechanism's is never the lowest. :func:`recommend_numeric` picks the
-lowest. Each class derives its exact ε (``privacy_loss``) from its channel's
+the Laplace mechanism's is never the lowest. The Hybrid Mechanism's is below both at
+every ε > ε* and equal to Duchi's at or below it, so :func:`recommend_numeric` (the
+lowest, ties to the simpler) recommends Duchi et al.'s up to ε* and the Hybrid
+Mechanism above. Each class derives its exact ε (``privacy_loss``) from its channel's
 parameters, not from the ε it was built with, so the tests can check it is tight.
 """
 
@@ -42,8 +47,10 @@ from .estimate import t_quantile
 __all__ = [
     "DEVICE_CELLS",
     "NUMERIC_NAMES",
+    "HYBRID_EPSILON_STAR",
     "REPORT_TAIL",
     "DuchiMechanism",
+    "HybridMechanism",
     "LaplaceMechanism",
     "NumericDesign",
     "NumericEstimate",
@@ -420,6 +427,147 @@ class PiecewiseMechanism(NumericMechanism):
         return np.where(in_window, inner, outer)
 
 
+def _hybrid_epsilon_star() -> float:
+    """The ε where the Piecewise Mechanism's variance at x = 0 equals Duchi et al.'s:
+    ``(z + 3) / (3 (z - 1)^2) = c_eps^2`` with ``z = e^(eps/2)``. Below it Duchi's is the
+    smaller at every x, and no mixture beats it (Wang et al. 2019, Section III-C)."""
+    lo, hi = 0.1, 2.0  # the Piecewise Mechanism's is larger at 0.1, smaller at 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if PiecewiseMechanism(mid).variance(0.0) > DuchiMechanism(mid).variance(0.0):
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 4 * math.ulp(mid):
+            break
+    return (lo + hi) / 2
+
+
+#: ε* of Wang et al. (2019), 0.609352...: the Hybrid Mechanism mixes in the Piecewise
+#: Mechanism only above it.
+HYBRID_EPSILON_STAR: float = _hybrid_epsilon_star()
+
+
+@dataclass(frozen=True)
+class HybridMechanism(NumericMechanism):
+    """Wang et al.'s Hybrid Mechanism (ICDE 2019): a coin, independent of x, picks the
+    Piecewise Mechanism with probability ``alpha = 1 - e^(-eps/2)`` (for ε above
+    :data:`HYBRID_EPSILON_STAR`, else 0), otherwise Duchi et al.'s mechanism; both run
+    at the full ε.
+
+    Both parts are unbiased, so the mixture is, with
+    ``Var[y | x] = alpha Var_PM(x) + (1 - alpha) Var_Duchi(x)``. With this alpha the x^2
+    terms cancel (``alpha / (z - 1) = 1 - alpha = 1 / z``): the variance is the same for
+    every x, ``(z + 3) / (3 z (z - 1)) + (e^eps + 1)^2 / (z (e^eps - 1)^2)``, which is the
+    smallest worst case any mixture of the two reaches.
+
+    The report is either one of Duchi's two values ``±c_eps`` (an atom of probability
+    ``(1 - alpha) P_Duchi(±c | x)``) or a point of [-C, C] with density
+    ``alpha pdf_PM(y | x)``, which puts no mass on the atoms. A set of reports therefore
+    has a probability ratio between two inputs of at most the atoms' ratio or the
+    densities' ratio, each e^ε and each reached: the mixture is exactly ε-LDP.
+
+    >>> hm = HybridMechanism(1.0)
+    >>> round(hm.worst_variance(), 3), round(hm.privacy_loss, 12), round(hm.p_piecewise, 4)
+    (4.289, 1.0, 0.3935)
+    >>> HybridMechanism(0.5).p_piecewise
+    0.0
+    """
+
+    epsilon: float
+
+    kind: ClassVar[str] = "hybrid"
+    label: ClassVar[str] = "Hybrid Mechanism (Wang et al.)"
+
+    def __post_init__(self) -> None:
+        self._check_epsilon()
+
+    @property
+    def duchi(self) -> DuchiMechanism:
+        return DuchiMechanism(self.epsilon)
+
+    @property
+    def piecewise(self) -> PiecewiseMechanism:
+        return PiecewiseMechanism(self.epsilon)
+
+    @property
+    def p_piecewise(self) -> float:
+        """``alpha``: the probability of the Piecewise part, ``1 - e^(-eps/2)`` above ε*
+        and 0 at or below it."""
+        return -math.expm1(-self.epsilon / 2) if self.epsilon > HYBRID_EPSILON_STAR else 0.0
+
+    def atoms(self, x: Any) -> tuple[Any, Any]:
+        """``(P(y = -c_eps | x), P(y = +c_eps | x))``: the Duchi part's two reports."""
+        plus = self.duchi.p_plus(x)
+        rest = 1 - self.p_piecewise
+        return rest * (1 - plus), rest * plus
+
+    def pdf(self, y: Any, x: float) -> Any:
+        """The density of the Piecewise part, ``alpha pdf_PM(y | x)`` (it integrates to
+        alpha; the atoms hold the rest)."""
+        return self.p_piecewise * self.piecewise.pdf(y, x)
+
+    @property
+    def privacy_loss(self) -> float:
+        # The atoms' largest ratio is at x = 1 against x = -1; the density's is inside
+        # the window against outside it. The coin's probability cancels in each ratio.
+        low_m, low_p = self.atoms(-1.0)
+        high_m, high_p = self.atoms(1.0)
+        loss = math.log(max(high_p / low_p, low_m / high_m))
+        if self.p_piecewise > 0:
+            inside, outside = self.piecewise.densities()
+            loss = max(loss, math.log(inside / outside))
+        return loss
+
+    def device_p_piecewise(self) -> float:
+        """``alpha`` on the 2**-53 grid a phone's uniform draw realises (rounded down). The
+        coin does not enter ε (a mixture, with weights independent of x, of two ε-LDP
+        channels is ε-LDP whatever the weights) and both parts are unbiased, so this
+        rounding moves only the variance, by about 1e-16."""
+        return _grid_down(self.p_piecewise)
+
+    def device_epsilon(self) -> float:
+        # Duchi's bit from integer weights, the Piecewise part's window probability on
+        # the grid, its reports in cells; a cell that held an atom would mix the two parts,
+        # whose ratio is at most the larger of theirs.
+        loss = self.duchi.device_epsilon()
+        if self.p_piecewise > 0:
+            loss = max(loss, self.piecewise.device_epsilon())
+        return loss
+
+    @property
+    def output_bounds(self) -> tuple[float, float]:
+        if self.p_piecewise > 0:
+            return self.piecewise.output_bounds
+        return self.duchi.output_bounds
+
+    def plausible(self, y: float) -> bool:
+        if self.p_piecewise > 0:
+            return super().plausible(y)
+        return self.duchi.plausible(y)
+
+    def device_grid(self) -> tuple[float, float] | None:
+        """The Piecewise part's cells (None at or below ε*, where every report is ±c_eps).
+        A phone snaps only the Piecewise part's reports; Duchi's two values are sent as
+        they are."""
+        return self.piecewise.device_grid() if self.p_piecewise > 0 else None
+
+    def variance(self, x: Any) -> Any:
+        alpha = self.p_piecewise
+        return alpha * self.piecewise.variance(x) + (1 - alpha) * self.duchi.variance(x)
+
+    def survival(self, t: Any, x: float) -> Any:
+        alpha = self.p_piecewise
+        return alpha * self.piecewise.survival(t, x) + (1 - alpha) * self.duchi.survival(t, x)
+
+    def perturb(self, x: object, *, rng: RNGLike = None) -> np.ndarray:
+        arr = _unit_array("x", x)
+        gen = np.random.default_rng(rng)
+        use_pm = gen.random(arr.shape) < self.p_piecewise
+        return np.where(use_pm, self.piecewise.perturb(arr, rng=gen),
+                        self.duchi.perturb(arr, rng=gen))
+
+
 @dataclass(frozen=True)
 class LaplaceMechanism(NumericMechanism):
     """``x + Laplace(2 / eps)`` on each device: the naive baseline (sensitivity 2).
@@ -503,7 +651,7 @@ class LaplaceMechanism(NumericMechanism):
 
 
 _MECHANISMS: dict[str, type[NumericMechanism]] = {
-    m.kind: m for m in (DuchiMechanism, PiecewiseMechanism, LaplaceMechanism)}
+    m.kind: m for m in (DuchiMechanism, PiecewiseMechanism, HybridMechanism, LaplaceMechanism)}
 #: The mechanisms' keys, in the order a form lists them.
 NUMERIC_NAMES: tuple[str, ...] = tuple(_MECHANISMS)
 
@@ -544,10 +692,16 @@ def numeric_crossover() -> float:
 
 
 def recommend_numeric(epsilon: float) -> str:
-    """The mechanism with the lowest worst-case variance at ``epsilon``.
+    """The mechanism with the lowest worst-case variance at ``epsilon``, ties to the first
+    of :data:`NUMERIC_NAMES` (the simpler one).
+
+    That is Duchi et al.'s up to :data:`HYBRID_EPSILON_STAR` (≈ 0.61; there the Hybrid
+    Mechanism is Duchi's itself) and the Hybrid Mechanism at every ε above it, where its
+    worst case is strictly below both of its parts' (checked over the whole range of ε in
+    the tests).
 
     >>> recommend_numeric(0.5), recommend_numeric(math.log(3)), recommend_numeric(2.0)
-    ('duchi', 'duchi', 'piecewise')
+    ('duchi', 'hybrid', 'hybrid')
     """
     eps = _checks.positive("epsilon", epsilon)
     return min(NUMERIC_NAMES, key=lambda name: _worst(name, eps))

@@ -41,7 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from .categorical import UnaryEncoding
+from .binary import ForcedResponse
+from .categorical import GRR, UnaryEncoding
 from .estimate import BinaryCounts
 from .numeric import (
     DEVICE_CELLS,
@@ -51,8 +52,8 @@ from .numeric import (
     NumericMechanism,
 )
 
-__all__ = ["ALPHA", "Plausibility", "binary_plausibility", "chi2_sf", "numeric_plausibility",
-           "ue_plausibility"]
+__all__ = ["ALPHA", "Plausibility", "binary_plausibility", "chi2_sf", "grr_plausibility",
+           "numeric_plausibility", "ue_plausibility"]
 
 #: Significance of the plausibility alarm (see the module docstring for why so small).
 ALPHA = 1e-4
@@ -419,3 +420,34 @@ def numeric_plausibility(groups: Sequence[tuple[NumericDesign, object]],
     fits = bool(p[0] >= alpha)
     return Plausibility(fits, float(p[0]), float(stat[0]), alpha,
                         None if fits else str(direction[0]))
+
+
+def grr_plausibility(oracle: GRR, support_counts: object, alpha: float = ALPHA) -> Plausibility:
+    """Do these GRR reports fit the design for some class?
+
+    Seen from one option, GRR is a yes/no design: a report names the option with
+    probability p if the student holds it and q otherwise, i.e. forced response, truthful
+    with p - q and forced "yes" with q. So each option's count gets
+    :func:`binary_plausibility` against that channel, and the d checks share the
+    significance (Bonferroni). ``direction`` is ``"option_too_often"`` or
+    ``"option_too_rarely"`` for the option whose count fits least.
+
+    >>> round(grr_plausibility(GRR(4, 1.0), [10, 10, 10, 10]).p_value, 6)
+    1.0
+    >>> grr_plausibility(GRR(4, 1.0), [0, 0, 40, 0]).direction
+    'option_too_often'
+    """
+    counts = np.asarray(support_counts, dtype=np.int64)
+    if counts.shape != (oracle.d,) or np.any(counts < 0):
+        raise ValueError(f"support_counts needs {oracle.d} non-negative counts")
+    n = int(counts.sum())
+    if n == 0:
+        return Plausibility(True, 1.0, 0.0, alpha, None)
+    channel = ForcedResponse(oracle.p - oracle.q, oracle.q)
+    worst = min((binary_plausibility(BinaryCounts.single(channel, int(c), n)) for c in counts),
+                key=lambda check: check.p_value)
+    p = min(1.0, worst.p_value * oracle.d)
+    fits = p >= alpha
+    direction = None if fits else (
+        "option_too_often" if worst.direction == "too_many_yes" else "option_too_rarely")
+    return Plausibility(fits, p, worst.statistic, alpha, direction)

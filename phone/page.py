@@ -1,10 +1,12 @@
 """The students' phone page: one self-contained document, and its Content-Security-Policy.
 
-Assembled once at import from ``phone/assets/``: the HTML shell, its CSS and two
+Assembled once at import from ``phone/assets/``: the HTML shell, its CSS and three
 scripts, the randomizer (``randomizer.js``: the single source of the on-device
-randomization) and the page logic (``page.js``). Everything is inline, so the
-first load is one request for the document and one for the favicon; nothing
-comes from another host. The CSP allows exactly these inline blocks, by hash.
+randomization), the page's state machine (``flow.js``: what to show, from the poll's
+state and this tab's sends; no DOM, so node tests it) and the drawing (``page.js``).
+Everything is inline, so the first load is one request for the document and one for
+the favicon; nothing comes from another host. The CSP allows exactly these inline
+blocks, by hash.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import base64
 import hashlib
 from pathlib import Path
 
-__all__ = ["CSP", "FAVICON_SVG", "PAGE_HTML"]
+__all__ = ["CSP", "FAVICON_SVG", "PAGE_HTML", "SCRIPTS"]
 
 _ASSETS = Path(__file__).with_name("assets")
 
@@ -27,7 +29,16 @@ def _sha256(text: str) -> str:
 
 
 _STYLE = _read("page.css")
-_SCRIPT = _read("randomizer.js") + "\n" + _read("page.js")
+def _code(name: str) -> str:
+    """A script without its whole-line ``//`` comments: they explain the source, and a
+    phone need not download them (a fifth of the compressed page)."""
+    return "\n".join(line for line in _read(name).splitlines()
+                     if not line.lstrip().startswith("//"))
+
+
+#: The scripts, in order; tests/js runs the first two in node, comments and all.
+SCRIPTS = ("randomizer.js", "flow.js", "page.js")
+_SCRIPT = "\n".join(_code(name) for name in SCRIPTS)
 
 PAGE_HTML: bytes = (_read("page.html").replace("/*STYLE*/", _STYLE)
                     .replace("/*SCRIPT*/", _SCRIPT).encode("utf-8"))

@@ -12,7 +12,6 @@ from typing import Any
 import ldp_core
 from classroom import designs
 from classroom.domain import (
-    BadInput,
     ClassroomError,
     Question,
     QuestionEstimate,
@@ -20,6 +19,7 @@ from classroom.domain import (
     UnknownPoll,
     display_order,
     format_value,
+    sentence,
 )
 
 __all__ = ["device_scheme", "join_error", "physical_instructions", "privacy_note",
@@ -34,6 +34,14 @@ def _numeric_scheme(design_params: dict) -> dict[str, Any]:
     if isinstance(mech, ldp_core.DuchiMechanism):
         scheme["weights"] = [int(w) for w in mech.device_weights()]
         return scheme
+    if isinstance(mech, ldp_core.HybridMechanism):
+        # A coin picks the part; Duchi's bit is sent as its value ±c_eps (the Piecewise
+        # part's reports lie in the same range), the Piecewise part's report snapped.
+        scheme.update(weights=[int(w) for w in mech.duchi.device_weights()],
+                      c_duchi=mech.duchi.c_epsilon, p_piecewise=mech.device_p_piecewise())
+        if mech.p_piecewise == 0:
+            return scheme
+        mech = mech.piecewise
     grid = mech.device_grid()
     assert grid is not None  # every mechanism with more than two reports has one
     scheme.update(low=grid[0], high=grid[1], cells=ldp_core.DEVICE_CELLS)
@@ -48,8 +56,9 @@ def device_scheme(design_params: dict) -> dict[str, Any]:
     """What the browser needs to randomize exactly, derived from the design in ldp_core:
     integer branch weights for binary designs (``sampling_weights``) and Duchi et al.'s
     bit, probabilities on the 2**-53 grid for categorical ones (``device_pq``) and the
-    Piecewise Mechanism's window, all rounded toward privacy, and the cells a continuous
-    numeric report is snapped to (``device_grid``)."""
+    Piecewise Mechanism's window, all rounded toward privacy, the Hybrid Mechanism's coin
+    (which does not enter ε), and the cells a continuous numeric report is snapped to
+    (``device_grid``)."""
     kind = design_params.get("design")
     if kind in ldp_core.NUMERIC_NAMES:
         return _numeric_scheme(design_params)
@@ -180,7 +189,4 @@ def join_error(exc: ClassroomError, code: str) -> str:
     if isinstance(exc, UnknownPoll):
         return (f"No class uses the code {code.strip().upper()[:16]}: check the code on the "
                 "projector, or scan the QR code.")
-    if isinstance(exc, BadInput):
-        text = str(exc)
-        return text[:1].upper() + text[1:] + "."
-    return str(exc)
+    return sentence(exc)

@@ -16,8 +16,10 @@ URLs (registered through ``st.App(routes=...)`` on the app's own port):
   submission id as every report).
 
 Every error is JSON ``{"error": code, "message": one sentence}`` and writes
-nothing. A POST must come from the app's own origin, be ``application/json``,
-at most :data:`MAX_BODY_BYTES` and at most :data:`MAX_JSON_DEPTH` deep.
+nothing; :data:`READ_ERRORS` and :data:`REPORT_ERRORS` (over :data:`web.errors.ERRORS`,
+resolved along the error's class hierarchy) say which. A POST must come from the app's
+own origin, be ``application/json``, at most :data:`MAX_BODY_BYTES` and at most
+:data:`MAX_JSON_DEPTH` deep.
 """
 
 from __future__ import annotations
@@ -42,22 +44,23 @@ from classroom.domain import (
     BadInput,
     BadReport,
     ClassroomError,
+    Conflict,
+    DiskFull,
     NotFound,
-    OverBudget,
-    QuestionClosed,
     StoreUnavailable,
     UnknownPoll,
     UnknownQuestion,
     normalize_join_code,
 )
 from classroom.service import PollService
-from classroom.web import DEVICE_COOKIE, json_depth
+from web import DEVICE_COOKIE, client_address, json_depth, same_origin
+from web.errors import ERRORS, ErrorTable, HttpError, Refusal
 
 from . import page
 from .present import join_error, privacy_note, receipt_view
 from .state import PollStates, Snapshot
 
-__all__ = ["MAX_BODY_BYTES", "MAX_JSON_DEPTH", "MAX_WAIT_S", "PhoneApi", "routes"]
+__all__ = ["MAX_BODY_BYTES", "MAX_JSON_DEPTH", "MAX_WAIT_S", "PhoneApi", "make_routes"]
 
 #: A report is a few hundred bytes; anything far larger is not from the page.
 MAX_BODY_BYTES = 4096
@@ -74,10 +77,42 @@ _PAGE_VERSION = hashlib.sha256(page.PAGE_HTML).hexdigest()[:20]
 #: The page compressed once, at the highest level, instead of once per phone.
 _PAGE_GZIP = gzip.compress(page.PAGE_HTML, compresslevel=9, mtime=0)
 _REPORT_FIELDS = {"question_id", "answer", "params", "submission_id"}
-_UNAVAILABLE = ("Not saved yet: the class server cannot reach its database right now. "
-                "Wait a moment, then send your answer again.")
 _NO_COOKIE = ("This browser did not keep the class cookie, so your vote could be counted "
               "twice. Allow cookies for this site (or leave private browsing) and reload.")
+
+
+def _join_error(request: Request, exc: Exception) -> str:
+    assert isinstance(exc, ClassroomError)
+    return join_error(exc, request.path_params["code"])
+
+
+#: Reading the poll's state and this device's receipt: the page asks again by itself.
+READ_ERRORS = ERRORS.but({
+    StoreUnavailable: HttpError(503, "unavailable", "The class server cannot reach its "
+                                "database right now. This page tries again by itself."),
+    BadInput: HttpError(400, "bad_code", _join_error),
+    UnknownPoll: HttpError(404, "unknown_poll", _join_error),
+    NotFound: HttpError(404, "unknown_question"),
+})
+
+#: Sending a report; nothing is written on any of these.
+REPORT_ERRORS = ERRORS.but({
+    StoreUnavailable: HttpError(503, "unavailable", "Not saved yet: the class server cannot "
+                                "reach its database right now. Wait a moment, then send your "
+                                "answer again."),
+    DiskFull: HttpError(503, "disk_full", "Not saved: the class server's disk is full. Tell "
+                        "the instructor; once there is room, send your answer again."),
+    Conflict: HttpError(409, "conflict", "Not saved: the question changed while your answer "
+                        "was being saved. Reload the page and answer again."),
+    UnknownPoll: HttpError(404, "unknown_poll", _join_error),
+    UnknownQuestion: HttpError(404, "unknown_question", "That question is not part of this "
+                               "poll any more. Reload the page to get the current question."),
+    BadReport: HttpError(422, "rejected", lambda request, exc: f"Your answer was not "
+                         f"accepted: {exc}. Reload the page to get the current question."),
+    AddressLimit: HttpError(429, "address_limit", "Not saved: the instructor allows only a "
+                            "few answers per network to this question, and this network has "
+                            "sent them all. Tell the instructor."),
+})
 
 
 def _json(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -87,15 +122,11 @@ def _json(body: Any, status: int = 200, headers: dict[str, str] | None = None) -
                     headers={"Cache-Control": "no-store", **(headers or {})})
 
 
-def _error(status: int, code: str, message: str, headers: dict[str, str] | None = None
-           ) -> Response:
-    return _json({"error": code, "message": message}, status, headers)
-
-
-def _own_origin(request: Request) -> str:
-    proto = request.headers.get("x-forwarded-proto", request.url.scheme).split(",")[0].strip()
-    host = request.headers.get("host", "")
-    return f"{proto}://{host}"
+def _refused(table: ErrorTable, request: Request, exc: Exception) -> Response:
+    """The JSON answer ``{"error": code, "message": sentence}`` for a refused request."""
+    answer = table.resolve(exc)
+    return _json({"error": answer.code, "message": answer.text(request, exc)}, answer.status,
+                 dict(answer.headers))
 
 
 def _etag_matches(request: Request, version: str) -> bool:
@@ -105,7 +136,9 @@ def _etag_matches(request: Request, version: str) -> bool:
 
 
 class PhoneApi:
-    """The handlers, around one PollService (injected, so tests can pass their own)."""
+    """The handlers, around the process's PollService: ``service_factory()`` gives it on
+    first use (the composition root's, :mod:`web.root`, built at start; tests pass their
+    own)."""
 
     def __init__(self, service_factory: Any, *, ttl: float = 1.0) -> None:
         self._service_factory = service_factory
@@ -151,40 +184,33 @@ class PhoneApi:
                         headers={"Cache-Control": "public, max-age=86400"})
 
     # -- the poll ------------------------------------------------------------------------
-    def _client(self, request: Request) -> str:
-        return request.client.host if request.client else "unknown"
-
-    async def _snapshot(self, request: Request) -> Snapshot | Response:
-        raw = request.path_params["code"]
-        address = f"address:{self._client(request)}"
-        device = request.cookies.get(DEVICE_COOKIE)
-        phone = f"device:{device}" if device else address
+    def _slow_down_guessers(self, phone: str, address: str) -> None:
         for rate, key in ((self._miss_rate, phone), (self._address_miss_rate, address)):
             if not self._misses.test(rate, key):
                 reset = self._misses.get_window_stats(rate, key).reset_time
                 wait = max(1, math.ceil(reset - time.time()))
-                return _error(429, "slow_down",
-                              f"Too many codes that did not match: wait {wait} s, then check "
-                              "the code on the projector and try again.",
+                raise Refusal(429, "slow_down", f"Too many codes that did not match: wait "
+                              f"{wait} s, then check the code on the projector and try again.",
                               {"Retry-After": str(wait)})
+
+    async def _snapshot(self, request: Request) -> Snapshot:
+        """The poll's shared state; a wrong code counts against the phone and its address."""
+        address = f"address:{client_address(request)}"
+        device = request.cookies.get(DEVICE_COOKIE)
+        phone = f"device:{device}" if device else address
+        self._slow_down_guessers(phone, address)
         try:
-            code = normalize_join_code(raw)
-            return await self.states.get(code)
-        except (BadInput, UnknownPoll) as exc:
+            return await self.states.get(normalize_join_code(request.path_params["code"]))
+        except (BadInput, UnknownPoll):
             self._misses.hit(self._miss_rate, phone)
             self._misses.hit(self._address_miss_rate, address)
-            status, kind = (404, "unknown_poll") if isinstance(exc, UnknownPoll) else \
-                (400, "bad_code")
-            return _error(status, kind, join_error(exc, raw))
-        except StoreUnavailable:
-            return _error(503, "unavailable", "The class server cannot reach its database "
-                          "right now. This page tries again by itself.")
+            raise
 
     async def poll_state(self, request: Request) -> Response:
-        found = await self._snapshot(request)
-        if isinstance(found, Response):
-            return found
-        snap = found
+        try:
+            snap = await self._snapshot(request)
+        except (Refusal, ClassroomError) as exc:
+            return _refused(READ_ERRORS, request, exc)
         try:
             wait = min(MAX_WAIT_S, max(0.0, float(request.query_params.get("wait", 0))))
         except ValueError:
@@ -200,135 +226,109 @@ class PhoneApi:
         return _json(snap.body, headers={"ETag": f'"{snap.version}"', "Cache-Control": "no-cache"})
 
     async def me(self, request: Request) -> Response:
-        found = await self._snapshot(request)
-        if isinstance(found, Response):
-            return found
-        device = request.cookies.get(DEVICE_COOKIE)
-        if not device:
-            return _error(400, "no_cookie", _NO_COOKIE)
-        snap = found
-
-        def read() -> dict[str, Any]:
-            spent = self.service.spent_epsilon(snap.poll_id, device)
-            receipt = None
-            if snap.question_id is not None:
-                got = self.service.receipt_for(snap.question_id, device)
-                if got is not None:
-                    receipt = receipt_view(got, snap.privacy_note or "", spent)
-            return {"question_id": snap.question_id, "receipt": receipt,
-                    "spent_epsilon": spent if math.isfinite(spent) else None}
-
         try:
-            return _json(await run_in_threadpool(read))
-        except StoreUnavailable:
-            return _error(503, "unavailable", "The class server cannot reach its database "
-                          "right now. This page tries again by itself.")
-        except NotFound as exc:
-            return _error(404, "unknown_question", f"{str(exc)[:1].upper()}{str(exc)[1:]}.")
+            snap = await self._snapshot(request)
+            return _json(await run_in_threadpool(self._mine, snap, _device(request)))
+        except (Refusal, ClassroomError) as exc:
+            return _refused(READ_ERRORS, request, exc)
 
+    def _mine(self, snap: Snapshot, device: str) -> dict[str, Any]:
+        """This device's receipt for the current question and its spent ε in the poll."""
+        spent = self.service.spent_epsilon(snap.poll_id, device)
+        receipt = None
+        if snap.question_id is not None:
+            got = self.service.receipt_for(snap.question_id, device)
+            if got is not None:
+                receipt = receipt_view(got, snap.privacy_note or "", spent)
+        return {"question_id": snap.question_id, "receipt": receipt,
+                "spent_epsilon": spent if math.isfinite(spent) else None}
+
+    # -- the report ----------------------------------------------------------------------
     async def report(self, request: Request) -> Response:
-        origin = request.headers.get("origin")
-        if not origin or origin != _own_origin(request):
-            return _error(403, "forbidden_origin", "Votes are accepted only from the class "
-                          "page itself. Open the join link again and answer there.")
-        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if media != "application/json":
-            return _error(415, "unsupported_media_type", "A vote must be sent as JSON.")
-        body = await self._read_body(request)
-        if isinstance(body, Response):
-            return body
         try:
-            data = json.loads(body)
-        except (ValueError, RecursionError):
-            return _error(400, "bad_request", "That vote could not be read, so nothing was "
-                          "saved. Reload the page and tap your answer again.")
-        if (not isinstance(data, dict) or set(data) != _REPORT_FIELDS
-                or json_depth(data) > MAX_JSON_DEPTH or not isinstance(data["params"], dict)
-                or not isinstance(data["submission_id"], str)
-                or isinstance(data["question_id"], bool)
-                or not isinstance(data["question_id"], int)):
-            return _error(400, "bad_request", "That vote could not be read, so nothing was "
-                          "saved. Reload the page and tap your answer again.")
-        device = request.cookies.get(DEVICE_COOKIE)
-        if not device:
-            return _error(400, "no_cookie", _NO_COOKIE)
-        raw = request.path_params["code"]
+            data, device = await _report_body(request)
+            snap = await self._cached_state(request)
+            return _json(await run_in_threadpool(self._submit, request, data, device, snap))
+        except (Refusal, ClassroomError) as exc:
+            return _refused(REPORT_ERRORS, request, exc)
 
+    async def _cached_state(self, request: Request) -> Snapshot | None:
         try:
-            snap: Snapshot | None = await self.states.get(normalize_join_code(raw))
+            return await self.states.get(normalize_join_code(request.path_params["code"]))
         except ClassroomError:
-            snap = None  # submit_report below gives the precise refusal
+            return None  # submit_report gives the precise refusal
 
-        def submit() -> dict[str, Any]:
-            receipt = self.service.submit_report(
-                raw, data["question_id"], answer=data["answer"], design_params=data["params"],
-                submission_id=data["submission_id"], device_id=device,
-                address=self._client(request))
-            if snap is not None and snap.question_id == receipt.question_id:
-                poll_id, note = snap.poll_id, snap.privacy_note
-            else:  # the cached state is a moment old: read the question itself
-                question = self.service.question(receipt.question_id)
-                poll_id, note = question.poll_id, privacy_note(question)
-            try:
-                spent = self.service.spent_epsilon(poll_id, device)
-            except StoreUnavailable:
-                spent = math.nan  # stored; only the running total is unknown for now
-            return {"receipt": receipt_view(receipt, note or "", spent)}
-
+    def _submit(self, request: Request, data: dict[str, Any], device: str,
+                snap: Snapshot | None) -> dict[str, Any]:
+        receipt = self.service.submit_report(
+            request.path_params["code"], data["question_id"], answer=data["answer"],
+            design_params=data["params"], submission_id=data["submission_id"],
+            device_id=device, address=client_address(request))
+        if snap is not None and snap.question_id == receipt.question_id:
+            poll_id, note = snap.poll_id, snap.privacy_note
+        else:  # the cached state is a moment old: read the question itself
+            question = self.service.question(receipt.question_id)
+            poll_id, note = question.poll_id, privacy_note(question)
         try:
-            return _json(await run_in_threadpool(submit))
-        except AddressLimit:
-            return _error(429, "address_limit", "Not saved: the instructor allows only a few "
-                          "answers per network to this question, and this network has sent "
-                          "them all. Tell the instructor.")
-        except OverBudget as exc:
-            return _error(409, "over_budget", f"{str(exc)[:1].upper()}{str(exc)[1:]}.")
-        except QuestionClosed:
-            return _error(409, "closed", "Voting closed: the instructor closed this question "
-                          "before your answer arrived, so nothing was saved.")
+            spent = self.service.spent_epsilon(poll_id, device)
         except StoreUnavailable:
-            return _error(503, "unavailable", _UNAVAILABLE)
-        except UnknownPoll as exc:
-            return _error(404, "unknown_poll", join_error(exc, raw))
-        except UnknownQuestion:
-            return _error(404, "unknown_question", "That question is not part of this poll "
-                          "any more. Reload the page to get the current question.")
-        except BadInput as exc:
-            return _error(400, "bad_request", f"{str(exc)[:1].upper()}{str(exc)[1:]}.")
-        except BadReport as exc:
-            return _error(422, "rejected", f"Your answer was not accepted: {exc}. Reload the "
-                          "page to get the current question.")
-        except ClassroomError as exc:
-            return _error(400, "bad_request", f"{str(exc)[:1].upper()}{str(exc)[1:]}.")
-
-    async def _read_body(self, request: Request) -> bytes | Response:
-        too_large = _error(413, "too_large", "That vote is far larger than a vote can be, so "
-                           "nothing was saved.")
-        declared = request.headers.get("content-length")
-        if declared is not None:
-            try:
-                if int(declared) > MAX_BODY_BYTES:
-                    return too_large
-            except ValueError:
-                return _error(400, "bad_request", "That vote could not be read.")
-        chunks, size = [], 0
-        try:
-            async for chunk in request.stream():
-                size += len(chunk)
-                if size > MAX_BODY_BYTES:
-                    return too_large
-                chunks.append(chunk)
-        except ClientDisconnect:
-            return _error(400, "bad_request", "The connection closed before the vote arrived.")
-        return b"".join(chunks)
+            spent = math.nan  # stored; only the running total is unknown for now
+        return {"receipt": receipt_view(receipt, note or "", spent)}
 
 
-def _default_service() -> PollService:
-    from classroom import config
-    from classroom.store import Store
+def _device(request: Request) -> str:
+    device = request.cookies.get(DEVICE_COOKIE)
+    if not device:
+        raise Refusal(400, "no_cookie", _NO_COOKIE)
+    return device
 
-    return PollService(Store(config.database_url()),
-                       max_reports_per_address=config.max_reports_per_address())
+
+def _is_report(data: object) -> bool:
+    """Whether parsed JSON has exactly a report's fields, of the right types."""
+    return (isinstance(data, dict) and set(data) == _REPORT_FIELDS
+            and json_depth(data) <= MAX_JSON_DEPTH and isinstance(data["params"], dict)
+            and isinstance(data["submission_id"], str)
+            and isinstance(data["question_id"], int) and not isinstance(data["question_id"], bool))
+
+
+async def _report_body(request: Request) -> tuple[dict[str, Any], str]:
+    """The report a phone sent and its device id, checked before the service sees them:
+    same origin, JSON, small, shallow, exactly the report's fields; else a :class:`Refusal`."""
+    if not same_origin(request):
+        raise Refusal(403, "forbidden_origin", "Votes are accepted only from the class page "
+                      "itself. Open the join link again and answer there.")
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media != "application/json":
+        raise Refusal(415, "unsupported_media_type", "A vote must be sent as JSON.")
+    try:
+        data = json.loads(await _read_body(request))
+    except (ValueError, RecursionError):
+        data = None
+    if not _is_report(data):
+        raise Refusal(400, "bad_request", "That vote could not be read, so nothing was saved. "
+                      "Reload the page and tap your answer again.")
+    return data, _device(request)
+
+
+async def _read_body(request: Request) -> bytes:
+    too_large = Refusal(413, "too_large", "That vote is far larger than a vote can be, so "
+                        "nothing was saved.")
+    declared = request.headers.get("content-length", "0")
+    if not declared.isdigit():
+        raise Refusal(400, "bad_request", "That vote could not be read.")
+    if int(declared) > MAX_BODY_BYTES:
+        raise too_large
+    chunks, size = [], 0
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_BODY_BYTES:
+                raise too_large
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise Refusal(400, "bad_request", "The connection closed before the vote "
+                      "arrived.") from None
+    return b"".join(chunks)
 
 
 def make_routes(api: PhoneApi) -> list[Route]:
@@ -341,7 +341,3 @@ def make_routes(api: PhoneApi) -> list[Route]:
         Route("/api/poll/{code}/me", api.me, methods=["GET"]),
         Route("/api/poll/{code}/report", api.report, methods=["POST"]),
     ]
-
-
-#: The routes app.py registers: one PhoneApi per process, on the configured database.
-routes = make_routes(PhoneApi(_default_service))

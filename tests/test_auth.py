@@ -19,7 +19,8 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from classroom import auth, web
+import web
+from classroom import auth, config
 from classroom.store import Store
 
 KEY = "the-right-key-0123456"
@@ -67,7 +68,7 @@ def client(instructor):
 
 def _session_cookie(response) -> str:
     cookie = response.headers["set-cookie"]
-    assert cookie.startswith(f"{auth.INSTRUCTOR_COOKIE}=")
+    assert cookie.startswith(f"{web.INSTRUCTOR_COOKIE}=")
     return cookie.split(";")[0].split("=", 1)[1]
 
 
@@ -182,16 +183,17 @@ def test_a_session_expires_after_12_hours(instructor, clock):
     assert not instructor.is_valid(session)
 
 
-def test_a_logout_reaches_every_instance_of_the_process_at_once(store):
-    """The login routes and the Streamlit pages hold separate instances with caches."""
-    routes = auth.InstructorAuth(store, key=KEY, cache_s=3600.0)
-    pages = auth.InstructorAuth(store, key=KEY, cache_s=3600.0)
-    one, two = routes.log_in(KEY), routes.log_in(KEY)
-    assert pages.is_valid(one) and pages.is_valid(two)  # now cached for an hour
-    routes.end(one)
-    assert not pages.is_valid(one) and pages.is_valid(two)
-    routes.end_all()
-    assert not pages.is_valid(two)
+def test_a_logout_ends_the_cached_validity_at_once(store):
+    """The login routes and the Streamlit pages share the process's one instance (the
+    composition root's): a logout through the routes is seen by the pages at once, even
+    with validity cached for an hour."""
+    shared = auth.InstructorAuth(store, key=KEY, cache_s=3600.0)
+    one, two = shared.log_in(KEY), shared.log_in(KEY)
+    assert shared.is_valid(one) and shared.is_valid(two)  # now cached for an hour
+    shared.end(one)
+    assert not shared.is_valid(one) and shared.is_valid(two)
+    shared.end_all()
+    assert not shared.is_valid(two)
 
 
 def test_changing_the_key_ends_every_session(store):
@@ -213,7 +215,7 @@ def test_logout_revokes_the_session_on_the_server(client, instructor):
     session = _session_cookie(_post_key(client, KEY))
     r = client.post("/auth/logout", headers=ORIGIN)
     assert r.status_code == 200 and "logged out" in r.text
-    assert f'{auth.INSTRUCTOR_COOKIE}=""' in r.headers["set-cookie"]
+    assert f'{web.INSTRUCTOR_COOKIE}=""' in r.headers["set-cookie"]
     assert not instructor.is_valid(session)  # a copied cookie no longer works
 
 
@@ -229,7 +231,7 @@ def test_only_a_logged_in_instructor_can_log_everyone_out(client, instructor):
     session = instructor.log_in(KEY)
     client.post("/auth/logout", data={"everywhere": "1"}, headers=ORIGIN)
     assert instructor.is_valid(session)
-    client.cookies.set(auth.INSTRUCTOR_COOKIE, session)
+    client.cookies.set(web.INSTRUCTOR_COOKIE, session)
     assert client.post("/auth/logout", data={"everywhere": "1"},
                        headers={"origin": "http://evil.example"}).status_code == 403
     assert instructor.is_valid(session)
@@ -253,12 +255,31 @@ def test_a_dead_database_logs_nobody_in_and_says_so(tmp_path):
     assert r.status_code == 503 and "cannot reach its database" in r.text
 
 
+def test_a_full_disk_says_so_on_login_and_logout(instructor, monkeypatch):
+    from classroom.domain import DiskFull
+
+    def full(*args, **kwargs):
+        raise DiskFull("the database's disk is full, so nothing was saved")
+
+    session = instructor.log_in(KEY)
+    client = TestClient(_app(instructor), follow_redirects=False)
+    monkeypatch.setattr(instructor, "start_session", full)
+    monkeypatch.setattr(instructor, "end", full)
+    r = _post_key(client, KEY)
+    assert r.status_code == 503 and "disk is full, so no new login can be saved" in r.text
+    assert "already logged in stays logged in" in r.text
+    client.cookies.set(web.INSTRUCTOR_COOKIE, session)
+    r = client.post("/auth/logout", headers=ORIGIN)
+    assert r.status_code == 503 and "disk is full, so the login could not be ended" in r.text
+    assert f'{web.INSTRUCTOR_COOKIE}=""' in r.headers["set-cookie"]  # forgotten here anyway
+
+
 # -- guessing ------------------------------------------------------------------------------------
 
 def test_failed_keys_are_limited_per_address_and_logged_without_it(instructor, caplog):
     app = _app(instructor)
     guesser = TestClient(app, follow_redirects=False, client=("203.0.113.7", 5000))
-    with caplog.at_level(logging.WARNING, logger="classroom.web"):
+    with caplog.at_level(logging.WARNING, logger="web.login"):
         for i in range(web.LOGIN_FAILURES_PER_MINUTE):
             assert _post_key(guesser, f"guess-{i:02d}-xxxxxxxxxx").status_code == 403
         blocked = _post_key(guesser, KEY)  # even the right key waits now
@@ -304,7 +325,7 @@ def test_forwarded_addresses_are_believed_only_from_trusted_proxies(tmp_path, tr
     ::1 (nginx on the same machine). This test's requests come from 127.0.0.1."""
     from tests.support.server import running_server
 
-    env = {"LDP_CLASSROOM_DATA_DIR": str(tmp_path), auth.KEY_ENV: KEY}
+    env = {"LDP_CLASSROOM_DATA_DIR": str(tmp_path), config.KEY_ENV: KEY}
     if trusted is not None:
         env["FORWARDED_ALLOW_IPS"] = trusted
     forwarded = [f"198.51.100.{i}" for i in range(web.LOGIN_FAILURES_PER_MINUTE + 2)]
@@ -321,13 +342,15 @@ def test_forwarded_addresses_are_believed_only_from_trusted_proxies(tmp_path, tr
 
 def test_generated_key_is_kept_private_and_stable(tmp_path, monkeypatch):
     monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
-    monkeypatch.delenv(auth.KEY_ENV, raising=False)
+    monkeypatch.delenv(config.KEY_ENV, raising=False)
     monkeypatch.setattr("classroom.config.secret", lambda name, **kw: None)
-    key = auth.instructor_key()
-    assert len(key) >= 20 and auth.instructor_key() == key
+    key, source = config.instructor_key()
+    assert len(key) >= 20 and config.instructor_key() == (key, source)
+    assert source == str(tmp_path / "instructor_key")
     mode = stat.S_IMODE(os.stat(tmp_path / "instructor_key").st_mode)
     assert mode == 0o600
-    assert auth.check_key(key) and not auth.check_key(key[:-1]) and not auth.check_key(None)
+    assert auth.check_key(key, key) and not auth.check_key(key[:-1], key)
+    assert not auth.check_key(None, key)
 
 
 @pytest.mark.parametrize("key", ["short", "fifteen-chars-x"])
@@ -336,9 +359,9 @@ def test_a_short_configured_key_stops_the_start_with_a_clear_message(monkeypatch
     from classroom.domain import ConfigError
 
     monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv(auth.KEY_ENV, key)
+    monkeypatch.setenv(config.KEY_ENV, key)
     with pytest.raises(ConfigError, match=f"has {len(key)} characters; use at least 16"):
-        auth.instructor_key()
-    monkeypatch.setenv(auth.KEY_ENV, key + "y")  # 16 and more are fine
-    if len(key) + 1 >= auth.MIN_KEY_CHARS:
-        assert auth.instructor_key() == key + "y"
+        config.instructor_key()
+    monkeypatch.setenv(config.KEY_ENV, key + "y")  # 16 and more are fine
+    if len(key) + 1 >= config.MIN_KEY_CHARS:
+        assert config.instructor_key() == (key + "y", f"the value of {config.KEY_ENV}")

@@ -253,49 +253,30 @@ def test_create_poll_then_add_warner_question(app_env):
     assert q.text == "Statement A: I prefer vanilla"
 
 
-def test_custom_design_linked_sliders(app_env):
+def test_custom_design_by_gamma_or_by_epsilon(app_env):
     poll = app_env.create_poll("custom")
     at = dashboard()
     at.radio(key="dash_q_preset").set_value("custom").run()
-    # Starts at the exercise's privacy: gamma 1/4, eps ln 3.
+    # Starts at the exercise's privacy, set by gamma = 1/4 (eps = ln 3 beside it).
+    assert at.radio(key="dash_q_by").value == "gamma"
     assert at.slider(key="dash_q_gamma").value == pytest.approx(0.25)
+    assert r"= 1.0986$" in texts(at)
+    at.radio(key="dash_q_by").set_value("epsilon").run()
     assert at.slider(key="dash_q_eps").value == pytest.approx(1.10)
-    at.slider(key="dash_q_gamma").set_value(0.3).run()
-    assert at.slider(key="dash_q_eps").value == pytest.approx(round(math.log(1.6 / 0.4), 2))
     at.slider(key="dash_q_eps").set_value(2.0).run()
-    assert at.slider(key="dash_q_gamma").value == pytest.approx(round(math.tanh(1.0) / 2, 3))
     at.checkbox(key="dash_q_open").check().run()
     at.button(key="dash_add_question").click().run()
     assert_clean(at)
     (q,) = app_env.questions(poll.id)
-    assert q.design_params == {"design": "epsilon", "epsilon": 2.0}  # the slider moved last
+    assert q.design_params == {"design": "epsilon", "epsilon": 2.0}  # the slider on screen
     assert q.is_open
-    # Moving gamma last defines the design by gamma.
+    # Set by gamma, the design is defined by gamma.
+    at.radio(key="dash_q_by").set_value("gamma").run()
+    assert at.slider(key="dash_q_gamma").value == pytest.approx(round(math.tanh(1.0) / 2, 3))
     at.slider(key="dash_q_gamma").set_value(0.2).run()
     at.button(key="dash_add_question").click().run()
     q2 = app_env.questions(poll.id)[-1]
     assert q2.design_params == {"design": "gamma", "gamma": 0.2}
-
-
-@pytest.mark.parametrize("moved, value, gamma, eps", [
-    ("gamma", 0.493, 0.493, 4.95), ("gamma", 0.002, 0.002, 0.01),
-    ("eps", 5.0, 0.493, 5.0), ("eps", 0.01, 0.002, 0.01)])
-def test_what_if_sliders_and_labels_agree_at_both_ends(app_env, moved, value, gamma, eps):
-    seed(app_env, DIE, 30, 40)
-    at = dashboard()
-    at.slider(key=f"dash_wi_{moved}").set_value(value).run()
-    assert_clean(at)
-    assert at.slider(key="dash_wi_gamma").value == pytest.approx(gamma)
-    assert at.slider(key="dash_wi_eps").value == pytest.approx(eps)
-    label = next(m.label for m in at.metric if m.label.startswith("SD with this design"))
-    assert label == f"SD with this design (ε = {eps:.2f})"
-    # Both ends of each slider are reachable from the other without clamping.
-    lo_g, hi_g = at.slider(key="dash_wi_gamma").min, at.slider(key="dash_wi_gamma").max
-    lo_e, hi_e = at.slider(key="dash_wi_eps").min, at.slider(key="dash_wi_eps").max
-    assert lo_e <= round(ldp_core.gamma_to_epsilon(lo_g), 2) and \
-        round(ldp_core.gamma_to_epsilon(hi_g), 2) <= hi_e
-    assert lo_g <= round(ldp_core.epsilon_to_gamma(lo_e), 3) and \
-        round(ldp_core.epsilon_to_gamma(hi_e), 3) <= hi_g
 
 
 def test_categorical_question_with_recommended_oracle(app_env):
@@ -315,6 +296,31 @@ def test_categorical_question_with_recommended_oracle(app_env):
     at.button(key="dash_add_question").click().run()
     q2 = app_env.questions(poll.id)[-1]
     assert q2.design_params == ldp_core.UnaryEncoding.optimized(4, 1.0).params()
+
+
+def test_the_categorical_form_says_whether_the_class_is_big_enough(app_env):
+    """GRR, 4 options, ε = 1, n = 30: s_min = 0.71 (the check value); OUE, when chosen,
+    needs s_min = 1.08 there, so the class finds nothing with it, and the recommended GRR
+    is shown beside it; a bigger class finds smaller shares."""
+    app_env.create_poll("flavours")
+    at = dashboard()
+    at.radio(key="dash_q_preset").set_value("categorical").run()
+    assert at.number_input(key="dash_q_cat_n").value == 30
+    page = texts(at)
+    assert "With n = 30 and GRR at ε = 1.0, the class reliably finds an option only if " \
+           "**at least 71%** of the class hold it." in page
+    grr = ldp_core.GRR(4, 1.0)
+    assert f"GRR needs about {ldp_core.needed_class_size(grr, 0.2):,} students" in page
+    at.radio(key="dash_q_cat_oracle").set_value("oue").run()
+    assert ldp_core.smallest_detectable_share(ldp_core.oracle("oue", 4, 1.0), 30) > 1
+    assert "With n = 30 and OUE at ε = 1.0, the class reliably finds no option, not even " \
+           "one everybody holds." in texts(at)
+    assert "GRR, recommended, finds an option only if **at least 71%**" in texts(at)
+    at.number_input(key="dash_q_cat_n").set_value(300).run()
+    s300 = ldp_core.smallest_detectable_share(ldp_core.oracle("oue", 4, 1.0), 300)
+    assert f"OUE at ε = 1.0, the class reliably finds an option only if **at least " \
+           f"{s300:.0%}**" in texts(at) and s300 < 1.08 / 3
+    assert_clean(at)
 
 
 def test_categorical_panel_raw_and_post_processed(app_env):
@@ -380,32 +386,6 @@ def test_new_round_keeps_history(app_env):
     assert list(history["n"]) == ["40", "0"]
     assert any("No reports yet" in i.value for i in at.info)
     assert_clean(at)
-
-
-def test_what_if_sliders_do_not_touch_the_data_and_apply_to_next_round(app_env):
-    _, q = seed(app_env, DIE, 30, 40)
-    before = app_env.estimate(q.id)
-    at = dashboard()
-    assert metrics(at)["SD now (ε = 1.10)"] == "0.137"
-    at.slider(key="dash_wi_eps").set_value(2.0).run()
-    assert at.slider(key="dash_wi_gamma").value == pytest.approx(round(math.tanh(1.0) / 2, 3))
-    want = ldp_core.BinaryCounts.single(ldp_core.EpsilonRR(2.0), 0, 40).sd_worst()
-    assert metrics(at)["SD with this design (ε = 2.00)"] == f3(want)
-    at.slider(key="dash_wi_gamma").set_value(0.1).run()
-    assert at.slider(key="dash_wi_eps").value == pytest.approx(round(math.log(1.2 / 0.8), 2))
-    want = ldp_core.BinaryCounts.single(ldp_core.GammaRR(0.1), 0, 40).sd_worst()
-    assert metrics(at)["SD with this design (ε = 0.41)"] == f3(want)
-    after = app_env.estimate(q.id)
-    assert (after.n, after.counts, after.round_number) == (before.n, before.counts, 1)
-    # Apply it to the next round.
-    at.checkbox(key="dash_wi_open").check().run()
-    at.button(key="dash_wi_apply").click().run()
-    assert_clean(at)
-    rounds = app_env.rounds(q.id)
-    assert rounds[-1].number == 2 and rounds[-1].design_params == {"design": "gamma",
-                                                                   "gamma": 0.1}
-    assert rounds[0].design_params == DIE
-    assert app_env.question(q.id).is_open
 
 
 def test_several_questions_and_switching(app_env):
@@ -478,6 +458,55 @@ def test_rehearsal_class_arrives_over_refreshes_and_clears(app_env):
     assert app_env.receipt_for(q.id, "phone").answer == real.answer
 
 
+def test_stuffers_in_rehearsal_move_the_estimate_and_raise_the_warning(app_env):
+    """40 honest simulated students (60% Vanilla), then 10 stuffers: the estimated count
+    grows by exactly 1.5 per stuffer, inside the blind zone no warning; 200 more and the
+    dashboard's stuffing warning appears. Clear rehearsal removes them all."""
+    poll = app_env.create_poll("dry run", rehearsal=True)
+    q = app_env.add_question(poll.id, "Vanilla?", options=("Chocolate", "Vanilla"),
+                             design_params=DIE)
+    app_env.open_question(q.id)
+    app_env.add_simulated_reports(q.id, 40, 0.6, seed=5)
+    app_env.set_revealed(q.id, True)
+    before = app_env.estimate(q.id).binary.mu_hat
+    at = dashboard()
+    assert at.selectbox(key=f"dash_stuff_target_{q.id}").value == 1  # "Vanilla"
+    assert "by (1 − b)/(a − b) = 1.5, where an honest student" in texts(at)
+    at.number_input(key="dash_stuff_n").set_value(10).run()
+    at.button(key="dash_stuff_add").click().run()
+    assert_clean(at)
+    est = app_env.estimate(q.id)
+    assert est.n_simulated == 50 and est.counts[1] >= 10
+    assert 50 * est.binary.mu_hat == pytest.approx(40 * before + 10 * 1.5)
+    assert "10 stuffed reports added" in texts(at)
+    assert "These reports do not fit the design" not in texts(at)
+    at.number_input(key="dash_stuff_n").set_value(200).run()
+    at.button(key="dash_stuff_add").click().run()
+    at.run()  # the live panel's next refresh
+    assert "These reports do not fit the design" in texts(at)
+    assert "more “Vanilla” than even a class where everyone truly prefers" in texts(at)
+    at.button(key="dash_sim_clear").click().run()
+    assert app_env.estimate(q.id).n == 0
+
+
+def test_stuffers_on_a_categorical_question_target_the_chosen_option(app_env):
+    poll = app_env.create_poll("dry run", rehearsal=True)
+    q = app_env.add_question(poll.id, "Flavour?", options=("Vanilla", "Chocolate", "Mango"),
+                             kind="categorical",
+                             design_params={"design": "grr", "d": 3, "epsilon": 1.0})
+    app_env.open_question(q.id)
+    at = dashboard()
+    at.selectbox(key=f"dash_stuff_target_{q.id}").set_value(2).run()
+    gain = ldp_core.fake_report_gain(ldp_core.GRR(3, 1.0), 2)
+    assert f"of “Mango” by (1 − b)/(a − b) = {gain:.3g}" in texts(at)
+    at.number_input(key="dash_stuff_n").set_value(300).run()
+    at.button(key="dash_stuff_add").click().run()
+    at.run()
+    assert_clean(at)
+    assert app_env.estimate(q.id).counts == (0, 0, 300)
+    assert "one option named more often than even a class where everyone" in texts(at)
+
+
 # -- projection mode, join link, errors -------------------------------------------------------
 
 
@@ -505,28 +534,40 @@ def test_projector_url_keeps_the_chosen_question(app_env):
 
 
 def test_join_link_uses_the_configured_public_url(app_env, monkeypatch):
+    import web
+
     monkeypatch.setenv("LDP_CLASSROOM_PUBLIC_URL", "https://class.example.org/")
-    poll, _ = seed(app_env, DIE, 0, 0)
+    web.PROCESS.reset()  # settings are read once, when the process starts
+    poll, _ = seed(web.root().service, DIE, 0, 0)
     at = dashboard()
     codes = [c.value for c in at.code]
     assert f"https://class.example.org/join/{poll.join_code}" in codes
 
 
-def test_bad_public_url_is_a_message_not_a_crash(app_env, monkeypatch):
+def test_bad_public_url_is_a_message_not_a_crash(tmp_path, monkeypatch):
+    """Settings are read once, at start: a malformed public URL stops the app there (the
+    lifespan); a page that meets it says which setting, never a traceback."""
+    import web
+
+    monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("LDP_CLASSROOM_PUBLIC_URL", "class.example.org")
-    seed(app_env, DIE, 0, 0)
-    at = dashboard()
-    assert_clean(at)
-    assert "LDP_CLASSROOM_PUBLIC_URL" in texts(at)
+    web.PROCESS.reset()
+    try:
+        teach = AppTest.from_string("from views import teach\nteach.render()",
+                                    default_timeout=60).run()
+        assert not teach.exception
+        assert any("LDP_CLASSROOM_PUBLIC_URL must start with http" in e.value
+                   for e in teach.error)
+    finally:
+        web.PROCESS.reset()
 
 
 def test_unusable_database_is_a_message_not_a_traceback(tmp_path, monkeypatch):
-    from ui import session
+    import web
 
     monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("LDP_CLASSROOM_DATABASE_URL", "sqlite://")
-    session.service.clear()
-    session.instructor_auth.clear()
+    web.PROCESS.reset()
     try:
         at = dashboard(instructor=False)  # no session can be started or checked
         assert not at.exception
@@ -537,8 +578,7 @@ def test_unusable_database_is_a_message_not_a_traceback(tmp_path, monkeypatch):
         assert any("nobody can log in" in e.value and "in-memory" in e.value
                    for e in teach.error)
     finally:
-        session.service.clear()
-        session.instructor_auth.clear()
+        web.PROCESS.reset()
 
 
 def test_deleted_question_under_the_live_panel(app_env):
@@ -601,18 +641,6 @@ def test_instructor_text_never_renders_as_markup(app_env):
         for table in at.table:
             for cell in table.value.to_numpy().ravel().tolist() + list(table.value.columns):
                 _no_live_markup(str(cell))
-
-
-def test_what_if_sliders_start_from_each_questions_design(app_env):
-    poll, q1 = seed(app_env, DIE, 30, 40, text="First?")
-    q2 = app_env.add_question(poll.id, "Second?", options=("No", "Yes"),
-                              design_params={"design": "epsilon", "epsilon": 2.5})
-    at = dashboard()
-    assert at.slider(key="dash_wi_eps").value == pytest.approx(1.10)
-    at.slider(key="dash_wi_eps").set_value(0.5).run()
-    at.selectbox(key="dash_question_select").set_value(q2.id).run()
-    assert at.slider(key="dash_wi_eps").value == pytest.approx(2.5)
-    assert_clean(at)
 
 
 def test_fifty_of_fifty_yes_is_flagged_as_not_fitting_the_design(app_env):

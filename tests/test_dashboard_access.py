@@ -209,7 +209,7 @@ def test_page_file_executed_directly_shows_nothing(app_env, name, instructor):
 # -- a real server, a real browser ----------------------------------------------------------
 
 PAGE_PATHS = ["", "randomized-response", "class-exercise", "likelihood", "local-vs-central",
-              "histograms", "averaging-attack", "teach", "dashboard"]
+              "histograms", "averaging-attack", "manipulation", "teach", "dashboard"]
 #: Streamlit's older multipage mode named pages after their files, and the entry point "app".
 LEGACY_PATHS = ["pages/dashboard", "pages/dashboard.py", "views/dashboard", "home", "student",
                 "study_rr", "shell", "app"]

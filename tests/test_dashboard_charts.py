@@ -78,3 +78,23 @@ def test_trajectory_holds_the_unit_interval_and_marks_estimates_beyond_it():
     assert [(r["n"], r["side"]) for r in fig.values("beyond")] == [(1, "above"), (2, "below")]
     assert all(lc.TRACE_Y[0] <= r[k] <= lc.TRACE_Y[1] for r in trace
                for k in ("lo_plot", "hi_plot"))
+
+
+@pytest.mark.parametrize("n", [1, 40, 1000, 10**6])
+def test_the_what_if_axis_reads_in_round_numbers(n):
+    """The SD axis is labelled at 1, 2 and 5 times powers of ten (not 3, 1, 0.2, 0.03),
+    at least three labels, and they span the curve."""
+    curve = [(float(e), ldp_core.BinaryCounts.single(ldp_core.EpsilonRR(float(e)), 0, n)
+              .sd_worst()) for e in np.linspace(0.1, 5.0, 60)]
+    fig = lc.sd_vs_epsilon(curve, [("current design", math.log(3), 0.137 * math.sqrt(40 / n))])
+    fig.validate()
+    axis = next(layer["encoding"]["y"]["axis"] for layer in fig.to_dict()["layer"]
+                if "axis" in layer["encoding"]["y"])
+    ticks = axis["values"]
+    assert len(ticks) >= 3
+    for t in ticks:
+        mantissa = t / 10 ** math.floor(math.log10(t))
+        assert round(mantissa, 9) in (1, 2, 5), ticks
+    sds = [s for _, s in curve] + [0.137 * math.sqrt(40 / n)]
+    assert min(sds) <= ticks[0] and ticks[-1] <= max(sds)  # on the drawn range...
+    assert ticks[-1] / ticks[0] >= max(sds) / min(sds) / 10  # ...and across most of it

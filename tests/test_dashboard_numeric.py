@@ -40,22 +40,28 @@ def test_the_form_preselects_the_recommended_mechanism_and_adds_the_question(app
     at = dashboard()
     at.radio(key="dash_q_preset").set_value("numeric").run()
     assert_clean(at)
-    assert at.radio(key="dash_q_num_mech_duchi").value == "duchi"
-    assert ldp_core.recommend_numeric(1.1) == "duchi"
-    assert "recommends Duchi" in texts(at) and "1.29" in texts(at)
-    # ε = 1.1 on [0, 12], n = 100: Duchi's worst SD of the mean is 6 c_ε / 10, the central
-    # model's √2 · 12 / (100 · 1.1).
-    c = (math.exp(1.1) + 1) / (math.exp(1.1) - 1)
-    assert f"the SD of the mean is at most {6 * c / 10:.4g} hours" in texts(at)
+    # ε = 1.1 is above ε* ≈ 0.61: the Hybrid Mechanism has the smallest worst case.
+    assert at.radio(key="dash_q_num_mech_hybrid").value == "hybrid"
+    assert "recommends Hybrid Mechanism" in texts(at) and "1.29" in texts(at)
+    assert "ε* ≈ 0.61" in texts(at)
+    # ε = 1.1 on [0, 12], n = 100: the Hybrid's worst SD of the mean is 6 √Var / 10, the
+    # central model's √2 · 12 / (100 · 1.1); one report's worst SD for each mechanism.
+    sd = 6 * math.sqrt(ldp_core.HybridMechanism(1.1).worst_variance())
+    assert f"the SD of the mean is at most {sd / 10:.4g} hours" in texts(at)
     assert f"a trusted curator's would be {math.sqrt(2) * 12 / 110:.4g} hours" in texts(at)
+    c = (math.exp(1.1) + 1) / (math.exp(1.1) - 1)
+    assert f"Duchi {6 * c:.4g} hours, Piecewise" in texts(at) and f"Hybrid {sd:.4g}" in texts(at)
+    at.slider(key="dash_q_num_eps").set_value(0.5).run()
+    assert at.radio(key="dash_q_num_mech_duchi").value == "duchi"
+    assert "recommends Duchi" in texts(at)
     at.slider(key="dash_q_num_eps").set_value(2.0).run()
-    assert at.radio(key="dash_q_num_mech_piecewise").value == "piecewise"
+    assert at.radio(key="dash_q_num_mech_hybrid").value == "hybrid"
     at.number_input(key="dash_q_num_hi").set_value(10.0).run()
     at.button(key="dash_add_question").click().run()
     assert_clean(at)
     (q,) = app_env.questions(poll.id)
     assert (q.kind, q.unit, q.mode) == ("numeric", "hours", "device")
-    assert q.design_params == {"design": "piecewise", "epsilon": 2.0, "lo": 0.0, "hi": 10.0}
+    assert q.design_params == {"design": "hybrid", "epsilon": 2.0, "lo": 0.0, "hi": 10.0}
 
 
 def test_an_empty_range_is_refused_before_anything_is_added(app_env):
@@ -90,6 +96,28 @@ def test_the_numeric_panel_shows_the_exact_mean_sd_and_central_sd(app_env):
     assert "SD per report in the worst case 12 hours" in page  # c_ε · 6
     assert f"The reports' own spread gives {est.sd:.4g} hours" in page
     assert len(at.get("vega_lite_chart")) >= 1
+
+
+def test_a_hybrid_round_is_read_with_both_of_its_parts(app_env):
+    """At ε = 2 on [0, 12]: Duchi's part (chance e^-1 = 37%) sends 6 ± 6 c_2 hours, the
+    Piecewise part anything within 6 ± 6 C hours; the SD is the Hybrid's flat one."""
+    poll = app_env.create_poll("sleep")
+    hm = ldp_core.HybridMechanism(2.0)
+    q = _numeric(app_env, poll, {**DUCHI, "design": "hybrid", "epsilon": 2.0})
+    c = hm.duchi.c_epsilon
+    for i, answer in enumerate([c, -c, 0.5, -0.25]):
+        _report(app_env, poll, q, answer, i)
+    app_env.set_revealed(q.id, True)
+    at = dashboard()
+    assert_clean(at)
+    shown, page = metrics(at), texts(at)
+    assert shown["Estimated mean"] == f"{6 + 6 * 0.25 / 4:.4g} hours"
+    assert shown["SD, worst case"] == f"{6 * math.sqrt(hm.worst_variance() / 4):.4g} hours"
+    big_c = hm.piecewise.big_c
+    assert "chance e^(−ε/2) = 37%" in page
+    assert f"sends {6 - 6 * c:.4g} hours or {6 + 6 * c:.4g} hours".replace("-", "−") in page
+    assert (f"anywhere from {6 - 6 * big_c:.4g} hours to {6 + 6 * big_c:.4g} hours"
+            .replace("-", "−")) in page
 
 
 def test_a_mean_outside_the_range_is_explained_and_clipped(app_env):
@@ -155,6 +183,38 @@ def test_the_budget_is_set_shown_and_refuses_a_round_that_would_pass_it(app_env)
     at.button(key="dash_voting").click().run()
     assert app_env.question(q2.id).is_open
     assert_clean(at)
+
+
+def test_a_question_or_round_over_the_budget_adds_nothing_and_says_why(app_env):
+    """Before, a question refused on opening stayed behind as a silent draft (the instructor
+    added it twice), and "New round" made a round that could never open."""
+    poll = app_env.create_poll("budget")
+    q1 = app_env.add_question(poll.id, "Vanilla?", options=("Chocolate", "Vanilla"),
+                              design_params=dict(ldp_core.DieRR(4, 3).params()), open_now=True)
+    _report(app_env, poll, q1, 1, 0)
+    app_env.set_budget(poll.id, 2.0)
+    at = dashboard(query={"pid": str(poll.id), "qid": str(q1.id)})
+    for open_now in (True, False):
+        at.checkbox(key="dash_q_open").set_value(open_now).run()
+        at.button(key="dash_add_question").click().run()
+        assert_clean(at)
+        (error,) = [e.value for e in at.error]
+        assert error.startswith("“Vanilla (1) or chocolate (0)?” was not added: it would let "
+                                "a student spend ε = 2.20 in this poll, over its budget of "
+                                "ε = 2.00"), error
+        assert "Give it a smaller ε, or raise the budget" in error
+        assert [q.id for q in app_env.questions(poll.id)] == [q1.id]
+        assert not at.success
+    at.button(key="dash_add_exercise").click().run()
+    assert "was not added" in at.error[0].value
+    at.button(key="dash_new_round").click().run()
+    assert_clean(at)
+    (error,) = [e.value for e in at.error]
+    assert error.startswith("Round 2 of “Vanilla?” was not started: it would let a student "
+                            "spend ε = 2.20"), error
+    q1 = app_env.question(q1.id)
+    assert (q1.round_number, q1.state) == (1, "open")
+    assert [q.id for q in app_env.questions(poll.id)] == [q1.id]
 
 
 def test_the_projector_shows_a_numeric_question_without_formulas(app_env):

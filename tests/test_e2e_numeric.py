@@ -1,9 +1,10 @@
 """A numeric question end to end: a real server, the instructor's dashboard, eight phones.
 
 The instructor logs in with the login URL, creates an empty poll, adds "How many
-hours did you sleep last night?" through the form (the recommended mechanism is
-preselected) with voting open. Eight browser contexts (eight devices) open the
-join link, type their true number and send; each page randomizes it. Then the
+hours did you sleep last night?" through the form (the recommended mechanism, the
+Hybrid Mechanism at ε = 1.1, is preselected) with voting open. Eight browser contexts
+(eight devices) open the join link, type their true number and send; each page
+randomizes it. Then the
 dashboard counts 8 reports while the results are hidden, and after "Reveal
 results" shows the mean the service computes from the reports in the database,
 and a phone shows the class average. Every step waits for the state it asserts.
@@ -47,7 +48,7 @@ def test_add_a_numeric_question_vote_from_phones_and_see_the_mean(classroom, chr
     q = wait_until(lambda: svc.question(q.id) if svc.question(q.id).is_open else None,
                    "voting to open")
     assert (q.kind, q.unit) == ("numeric", "hours")
-    assert q.design_params == {"design": "duchi", "epsilon": 1.1, "lo": 0.0, "hi": 12.0}
+    assert q.design_params == {"design": "hybrid", "epsilon": 1.1, "lo": 0.0, "hi": 12.0}
 
     for value in TRUTHS:
         ctx = chromium.new_context(viewport=PHONE, reduced_motion="reduce")
@@ -68,7 +69,11 @@ def test_add_a_numeric_question_vote_from_phones_and_see_the_mean(classroom, chr
     wait_metric(desk, "Estimated mean", format_value(mean, "hours"))
     watcher.get_by_text("Estimated class average").wait_for(timeout=WAIT_MS)
     assert format_value(mean, "hours") in watcher.locator("#main").inner_text()
-    # Eight reports of Duchi et al.'s bit: each is one of two values far outside [0, 12].
-    c = q.design.mechanism.c_epsilon
-    assert {round(v, 9) for v, _ in svc.estimate(q.id).numeric_reports} <= \
-        {round(6 - 6 * c, 9), round(6 + 6 * c, 9)}
+    # Eight reports of the Hybrid Mechanism: each is Duchi et al.'s bit, one of two values
+    # far outside [0, 12], or a Piecewise report on its grid within 6 ± 6 C hours.
+    hm = q.design.mechanism
+    c, big_c = hm.duchi.c_epsilon, hm.piecewise.big_c
+    for v, _ in svc.estimate(q.id).numeric_reports:
+        y = (v - 6) / 6
+        assert round(abs(y), 9) == round(c, 9) or (
+            abs(y) < big_c and hm.piecewise.snap(y) == pytest.approx(y, abs=1e-9)), v

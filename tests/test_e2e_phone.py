@@ -139,7 +139,8 @@ def test_voting_closed_writes_nothing(classroom, chromium):
     assert _rows(svc, q) == 0
     fresh = ctx.new_page()
     fresh.goto(f"{base}/join/{poll.join_code}")
-    fresh.get_by_text("Voting closed: answers are no longer accepted").wait_for(timeout=WAIT_MS)
+    fresh.locator("#question-area").get_by_text("Voting on this question has closed.").wait_for(
+        timeout=WAIT_MS)
     assert fresh.locator("button[data-answer]").count() == 0
     ctx.close()
 
@@ -321,3 +322,121 @@ def test_the_budget_is_shown_before_answering(classroom, chromium):
     page.locator("#budget").get_by_text("You have spent 1.10").wait_for(timeout=WAIT_MS)
     assert "0.80 will be left" in page.locator("#budget").inner_text()
     ctx.close()
+
+
+def test_a_next_while_reports_are_in_flight_ends_every_phone_on_the_new_question(
+        classroom, chromium):
+    """The instructor moves on while four phones' reports are on their way. Three reached
+    the server in time (stored; only their answers are held back); one reaches it after
+    the Next (refused: voting closed). Each phone's long-poll brings the new question
+    while its report is held; when the answers come, every phone shows the new question,
+    with a word on how its answer to the previous one ended, and each report counts once."""
+    base, svc = classroom
+    poll, first = _question(svc)
+    nxt = svc.add_question(poll.id, "Tea or coffee?", options=("Tea", "Coffee"),
+                           design_params=EXERCISE)
+    phones = [_phone(chromium) for _ in range(4)]
+    held: list[tuple] = []
+    polls: list[list] = [[] for _ in phones]
+
+    def holder(in_time: bool):
+        def hold(route):
+            held.append((route, route.fetch() if in_time else None))
+        return hold
+
+    for i, (_, page) in enumerate(phones):
+        page.route("**/api/poll/*/report", holder(i < 3))
+        page.on("response", lambda r, seen=polls[i]: seen.append(r) if "?wait=" in r.url
+                else None)
+        page.goto(f"{base}/join/{poll.join_code}")
+    for _, page in phones:
+        page.locator("button[data-answer='1']").click(timeout=WAIT_MS)
+    waiter = phones[0][1]
+    deadline = time.monotonic() + 30
+    while len(held) < len(phones):  # Playwright runs the route handlers while it waits
+        assert time.monotonic() < deadline, len(held)
+        waiter.wait_for_timeout(50)
+    assert _rows(svc, first) == 3
+
+    svc.open_question(nxt.id)  # "Next": the first question closes, the next one opens
+
+    def has_next(seen) -> bool:
+        return any(r.status == 200 and r.json()["question"]["id"] == nxt.id for r in seen)
+
+    deadline = time.monotonic() + 30
+    while not all(has_next(seen) for seen in polls):
+        assert time.monotonic() < deadline, [len(seen) for seen in polls]
+        waiter.wait_for_timeout(50)
+    for route, response in held:
+        if response is None:
+            route.continue_()  # the late report reaches the server now
+        else:
+            route.fulfill(response=response)
+    for i, (_, page) in enumerate(phones):
+        page.locator("#question").get_by_text("Tea or coffee?").wait_for(timeout=WAIT_MS)
+        page.locator("button[data-answer]").first.wait_for(timeout=WAIT_MS)
+        notice = page.locator("#notice").inner_text()
+        if i < 3:
+            assert notice.startswith("Your answer to the previous question was received at"), \
+                notice
+        else:
+            assert notice == ("Voting on the previous question closed before your answer "
+                              "arrived, so it was not counted."), notice
+    assert (_rows(svc, first), _rows(svc, nxt)) == (3, 0)
+    for _, page in phones:
+        page.unroute("**/api/poll/*/report")
+        page.locator("button[data-answer='0']").click()
+        page.locator("#receipt").wait_for(timeout=WAIT_MS)
+        assert page.locator("#notice").count() == 0
+    _wait_rows(svc, nxt, 4)
+    assert _rows(svc, first) == 3
+    for ctx, _ in phones:
+        ctx.close()
+
+
+def test_a_second_tab_opened_before_voting_tells_what_the_first_one_sent(classroom, chromium):
+    """Both tabs show the buttons; the first stores a report, the second tab's tap stores
+    nothing. Its explanation must not show its own roll beside the first tab's report."""
+    base, svc = classroom
+    poll, q = _question(svc)
+    ctx, first = _phone(chromium)
+    second = ctx.new_page()
+    for page in (first, second):
+        page.goto(f"{base}/join/{poll.join_code}")
+        page.locator("button[data-answer='1']").wait_for(timeout=WAIT_MS)
+    first.locator("button[data-answer='1']").click()
+    first.locator("#receipt").wait_for(timeout=WAIT_MS)
+    sent = first.locator("#receipt").inner_text().split("Your phone sent: ")[1].split(" (")[0]
+    first.locator("summary").click()
+    assert first.locator("details p").inner_text().startswith("You rolled ")
+    second.locator("button[data-answer='0']").click()
+    second.locator("#receipt").get_by_text("You already answered this question").wait_for(
+        timeout=WAIT_MS)
+    assert f"Your phone sent: {sent} (the randomized answer)." in \
+        second.locator("#receipt").inner_text()
+    assert second.locator("summary").inner_text() == "Why was nothing new stored?"
+    second.locator("summary").click()
+    why = second.locator("details p").inner_text()
+    assert why.startswith("This phone had already answered this question, so the answer you "
+                          "just tapped was not sent"), why
+    assert why.endswith(f"the report this phone sent the first time: {sent}.") and \
+        "rolled" not in why
+    _wait_rows(svc, q, 1)
+    ctx.close()
+
+
+def test_every_response_names_each_vary_value_once(classroom):
+    """Streamlit's gzip layer, the app's and the phone page each add Accept-Encoding."""
+    import urllib.request
+
+    base, svc = classroom
+    poll, _ = _question(svc)
+    for path in (f"/join/{poll.join_code}", f"/api/poll/{poll.join_code}", "/auth/login",
+                 "/", "/dashboard"):
+        for encoding in ("gzip", "identity"):
+            request = urllib.request.Request(f"{base}{path}", headers={
+                "Accept-Encoding": encoding, "Accept": "text/html"})
+            with urllib.request.urlopen(request, timeout=30) as response:
+                vary = response.headers.get_all("vary") or []
+            names = [v.strip().lower() for line in vary for v in line.split(",")]
+            assert len(vary) <= 1 and len(names) == len(set(names)), (path, encoding, vary)

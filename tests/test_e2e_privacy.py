@@ -13,7 +13,8 @@ A numeric question gets the same treatment: every student types the top of the
 range; no request carries the typed number, the reports spread as the Piecewise
 Mechanism's exact variance says (the truth would not spread at all), and their
 mean is within 4 standard errors of the truth. The phone's samplers themselves
-are checked in the page, on many draws: unbiased, on their grid, within bounds.
+(Duchi et al.'s, the Piecewise, Laplace and Hybrid mechanisms) are checked in the page,
+on many draws: unbiased, on their grid, within bounds.
 """
 
 from __future__ import annotations
@@ -167,10 +168,12 @@ def test_a_typed_number_never_leaves_the_phone(classroom):
 DRAWS = 40_000
 
 
-@pytest.mark.parametrize("name", ["duchi", "piecewise", "laplace"])
+@pytest.mark.parametrize("name", ["duchi", "piecewise", "laplace", "hybrid"])
 def test_the_phone_samplers_are_unbiased_and_on_their_grid(classroom, name):
     """The page's own randomizeNumeric, run DRAWS times for two true values: the mean and
-    the variance of its reports against the mechanism's exact ones."""
+    the variance of its reports against the mechanism's exact ones. The Hybrid Mechanism's
+    reports are Duchi's two values, exactly, as often as its coin says, or on the
+    Piecewise part's grid."""
     from playwright.sync_api import sync_playwright
 
     import ldp_core
@@ -191,6 +194,16 @@ def test_the_phone_samplers_are_unbiased_and_on_their_grid(classroom, name):
             reports = [float(mech.report_of_bit(b)) if name == "duchi" else b for b in out]
             if name == "duchi":
                 assert set(out) <= {0, 1}
+            elif name == "hybrid":
+                c = mech.duchi.c_epsilon
+                share = sum(abs(y) == c for y in out) / DRAWS
+                alpha = mech.p_piecewise
+                se_share = math.sqrt(alpha * (1 - alpha) / DRAWS)
+                assert abs(share - (1 - alpha)) <= 4 * se_share, (share, alpha)
+                assert abs(share - math.exp(-1.0)) > 4 * se_share  # power: a wrong coin
+                rest = [y for y in out if abs(y) != c][:2000]
+                assert all(mech.piecewise.snap(y) == pytest.approx(y, abs=1e-9) for y in rest)
+                assert all(abs(y) < mech.piecewise.big_c for y in out)
             else:
                 low, high = mech.device_grid()
                 assert low < min(out) and max(out) < high

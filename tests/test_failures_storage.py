@@ -3,8 +3,8 @@ wrong database URL.
 
 * at start: the server refuses to start and says why, naming the path or the
   setting, with any password masked;
-* while phones vote: a full disk gives ``503 unavailable`` with a sentence for
-  the student (never a traceback, never a false receipt), the server log names
+* while phones vote: a full disk gives ``503 disk_full`` with a sentence for
+  the student saying so (never a traceback, never a false receipt), the server log names
   the database and the reason, and once there is room a single "Send it again"
   (the same report, the same submission id) stores the vote.
 
@@ -159,7 +159,8 @@ def test_disk_full_while_voting_says_not_saved_and_a_resend_stores_once(small_di
                     for p in phones[1:]:
                         resp = await p.vote(0)
                         assert resp.status == 503, (resp.status, resp.body[:300])
-                        assert resp.json["error"] == "unavailable" and resp.json["message"]
+                        assert resp.json["error"] == "disk_full", resp.json
+                        assert "disk is full" in resp.json["message"]
                         assert "receipt" not in resp.json and b"Traceback" not in resp.body
                     assert f"classroom database sqlite:///{db}" in server.log()
                     assert "database or disk is full" in server.log()

@@ -1,6 +1,7 @@
 """ldp_core.numeric: exact ε of each mechanism, unbiasedness, exact variances (Monte Carlo
 with tolerances from the standard error, and a power check), the Piecewise density, the
-crossover of Wang et al. (2019), the range map and the mean estimate."""
+crossover of Wang et al. (2019), the Hybrid Mechanism (its ε*, its flat variance, 4.289 at
+ε = 1, its mixed channel), the range map and the mean estimate."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ import pytest
 
 from ldp_core import (
     DEVICE_CELLS,
+    HYBRID_EPSILON_STAR,
     NUMERIC_NAMES,
     DuchiMechanism,
+    HybridMechanism,
     LaplaceMechanism,
     NumericEstimate,
     NumericRange,
@@ -109,7 +112,8 @@ def test_the_crossover_is_where_the_worst_variances_meet():
     assert eps == pytest.approx(1.29, abs=0.01)  # Wang et al. (2019)
     duchi, pm = DuchiMechanism(eps).worst_variance(), PiecewiseMechanism(eps).worst_variance()
     assert duchi == pytest.approx(pm, rel=1e-9)
-    assert recommend_numeric(eps * 0.99) == "duchi" and recommend_numeric(eps * 1.01) == "piecewise"
+    # Between the two, the Hybrid Mechanism beats both (see the Hybrid tests below).
+    assert recommend_numeric(eps * 0.99) == recommend_numeric(eps * 1.01) == "hybrid"
 
 
 @pytest.mark.parametrize("eps", np.linspace(0.05, 12, 60))
@@ -190,14 +194,14 @@ def test_central_sd_uses_the_range_as_sensitivity():
 # -- what a phone samples ---------------------------------------------------------------------
 
 
-def _cell_probabilities(mech, x: float) -> np.ndarray:
+def _cell_probabilities(mech, x: float, p_window: float | None = None) -> np.ndarray:
     """Exact probability of each device cell given x: the CDF at the cell edges, with the
-    clamped tails in the end cells."""
+    clamped tails in the end cells (the Piecewise Mechanism at ``p_window`` if given)."""
     low, high = mech.device_grid()
     edges = np.linspace(low, high, DEVICE_CELLS + 1)
     if isinstance(mech, PiecewiseMechanism):
         left, right = mech.window(x)
-        inside, outside = mech.densities()
+        inside, outside = mech.densities(p_window)
         c = mech.big_c
         # CDF of a piecewise-constant density: outside on [-C, l), inside on [l, r], ...
         e = np.clip(edges, -c, c)
@@ -225,6 +229,45 @@ def test_the_device_cells_keep_epsilon(name, eps):
     ratio = (probs.max(axis=0) / probs.min(axis=0)).max()
     assert math.log(ratio) <= eps * (1 + 1e-9)
     assert math.log(ratio) >= eps * 0.999  # tight: the window cells reach it
+
+
+def _hybrid_device_outputs(hm: HybridMechanism, x: float) -> np.ndarray:
+    """What a phone running the Hybrid Mechanism sends, as exact probabilities: the
+    Piecewise part's cells (its window probability as the phone realises it) weighted by
+    the phone's coin, then Duchi's two values from the integer weights of its RR step."""
+    alpha = hm.device_p_piecewise()
+    keep, flip, _, _ = hm.duchi.device_weights()
+    p_bit = (1 + x) / 2  # x = ±1 gives the bit exactly; the rounding is pre-processing
+    plus = (p_bit * keep + (1 - p_bit) * flip) / (keep + flip)
+    atoms = (1 - alpha) * np.array([1 - plus, plus])
+    if alpha == 0:
+        return atoms
+    pm = hm.piecewise
+    cells = alpha * _cell_probabilities(pm, x, pm.device_p_window())
+    return np.concatenate((cells, atoms))
+
+
+@pytest.mark.parametrize("eps", [0.3, HYBRID_EPSILON_STAR, 0.7, math.log(3), 2.0, 10.0])
+def test_the_hybrid_device_outputs_keep_epsilon_per_cell(eps):
+    """Every report a phone can send, cell by cell and atom by atom, against every other
+    input: the ratio stays within e^ε, and is reached. Merging Duchi's values into the cells
+    they fall in (a server that rounds them) cannot raise it."""
+    hm = HybridMechanism(eps)
+    xs = (-1.0, -0.3, 0.5, 1.0)
+    probs = np.array([_hybrid_device_outputs(hm, x) for x in xs])
+    assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-12) and probs.min() > 0
+    loss = math.log((probs.max(axis=0) / probs.min(axis=0)).max())
+    assert loss <= eps + 1e-9 and loss >= eps * 0.999
+    assert hm.device_epsilon() <= eps + 1e-12
+    if hm.p_piecewise > 0:
+        low, high = hm.device_grid()
+        width = (high - low) / DEVICE_CELLS
+        merged = probs[:, :DEVICE_CELLS].copy()
+        for j, value in enumerate((-hm.duchi.c_epsilon, hm.duchi.c_epsilon)):
+            merged[:, int((value - low) // width)] += probs[:, DEVICE_CELLS + j]
+        assert math.log((merged.max(axis=0) / merged.min(axis=0)).max()) <= eps + 1e-9
+    else:
+        assert hm.device_grid() is None and probs.shape == (4, 2)
 
 
 @pytest.mark.parametrize("name", NUMERIC_NAMES)
@@ -281,3 +324,103 @@ def test_duchi_exact_aggregate_matches_the_per_respondent_sampler():
         d.sample_plus_counts([0.1, 0.2], [3])
     with pytest.raises(ValueError, match="counts must be >= 0"):
         d.sample_plus_counts([0.1], [-3])
+
+
+# -- the Hybrid Mechanism (Wang et al., ICDE 2019) ---------------------------------------------
+
+
+def _wang_epsilon_star() -> float:
+    """Wang et al.'s closed form of ε*, the root of the cubic behind their Lemma."""
+    r = math.sqrt(241)
+    return math.log((-5 + 2 * np.cbrt(6353 - 405 * r) + 2 * np.cbrt(6353 + 405 * r)) / 27)
+
+
+def _wang_hybrid_variance(eps: float) -> float:
+    """Wang et al.'s closed form of the Hybrid Mechanism's variance above ε* (any x)."""
+    z = math.exp(eps / 2)
+    return (z + 3) / (3 * z * (z - 1)) + (math.exp(eps) + 1) ** 2 / (z * (math.exp(eps) - 1) ** 2)
+
+
+def test_epsilon_star_is_wang_et_al_s():
+    assert HYBRID_EPSILON_STAR == pytest.approx(0.609352, abs=5e-7)
+    assert HYBRID_EPSILON_STAR == pytest.approx(_wang_epsilon_star(), abs=1e-12)
+    at = HYBRID_EPSILON_STAR
+    assert PiecewiseMechanism(at).variance(0.0) == pytest.approx(
+        DuchiMechanism(at).variance(0.0), rel=1e-12)
+
+
+def test_the_worst_variance_at_epsilon_1_is_4_289_and_flat_in_x():
+    hm = HybridMechanism(1.0)
+    assert round(hm.worst_variance(), 3) == 4.289
+    xs = np.linspace(-1, 1, 41)
+    assert np.allclose(hm.variance(xs), 4.288992493, rtol=1e-9)
+
+
+@pytest.mark.parametrize("eps", [0.61, 0.8, math.log(3), 2.0, 5.0, 10.0, 19.0])
+def test_above_epsilon_star_the_variance_is_wang_et_al_s_closed_form(eps):
+    hm = HybridMechanism(eps)
+    assert hm.p_piecewise == pytest.approx(1 - math.exp(-eps / 2), rel=1e-14)
+    assert hm.worst_variance() == pytest.approx(_wang_hybrid_variance(eps), rel=1e-9)
+    assert hm.worst_variance() < min(DuchiMechanism(eps).worst_variance(),
+                                     PiecewiseMechanism(eps).worst_variance())
+
+
+@pytest.mark.parametrize("eps", [0.01, 0.3, HYBRID_EPSILON_STAR])
+def test_at_or_below_epsilon_star_it_is_duchi_et_al_s_mechanism(eps):
+    hm, duchi = HybridMechanism(eps), DuchiMechanism(eps)
+    assert hm.p_piecewise == 0.0 and hm.output_bounds == duchi.output_bounds
+    assert hm.worst_variance() == duchi.worst_variance()
+    y = hm.perturb(np.linspace(-1, 1, 501), rng=3)
+    assert set(np.unique(y)) <= {-duchi.c_epsilon, duchi.c_epsilon}
+    assert hm.plausible(duchi.c_epsilon) and not hm.plausible(0.5)
+
+
+@pytest.mark.parametrize("eps", [0.3, 0.7, math.log(3), 3.0, 12.0])
+def test_the_mixed_channel_is_exactly_epsilon_and_tight_on_both_parts(eps):
+    """From the channel itself: the atoms' masses at x = ±1 and the density inside the
+    window against outside it each give exactly e^ε; the mass adds up to one."""
+    hm = HybridMechanism(eps)
+    assert hm.privacy_loss == pytest.approx(eps, rel=1e-9)
+    (m_lo, p_lo), (m_hi, p_hi) = hm.atoms(-1.0), hm.atoms(1.0)
+    assert math.log(p_hi / p_lo) == pytest.approx(eps, rel=1e-9)
+    assert math.log(m_lo / m_hi) == pytest.approx(eps, rel=1e-9)
+    c = hm.piecewise.big_c
+    for x in (-1.0, 0.2, 1.0):
+        left, right = hm.piecewise.window(x)
+        # The density is constant inside the window and outside it: integrate each piece.
+        mass = (hm.pdf((left + right) / 2, x) * (right - left)
+                + hm.pdf(right + (c - right) / 2 if x < 1 else -c, x) * (2 * c - (right - left)))
+        assert mass + sum(hm.atoms(x)) == pytest.approx(1.0, rel=1e-12)
+    if hm.p_piecewise > 0:
+        left, right = hm.piecewise.window(0.0)
+        inside, outside = hm.pdf((left + right) / 2, 0.0), hm.pdf(hm.piecewise.big_c - 1e-9, 0.0)
+        assert math.log(inside / outside) == pytest.approx(eps, rel=1e-9)
+
+
+@pytest.mark.parametrize("eps", [0.5, 0.7, 3.0])
+@pytest.mark.parametrize("x", [-1.0, 0.0, 0.6])
+def test_hybrid_reports_are_unbiased_with_the_exact_variance_and_mixture(eps, x):
+    """Mean within 4 SE of x and the sample variance within 4 of its SEs of the exact one,
+    at ε below and above ε*; the share of Duchi values is 1 - alpha within 4 SE. Power: a
+    variance 10% off, or the Piecewise part's share at 1 - e^-ε instead, is rejected."""
+    hm = HybridMechanism(eps)
+    y = hm.perturb(np.full(N, x), rng=np.random.default_rng([23, int(10 * eps), int(10 * x) + 20]))
+    var = float(hm.variance(x))
+    assert abs(y.mean() - x) <= 4 * math.sqrt(var / N)
+    m4 = float(np.mean((y - y.mean()) ** 4))
+    se_var = math.sqrt((m4 - var ** 2) / N)
+    assert abs(y.var(ddof=1) - var) <= 4 * se_var
+    assert abs(y.var(ddof=1) - 1.1 * var) > 4 * se_var
+    duchi_share = float(np.mean(np.abs(y) == hm.duchi.c_epsilon))
+    alpha = hm.p_piecewise
+    se = math.sqrt(max(alpha * (1 - alpha), 0.25 / N) / N)
+    assert abs(duchi_share - (1 - alpha)) <= 4 * se
+    if alpha > 0:
+        assert abs(duchi_share - math.exp(-eps)) > 4 * se
+
+
+@pytest.mark.parametrize("eps", np.concatenate((np.linspace(0.02, 0.6, 30),
+                                                np.geomspace(0.6094, 20, 60))))
+def test_the_hybrid_is_recommended_exactly_above_epsilon_star(eps):
+    eps = float(eps)
+    assert recommend_numeric(eps) == ("hybrid" if eps > HYBRID_EPSILON_STAR else "duchi")

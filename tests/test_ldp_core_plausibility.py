@@ -284,6 +284,8 @@ def test_the_normal_tail_bounds_the_mean_of_the_bounded_mechanisms(name, n):
     for the Laplace mechanism (next test). Duchi et al.'s mean is its exact binomial."""
     for eps in (0.1, 0.7, 2.0, 5.0):
         mech = numeric_mechanism(name, eps)
+        if mech.device_grid() is None:  # two reports at this ε: the exact binomial instead
+            continue
         rng = np.random.default_rng(n)
         means = _sent(mech, 1.0, (400_000, n), rng).mean(axis=1)
         sd = math.sqrt(float(mech.variance(1.0)) / n)

@@ -13,8 +13,8 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from classroom import web
-from classroom.domain import StoreUnavailable
+import web
+from classroom.domain import Conflict, DiskFull, StoreUnavailable
 from classroom.service import PollService
 from phone import page
 from phone.routes import JOIN_MISSES_PER_MINUTE, MAX_BODY_BYTES, PhoneApi, make_routes
@@ -335,6 +335,31 @@ def test_database_away_then_the_same_vote_sent_again_is_stored_once(client, svc)
     assert _rows(svc, q) == 1
 
 
+@pytest.mark.parametrize("error, status, code, says", [
+    (Conflict("the data changed while saving (was the poll or question deleted?) — not "
+              "saved; reload and try again"), 409, "conflict", "question changed"),
+    (DiskFull("the database's disk is full, so nothing was saved"), 503, "disk_full",
+     "disk is full"),
+    (StoreUnavailable("database unavailable, not saved — try again"), 503, "unavailable",
+     "cannot reach its database"),
+])
+def test_each_storage_failure_has_its_own_sentence(client, svc, monkeypatch, error, status,
+                                                   code, says):
+    """Conflict and DiskFull are kinds of StoreUnavailable, and answer for themselves: a
+    collision with a concurrent change is not "cannot reach its database"."""
+    poll, q = _open(svc)
+
+    def fail(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(svc, "submit_report", fail)
+    r = _vote(client, poll.join_code, q)
+    assert (r.status_code, r.json()["error"]) == (status, code)
+    assert says in r.json()["message"] and "receipt" not in r.json()
+    assert ("cannot reach" in r.json()["message"]) == (code == "unavailable")
+    assert _rows(svc, q) == 0
+
+
 def test_state_survives_a_database_outage_from_the_cache(client, svc):
     poll, _ = _open(svc)
     first = client.get(f"/api/poll/{poll.join_code}")
@@ -427,6 +452,43 @@ def test_a_numeric_question_gives_the_phone_its_range_and_exact_sampler(client, 
         list(ldp_core.DuchiMechanism(1.0).device_weights())
 
 
+@pytest.mark.parametrize("eps", [1.0, 0.5])
+def test_a_hybrid_question_gives_the_phone_both_parts_and_takes_either_report(client, svc,
+                                                                               eps):
+    """Above ε* the scheme carries the coin, Duchi's weights and value, and the Piecewise
+    part's cells; at or below it only Duchi's part. A Duchi value and (above ε*) a
+    Piecewise report are both accepted; a value no part can send is not."""
+    import ldp_core
+
+    params = {"design": "hybrid", "epsilon": eps, "lo": 0, "hi": 12}
+    poll, q = _open_numeric(svc, params)
+    scheme = client.get(f"/api/poll/{poll.join_code}").json()["question"]["scheme"]
+    hm = ldp_core.HybridMechanism(eps)
+    expected = {"type": "numeric", "mechanism": "hybrid", "lo": 0.0, "hi": 12.0,
+                "weights": list(hm.duchi.device_weights()), "c_duchi": hm.duchi.c_epsilon,
+                "p_piecewise": hm.device_p_piecewise()}
+    if eps > ldp_core.HYBRID_EPSILON_STAR:
+        pm = hm.piecewise
+        expected.update(low=-pm.big_c, high=pm.big_c, cells=ldp_core.DEVICE_CELLS,
+                        c=pm.big_c, p_window=pm.device_p_window())
+    assert scheme == expected
+    r = _vote(client, poll.join_code, q, answer=-hm.duchi.c_epsilon)
+    assert r.status_code == 200, r.text
+    label = f"{6 - 6 * hm.duchi.c_epsilon:.4g} hours".replace("-", "\u2212")
+    assert r.json()["receipt"]["answer_label"] == label
+    r = client.post(f"/api/poll/{poll.join_code}/report", headers={"origin": ORIGIN},
+                    json={"question_id": q.id, "answer": 0.5, "params": q.design_params,
+                          "submission_id": "second-phone-report"},
+                    cookies={web.DEVICE_COOKIE: "another-phone-0123456789"})
+    assert r.status_code == (200 if hm.p_piecewise > 0 else 422), r.text
+    r = client.post(f"/api/poll/{poll.join_code}/report", headers={"origin": ORIGIN},
+                    json={"question_id": q.id, "answer": 99.0, "params": q.design_params,
+                          "submission_id": "third-phone-report"},
+                    cookies={web.DEVICE_COOKIE: "a-third-phone-0123456789"})
+    assert r.status_code == 422
+    assert _rows(svc, q) == (2 if hm.p_piecewise > 0 else 1)
+
+
 def test_a_numeric_report_gets_a_receipt_in_the_question_units(client, svc):
     poll, q = _open_numeric(svc)
     r = _vote(client, poll.join_code, q, answer=0.5)
@@ -464,3 +526,14 @@ def test_the_budget_travels_with_the_poll_and_a_report_past_it_is_refused(client
     assert r.status_code == 409 and r.json()["error"] == "over_budget"
     assert "budget of ε = 0.50" in r.json()["message"] and "not saved" in r.json()["message"]
     assert _rows(svc, q) == 0
+
+
+def test_phones_stay_on_a_question_waiting_for_its_next_round(client, svc):
+    """A new round not yet open keeps the phones on that question, as a draft of round 2,
+    instead of an earlier question of the poll (the page says the round opens soon)."""
+    poll, first = _open(svc, "First?")
+    second = svc.add_question(poll.id, "Second?", design_params=DIE, open_now=True)
+    svc.new_round(second.id)
+    shown = client.get(f"/api/poll/{poll.join_code}").json()["question"]
+    assert (shown["id"], shown["state"], shown["round"]) == (second.id, "draft", 2)
+    assert svc.question(first.id).state == "closed"

@@ -149,9 +149,9 @@ def test_a_report_over_the_budget_is_refused_and_writes_nothing(service, store):
     submit(service, poll, q1, device="a")
     q2 = service.open_question(service.add_question(poll.id, "B?", design_params=eps_rr(1.0)).id)
     submit(service, poll, q2, device="a", sid="a-on-q2-0001")
+    q3 = service.add_question(poll.id, "C?", design_params=eps_rr(1.0))
     # The budget is set after the fact: the instructor forbids any more than 2.0 per student.
     service.set_budget(poll.id, 2.0)
-    q3 = service.add_question(poll.id, "C?", design_params=eps_rr(1.0))
     with pytest.raises(OverBudget):
         service.open_question(q3.id)
     # A store written by another process (or a race of two dashboards) opened it anyway:
@@ -161,3 +161,87 @@ def test_a_report_over_the_budget_is_refused_and_writes_nothing(service, store):
         submit(service, poll, q3, device="a")
     assert count_reports(store) == before
     assert not submit(service, poll, q3, device="fresh-device").already_answered
+
+
+def _answer_two(service, poll, q1, q2):
+    """q1 and q2 answered by one device: 2 ln 3 committed, the whole budget of the poll."""
+    for q in (q1, q2):
+        q = service.open_question(q.id)
+        submit(service, poll, q, device="a")
+
+
+@pytest.mark.parametrize("open_now", [False, True], ids=["draft", "open-now"])
+def test_a_question_over_the_budget_is_not_added_and_says_why(service, poll_of_three,
+                                                                open_now):
+    poll, (q1, q2, _) = poll_of_three
+    _answer_two(service, poll, q1, q2)
+    before = [(q.id, q.state, q.round_number) for q in service.questions(poll.id)]
+    with pytest.raises(OverBudget) as err:
+        service.add_question(poll.id, "Tea or coffee?", design_params=dict(CLASS_EXERCISE),
+                             open_now=open_now)
+    text = str(err.value)
+    assert text.startswith("“Tea or coffee?” was not added")
+    assert "ε = 3.30" in text and "budget of ε = 2.20" in text and "raise the budget" in text
+    # Nothing was added, and the open question stayed open.
+    assert [(q.id, q.state, q.round_number) for q in service.questions(poll.id)] == before
+    # A question that fits is added, and opened in the same call.
+    service.set_budget(poll.id, 2 * LN3 + 0.5)
+    cheap = service.add_question(poll.id, "Cheap?", design_params=eps_rr(0.01),
+                                 open_now=open_now)
+    assert cheap.state == ("open" if open_now else "draft")
+    assert service.question(q2.id).state == ("closed" if open_now else "open")
+
+
+def test_a_question_refused_on_opening_is_taken_back(service, poll_of_three, monkeypatch):
+    """Between the check and the opening the budget can move (another dashboard): the
+    question added for opening is removed again, so the refusal leaves nothing behind."""
+    poll, _ = poll_of_three
+    before = len(service.questions(poll.id))
+
+    def refuse(question_id):
+        raise OverBudget("the budget moved")
+
+    monkeypatch.setattr(service, "open_question", refuse)
+    with pytest.raises(OverBudget, match="the budget moved"):
+        service.add_question(poll.id, "Race?", design_params=dict(CLASS_EXERCISE),
+                             open_now=True)
+    assert len(service.questions(poll.id)) == before
+
+
+@pytest.mark.parametrize("open_now", [False, True], ids=["draft", "open-now"])
+def test_a_round_over_the_budget_is_not_started_and_says_why(service, poll_of_three,
+                                                               open_now):
+    """A new round that could never open under the budget is refused, draft or not: the
+    question keeps its round, its state and its results, so phones stay on it."""
+    poll, (q1, q2, _) = poll_of_three
+    _answer_two(service, poll, q1, q2)
+    service.set_revealed(q2.id, True)
+    with pytest.raises(OverBudget) as err:
+        service.new_round(q2.id, open_now=open_now)
+    text = str(err.value)
+    assert text.startswith("round 2 of “Question 1?” was not started")
+    assert "ε = 3.30" in text and "budget of ε = 2.20" in text
+    q2 = service.question(q2.id)
+    assert (q2.round_number, q2.state, q2.revealed) == (1, "open", True)
+    assert len(service.rounds(q2.id)) == 1
+    assert service.current_question(poll.id).id == q2.id
+    # With room in the budget, the round starts.
+    service.set_budget(poll.id, 3 * LN3)
+    assert service.new_round(q2.id, open_now=open_now).number == 2
+
+
+def test_phones_stay_on_a_question_sent_back_to_draft_for_a_new_round(service):
+    """Before, the phones fell back to an earlier closed question while the current one
+    waited, as a draft, for its next round."""
+    poll = service.create_poll("t")
+    first = service.add_question(poll.id, "First?", design_params=dict(CLASS_EXERCISE),
+                                 open_now=True)
+    second = service.add_question(poll.id, "Second?", design_params=dict(CLASS_EXERCISE),
+                                  open_now=True)
+    assert service.question(first.id).state == "closed"
+    service.new_round(second.id)  # a draft round 2: voting not open yet
+    current = service.current_question(poll.id)
+    assert (current.id, current.state, current.round_number) == (second.id, "draft", 2)
+    # A question still in its first draft is not shown to phones.
+    service.add_question(poll.id, "Third?", design_params=dict(CLASS_EXERCISE))
+    assert service.current_question(poll.id).id == second.id

@@ -16,6 +16,8 @@ from tests.support.db import count_reports
 SLEEP = {"design": "piecewise", "epsilon": 1.0, "lo": 0, "hi": 12}
 DUCHI = {"design": "duchi", "epsilon": 1.0, "lo": 0, "hi": 12}
 LAPLACE = {"design": "laplace", "epsilon": 1.0, "lo": 0, "hi": 12}
+HYBRID = {"design": "hybrid", "epsilon": 1.0, "lo": 0, "hi": 12}
+HYBRID_LOW = {"design": "hybrid", "epsilon": 0.5, "lo": 0, "hi": 12}  # below ε*: Duchi's
 
 
 def add(service, poll, params=SLEEP, **kw):
@@ -72,6 +74,8 @@ def test_receipts_show_the_report_in_the_question_units(service):
     (DUCHI, 0.5, "the randomized bit"),
     (DUCHI, 2, "the randomized bit"),
     (LAPLACE, 1e6, "probability below 1e-09"),
+    (HYBRID, 4.1, r"its reports lie in \[-4.08299, 4.08299\]"),
+    (HYBRID_LOW, 0.5, r"its reports lie in \[-4.08299, 4.08299\]"),
 ])
 def test_impossible_reports_are_refused_and_write_nothing(service, store, params, answer,
                                                           message):
@@ -82,7 +86,7 @@ def test_impossible_reports_are_refused_and_write_nothing(service, store, params
     assert count_reports(store) == 0
 
 
-@pytest.mark.parametrize("params", [SLEEP, DUCHI, LAPLACE])
+@pytest.mark.parametrize("params", [SLEEP, DUCHI, LAPLACE, HYBRID, HYBRID_LOW])
 def test_a_rehearsal_class_is_estimated_within_4_sd(service, params):
     poll = service.create_poll("t")
     q = add(service, poll, params)
@@ -109,9 +113,10 @@ def test_an_empty_numeric_round_has_no_numbers(service):
     assert est.epsilon == pytest.approx(1.0)
 
 
-def test_the_csv_replays_to_the_same_estimate(service):
+@pytest.mark.parametrize("params", [LAPLACE, HYBRID])
+def test_the_csv_replays_to_the_same_estimate(service, params):
     poll = service.create_poll("t")
-    q = add(service, poll, LAPLACE)
+    q = add(service, poll, params)
     service.add_simulated_reports(q.id, 50, 5.0, seed=1)
     text = service.export_csv(q.id, include_simulated=True)
     assert "hours" in text.splitlines()[1]
@@ -119,6 +124,25 @@ def test_the_csv_replays_to_the_same_estimate(service):
     ours = service.estimate(q.id).numeric
     assert replay.kind == "numeric" and replay.numeric.n == 50
     assert replay.numeric.mean == pytest.approx(ours.mean, rel=1e-12)
+
+
+def test_a_hybrid_round_keeps_both_parts_reports_exactly(service):
+    """Duchi's values ±c_eps are stored exactly (one group each, whatever the phone), the
+    Piecewise part's reports beside them; the worst-case SD is the Hybrid Mechanism's."""
+    import ldp_core
+
+    poll = service.create_poll("t")
+    q = add(service, poll, HYBRID)
+    hm = ldp_core.HybridMechanism(1.0)
+    c = hm.duchi.c_epsilon
+    for answer in (c, c, -c, 0.25, -3.5):
+        submit(service, poll, q, answer)
+    est = service.estimate(q.id)
+    sent = dict(est.numeric_reports)
+    assert sent[6 + 6 * c] == 2 and sent[6 - 6 * c] == 1 and sent[7.5] == 1 and sent[-15.0] == 1
+    assert est.numeric.mean == pytest.approx(6 + 6 * (c + 0.25 - 3.5) / 5)
+    assert est.numeric.sd_worst == pytest.approx(6 * math.sqrt(hm.worst_variance() / 5))
+    assert est.epsilon == pytest.approx(1.0)
 
 
 def test_one_forged_laplace_report_is_refused_or_flagged(service, store):

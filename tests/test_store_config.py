@@ -15,7 +15,7 @@ import pytest
 
 import classroom
 import ldp_core
-from classroom import ConfigError, PollService, Store, StoreUnavailable, auth, config
+from classroom import ConfigError, PollService, Store, StoreUnavailable, config
 from classroom.domain import CLASS_EXERCISE, answer_label, encode_answer
 from classroom.service import dedup_token, new_join_code
 
@@ -207,10 +207,10 @@ def test_data_files_are_private(tmp_path, monkeypatch):
 
     data = tmp_path / "data"
     monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(data))
-    monkeypatch.delenv(auth.KEY_ENV, raising=False)
+    monkeypatch.delenv(config.KEY_ENV, raising=False)
     monkeypatch.setattr("classroom.config.secret", lambda name, **kw: None)
     assert stat.S_IMODE(os.stat(config.data_dir()).st_mode) == 0o700
-    auth.instructor_key()
+    config.instructor_key()
     store = Store(f"sqlite:///{data / 'classroom.db'}")
     try:
         svc = PollService(store)
@@ -237,9 +237,49 @@ def test_files_left_readable_by_an_older_version_are_tightened(tmp_path, monkeyp
     (tmp_path / "instructor_key").write_text("x" * 24 + "\n")
     (tmp_path / "instructor_key").chmod(0o644)
     monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
-    monkeypatch.delenv(auth.KEY_ENV, raising=False)
+    monkeypatch.delenv(config.KEY_ENV, raising=False)
     monkeypatch.setattr("classroom.config.secret", lambda name, **kw: None)
     Store(f"sqlite:///{db}").close()
-    assert auth.instructor_key() == "x" * 24
+    assert config.instructor_key()[0] == "x" * 24
     assert stat.S_IMODE(db.stat().st_mode) == 0o600
     assert stat.S_IMODE((tmp_path / "instructor_key").stat().st_mode) == 0o600
+
+
+def test_settings_are_read_once_with_the_key_resolved_and_hidden(tmp_path, monkeypatch):
+    monkeypatch.setattr("classroom.config.secret", lambda name, **kw: None)
+    env = {config.DATA_DIR_ENV: str(tmp_path), config.MAX_PER_ADDRESS_ENV: "40",
+           config.PUBLIC_URL_ENV: "https://class.example.org/"}
+    settings = config.Settings.read(environ=env)
+    assert settings.data_dir == tmp_path.resolve()
+    assert settings.database_url == f"sqlite:///{tmp_path.resolve() / 'classroom.db'}"
+    assert settings.key_source == str(tmp_path.resolve() / "instructor_key")
+    assert settings.instructor_key == (tmp_path / "instructor_key").read_text().strip()
+    assert settings.instructor_key not in repr(settings)
+    assert (settings.public_url, settings.max_reports_per_address) == \
+        ("https://class.example.org", 40)
+    assert config.Settings.read(environ=env) == settings  # the same key on every start
+
+
+def test_the_composition_root_is_built_once_and_shared(tmp_path, monkeypatch):
+    import threading
+
+    import web
+
+    monkeypatch.setenv(config.DATA_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(config.MAX_PER_ADDRESS_ENV, "3")
+    monkeypatch.delenv(config.DATABASE_URL_ENV, raising=False)
+    built = []
+    process = web.ProcessRoot(lambda: built.append(1) or web.Root.build(config.Settings.read()))
+    roots = []
+    threads = [threading.Thread(target=lambda: roots.append(process.get())) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        assert len(built) == 1 and all(r is roots[0] for r in roots)
+        root = roots[0]
+        assert root.service.store is root.store and root.auth._store is root.store
+        assert root.service._max_per_address == 3  # the limit reaches the shared service
+    finally:
+        process.reset()

@@ -1,19 +1,23 @@
-"""Per-visitor facts every page needs: the service, the device id, the role.
+"""Per-visitor facts every page needs: the service, the settings, the device id, the role.
 
-No module-level mutable state: the service is a ``st.cache_resource``
-singleton that nothing mutates; everything about a visitor comes from their
-cookies or their own ``st.session_state``.
+The service, the settings and the instructor sessions are the process's own, built once
+by the composition root (:mod:`web.root`) and shared with the phone and login routes;
+nothing here mutates them. Everything about a visitor comes from their cookies or their
+own ``st.session_state``.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from classroom import auth
+from classroom.auth import InstructorAuth
+from classroom.config import Settings
 from classroom.domain import ClassroomError
-from classroom.web import DEVICE_COOKIE
+from classroom.service import PollService
+from web import DEVICE_COOKIE, INSTRUCTOR_COOKIE, root
 
-__all__ = ["database_problem", "device_id", "instructor_auth", "is_instructor", "service"]
+__all__ = ["database_problem", "device_id", "instructor_auth", "is_instructor", "service",
+           "settings"]
 
 # Keys in st.session_state that no widget uses. Tests put a device id or an instructor
 # session id there (AppTest has no cookies); a session id is checked like a cookie's.
@@ -21,20 +25,19 @@ _SESSION_FOR_TESTS = "_ldp_session_id"
 _DEVICE_FOR_TESTS = "_ldp_device_id"
 
 
-@st.cache_resource(show_spinner=False)
-def service():
-    """The process-wide PollService on the configured database (created once)."""
-    from classroom import config
-    from classroom.service import PollService
-    from classroom.store import Store
-
-    return PollService(Store(config.database_url()))
+def service() -> PollService:
+    """The process-wide PollService on the configured database."""
+    return root().service
 
 
-@st.cache_resource(show_spinner=False)
-def instructor_auth() -> auth.InstructorAuth:
+def settings() -> Settings:
+    """The process's settings, read once at start."""
+    return root().settings
+
+
+def instructor_auth() -> InstructorAuth:
     """The process-wide instructor sessions, on the service's store."""
-    return auth.InstructorAuth(service().store)
+    return root().auth
 
 
 def _cookie(name: str) -> str | None:
@@ -60,7 +63,7 @@ def is_instructor() -> bool:
     False when the database cannot be used: no session can be checked then
     (:func:`database_problem` says why).
     """
-    session_id = _cookie(auth.INSTRUCTOR_COOKIE) or st.session_state.get(_SESSION_FOR_TESTS)
+    session_id = _cookie(INSTRUCTOR_COOKIE) or st.session_state.get(_SESSION_FOR_TESTS)
     if session_id is None:
         return False
     try:
@@ -70,9 +73,9 @@ def is_instructor() -> bool:
 
 
 def database_problem() -> str | None:
-    """Why the app cannot use its database (a configuration error), or None."""
+    """Why the app cannot use its settings or database, or None."""
     try:
-        service()
+        root()
     except ClassroomError as exc:
         return str(exc)
     return None

@@ -7,13 +7,19 @@ deserializer raise while the session state is prepared, before the page runs,
 and a full traceback lands in the server log for every such message.
 
 :func:`install` puts a check in front of that step. A state is kept only if the
-previous run of the same session registered a control with its id, the value has
-that control's type, its numbers are finite and its JSON parses within
-:data:`MAX_JSON_DEPTH`. Anything else is dropped, counted in one warning line
-(never the values) and, in a session that had controls, reported to that
-session with a short message (:func:`take_refused`). A browser that reconnects
-to a new session after a restart sends its old states to a session without
-controls yet; those are dropped quietly and the page starts from its defaults.
+previous run of the same session registered a control with its id, the value is
+of the type that control's browser side sends (:func:`sent_type`), its numbers
+are finite and its JSON parses within :data:`MAX_JSON_DEPTH`. Anything else is
+dropped, counted in one warning line (never the values) and, in a session that
+had controls, reported to that session with a short message (:func:`take_refused`).
+A browser that reconnects to a new session after a restart sends its old states
+to a session without controls yet; those are dropped quietly and the page starts
+from its defaults.
+
+Every rerun the browser asks for, a full run after a click or the live panel's
+2-second fragment rerun, carries the state of EVERY control on the page (the
+frontend's ``WidgetStateManager.createWidgetStatesMsg``), not only the fragment's.
+So one control whose state the check misjudges trips it on every refresh.
 
 Streamlit offers no hook for this; the check wraps
 ``SessionState.on_script_will_rerun`` and reads ``widget_metadata``. A future
@@ -28,9 +34,12 @@ import logging
 import math
 from typing import Any
 
-from classroom.web import json_depth
+from streamlit.proto.NumberInput_pb2 import NumberInput
 
-__all__ = ["MAX_JSON_DEPTH", "REFUSED_KEY", "acceptable", "install", "take_refused"]
+from web import json_depth
+
+__all__ = ["MAX_JSON_DEPTH", "REFUSED_KEY", "acceptable", "install", "sent_type",
+           "take_refused"]
 
 MAX_JSON_DEPTH = 32
 #: Session-state key holding how many states were refused since the page last said so.
@@ -74,11 +83,36 @@ def acceptable(state: Any, value_type: str | None) -> bool:
     return True
 
 
+def sent_type(metadata: Any) -> str | None:
+    """The ``WidgetState`` field the browser fills for the control ``metadata`` describes
+    (None when no control was registered).
+
+    That is the ``value_type`` the control registered with, except for an integer
+    ``st.number_input``: it registers ``"double_value"`` for both kinds, but its browser
+    side sends ``int_value`` when the input holds whole numbers (Streamlit's
+    ``NumberInput``: ``DataType.INT`` → ``setIntValue``, ``FLOAT`` → ``setDoubleValue``),
+    and its deserializer takes either. Which kind it is, its deserializer's data type
+    says. Streamlit itself copies the received field into the metadata once it reads the
+    value, so a registration that already says ``"int_value"`` is taken as it is.
+
+    >>> from types import SimpleNamespace as NS
+    >>> sent_type(NS(value_type="bool_value", deserializer=bool))
+    'bool_value'
+    >>> sent_type(None) is None
+    True
+    """
+    value_type = getattr(metadata, "value_type", None)
+    if value_type == "double_value":
+        serde = getattr(getattr(metadata, "deserializer", None), "__self__", None)
+        if getattr(serde, "data_type", None) == NumberInput.DataType.INT:
+            return "int_value"
+    return value_type
+
+
 def _filter(session_state: Any, fresh: Any) -> None:
     metadata = session_state._new_widget_state.widget_metadata
     states = list(fresh.widgets)
-    keep = [w for w in states
-            if acceptable(w, getattr(metadata.get(w.id), "value_type", None))]
+    keep = [w for w in states if acceptable(w, sent_type(metadata.get(w.id)))]
     refused = len(states) - len(keep)
     if not refused:
         return

@@ -19,6 +19,7 @@ from views import (
     study_exercise,
     study_histogram,
     study_likelihood,
+    study_manipulation,
     study_rr,
     teach,
 )
@@ -49,6 +50,8 @@ def _study_pages() -> list[st.Page]:
                 url_path="histograms"),
         st.Page(study_averaging.render, title="The averaging attack",
                 icon=":material/stacks:", url_path="averaging-attack"),
+        st.Page(study_manipulation.render, title="Manipulation lab",
+                icon=":material/how_to_vote:", url_path="manipulation"),
     ]
 
 

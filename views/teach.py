@@ -1,7 +1,7 @@
 """The instructor's door: log in, then go to the dashboard.
 
 The forms are plain HTML posting to the server's ``/auth/login`` and
-``/auth/logout`` routes (``classroom.web``): the key travels in a POST body, never
+``/auth/logout`` routes (``web.login``): the key travels in a POST body, never
 in a URL, and the session lives in an HttpOnly cookie the page cannot read.
 """
 
@@ -53,7 +53,8 @@ def render(*, dashboard: st.Page | None = None) -> None:
                    "stays in the browser's history. Type the key below instead.")
     problem = session.database_problem()
     if problem:
-        st.error(f"The app cannot use its database, so nobody can log in: {problem}")
+        st.error(f"The app cannot use its settings or its database, so nobody can log in: "
+                 f"{problem}")
         return
     if session.is_instructor():
         st.success("You are logged in as the instructor on this browser.")

@@ -78,7 +78,9 @@ function randomizeCategorical(scheme, truth) {
 // Duchi et al.: round x to a random bit (P(1) = (1 + x) / 2), then randomized response on
 // the bit with the exact integer weights; the bit is sent. Piecewise Mechanism (Wang et
 // al.) and the local Laplace mechanism: a continuous report, snapped to the midpoint of
-// one of `cells` equal cells of [low, high], the same grid for every true value.
+// one of `cells` equal cells of [low, high], the same grid for every true value. Hybrid
+// Mechanism (Wang et al.): a coin, whatever the value, picks the Piecewise Mechanism with
+// probability p_piecewise, else Duchi et al.'s, whose bit is sent as its value ±c_duchi.
 function snapToCell(s, y) {
   const width = (s.high - s.low) / s.cells;
   const k = Math.min(s.cells - 1, Math.max(0, Math.floor((y - s.low) / width)));
@@ -96,12 +98,12 @@ function exponential() {
 }
 function randomizeNumeric(s, value) {
   const x = Math.min(1, Math.max(-1, (2 * value - s.lo - s.hi) / (s.hi - s.lo)));
-  if (s.mechanism === 'duchi') {
-    const bit = unit() < (1 + x) / 2 ? 1 : 0;
-    return randomizeBinary(s, bit).report;
-  }
+  const duchiBit = () => randomizeBinary(s, unit() < (1 + x) / 2 ? 1 : 0).report;
+  if (s.mechanism === 'duchi') return duchiBit();
+  const piecewise = s.mechanism === 'piecewise' || (s.mechanism === 'hybrid' && unit() < s.p_piecewise);
+  if (s.mechanism === 'hybrid' && !piecewise) return duchiBit() ? s.c_duchi : -s.c_duchi;
   let y;
-  if (s.mechanism === 'piecewise') {
+  if (piecewise) {
     const c = s.c, left = ((c + 1) / 2) * x - (c - 1) / 2, right = left + c - 1;
     if (unit() < s.p_window) {
       y = left + (c - 1) * unit();

@@ -12,21 +12,17 @@ APP = str(ROOT / "app.py")
 
 @pytest.fixture
 def app_env(tmp_path, monkeypatch):
-    """A fresh SQLite classroom for the app under test; yields its PollService."""
-    from classroom.service import PollService
-    from classroom.store import Store
-    from ui import session
+    """A fresh SQLite classroom for the app under test; yields the app's own PollService
+    (the process's composition root, built from these settings on first use)."""
+    import web
 
     url = f"sqlite:///{tmp_path / 'classroom.db'}"
     monkeypatch.setenv("LDP_CLASSROOM_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("LDP_CLASSROOM_DATABASE_URL", url)
     monkeypatch.setenv("LDP_CLASSROOM_INSTRUCTOR_KEY", "test-instructor-key")
-    session.service.clear()
-    session.instructor_auth.clear()
-    svc = PollService(Store(url))
-    yield svc
-    session.service.clear()
-    session.instructor_auth.clear()
+    web.PROCESS.reset()
+    yield web.root().service
+    web.PROCESS.reset()
 
 
 def log_in(at) -> str:

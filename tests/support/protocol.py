@@ -5,7 +5,7 @@ failure tests drive them one by one. A :class:`Tab` does what the Streamlit
 frontend does, minus rendering:
 
 1. ``GET /?<query>`` with ``Accept: text/html`` (the page load: the
-   ``classroom.web`` middleware answers it with the ``ldp_device`` cookie);
+   ``web`` middleware answers it with the ``ldp_device`` cookie);
 2. open ``/_stcore/stream`` with the subprotocol ``streamlit`` and the cookies
    in the handshake (``st.context.cookies`` reads them there);
 3. send ``BackMsg.rerun_script`` (query string, page hash, widget states,

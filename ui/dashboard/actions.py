@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from classroom.domain import ClassroomError, format_value
+from classroom.domain import ClassroomError, format_value, sentence
 from ui import session
 from ui.dashboard.selection import (
     EXERCISE_OPTIONS,
@@ -48,8 +48,7 @@ def _do(action: Callable[[], object], ok: str | None = None) -> object | None:
     try:
         result = action()
     except (ClassroomError, ValueError) as exc:
-        text = str(exc)
-        _flash("error", text[:1].upper() + text[1:])
+        _flash("error", sentence(exc))
         return None
     if ok:
         _flash("success", ok)
@@ -61,8 +60,8 @@ def cb_start_exercise(poll_id: int | None) -> None:
         svc = session.service()
         pid = poll_id if poll_id is not None else svc.create_poll("Class exercise").id
         q = svc.add_question(pid, EXERCISE_TEXT, options=EXERCISE_OPTIONS,
-                             design_params=exercise_design(), kind="binary", mode="device")
-        svc.open_question(q.id)
+                             design_params=exercise_design(), kind="binary", mode="device",
+                             open_now=True)
         return pid, q.id
 
     done = _do(go, "Voting is open for the class exercise. Show the join code.")
@@ -123,15 +122,8 @@ def cb_new_round(qid: int, params: dict | None, open_key: str | None = None) -> 
 
 def cb_add_question(poll_id: int, spec: dict, open_key: str) -> None:
     open_now = bool(st.session_state.get(open_key))
-
-    def go():
-        svc = session.service()
-        q = svc.add_question(poll_id, **spec)
-        if open_now:
-            svc.open_question(q.id)
-        return q
-
-    q = _do(go)
+    # One call: a question refused (over the privacy budget, say) is not added at all.
+    q = _do(lambda: session.service().add_question(poll_id, **spec, open_now=open_now))
     if q is not None:
         select(poll_id, q.id)
         _flash("success", "Question added" + (" and voting is open." if open_now else
@@ -228,6 +220,18 @@ def simulated_class_note(question, n_simulated: int) -> str | None:
                 "is about.")
     parts = ", ".join(f"{plain(opt)} {c}" for opt, c in zip(question.options, counts, strict=True))
     return f"Simulated class (true answers): {parts}."
+
+
+def cb_stuff(qid: int) -> None:
+    """Add the rehearsal's stuffers: fake users who always send the report that pushes the
+    chosen target (simulated reports, removed by Clear rehearsal)."""
+    n = int(st.session_state.get("dash_stuff_n", 10))
+    target = st.session_state.get(f"dash_stuff_target_{qid}")
+    done = _do(lambda: session.service().add_stuffed_reports(qid, n, target=target))
+    if done is not None:
+        _flash("warning", f"{fmt_count(done)} stuffed reports added (simulated): each one "
+               "pushes the target as far as a report can. Watch the estimate, and the "
+               "warning once the reports leave what the design can produce.")
 
 
 def cb_clear_simulated(qid: int) -> None:

@@ -8,8 +8,7 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
-from classroom import config
-from classroom.domain import ClassroomError
+from ui import session
 
 
 def _request_base_url() -> str | None:
@@ -38,10 +37,7 @@ def _request_base_url() -> str | None:
 def _join_url(code: str) -> tuple[str, str | None]:
     """The student join link and, when phones may not reach it, a warning."""
     note = None
-    try:
-        base = config.public_base_url()
-    except ClassroomError as exc:
-        base, note = None, f"The configured public URL is ignored: {exc}"
+    base = session.settings().public_url  # checked at start: a malformed one stops it
     if not base:
         base = _request_base_url()
         if base is None:

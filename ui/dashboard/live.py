@@ -78,4 +78,3 @@ def distinct_addresses_note(est) -> str:
             "network this is about the number of phones; behind one router (NAT) many "
             "phones share one address. Many reports from few addresses on a network where "
             "each phone has its own address suggest repeated votes.")
-

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+import ldp_core
+from classroom.domain import format_value
 from ui.dashboard.actions import (
     cb_clear_simulated,
     cb_delete_poll,
     cb_delete_question,
     cb_simulate,
+    cb_stuff,
 )
 from ui.text import plain
 
@@ -40,6 +43,34 @@ def rehearsal_panel(question) -> None:
         right.button("Clear rehearsal", key="dash_sim_clear",
                      on_click=cb_clear_simulated, args=(question.id,))
         st.checkbox("Include simulated reports in Export CSV", key="dash_export_sim")
+        _stuffing_controls(question)
+
+
+def _stuffing_controls(question) -> None:
+    """"Add k stuffers": fake users who skip the randomizer and always send the target."""
+    st.markdown("**Ballot stuffing**: fake users who skip the randomizer and always send "
+                "the report that pushes one answer up.")
+    count, target = st.columns(2)
+    count.number_input("Stuffers", 1, 5000, 10, key="dash_stuff_n")
+    design = question.design
+    if question.kind == "numeric":
+        top = ldp_core.fake_report(design.mechanism)
+        st.caption(f"Each stuffer sends the largest report the server accepts, "
+                   f"{format_value(design.value_of(top), question.unit)}, and pulls the "
+                   "mean up by far more than any student could.")
+    else:
+        options = list(range(len(question.options)))
+        picked = target.selectbox("Target", options, index=1 if question.kind == "binary"
+                                  else 0, format_func=lambda i: plain(question.options[i]),
+                                  key=f"dash_stuff_target_{question.id}")
+        gain = ldp_core.fake_report_gain(design, int(picked))
+        st.caption(f"Each stuffed report moves the estimated count of "
+                   f"“{plain(question.options[int(picked)])}” by (1 − b)/(a − b) = "
+                   f"{gain:.3g}, where an honest student who holds it moves it by 1. The "
+                   "dashboard's check sees it only once the reports leave what the design "
+                   "can produce for any class (the Manipulation lab shows where).")
+    st.button("Add stuffers", key="dash_stuff_add", on_click=cb_stuff, args=(question.id,),
+              disabled=not question.is_open)
 
 
 def manage_panel(poll, question) -> None:

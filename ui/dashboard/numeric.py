@@ -12,6 +12,7 @@ from classroom.domain import format_value
 from ui import live_charts
 from ui.dashboard.actions import simulated_class_note
 from ui.dashboard.formulas import design_text
+from ui.dashboard.shuffle import shuffle_caption
 from ui.dashboard.stuffing import stuffing_check_help
 from ui.fmt import fmt_count, fmt_fixed
 
@@ -85,6 +86,7 @@ def numeric_panel(q, est, projector: bool) -> None:
         central = central_numeric_note(n, est.epsilon, design, num.sd_worst, unit)
         if central:
             st.caption(central)
+        shuffle_caption(est)  # beside ε, which only the desk shows for a numeric question
     note = simulated_class_note(q, est.n_simulated)
     if note:
         st.caption(note)
@@ -103,11 +105,22 @@ def numeric_panel(q, est, projector: bool) -> None:
                                                      num.mean, unit=unit), big=projector)
     with right:
         st.markdown("**Reading the chart**")
-        if isinstance(mech, ldp_core.DuchiMechanism):
-            low, high = (design.value_of(-mech.c_epsilon), design.value_of(mech.c_epsilon))
-            sent = (f"every phone sent one of two values, {_value(low, unit)} or "
-                    f"{_value(high, unit)}: a randomized bit scaled by "
-                    f"c_ε = (e^ε + 1)/(e^ε − 1) = {fmt_fixed(mech.c_epsilon, 2)}")
+        duchi = mech if isinstance(mech, ldp_core.DuchiMechanism) else \
+            mech.duchi if isinstance(mech, ldp_core.HybridMechanism) else None
+        if duchi is not None:
+            low, high = (design.value_of(-duchi.c_epsilon), design.value_of(duchi.c_epsilon))
+            sent = (f"{_value(low, unit)} or {_value(high, unit)}: a randomized bit scaled "
+                    f"by c_ε = (e^ε + 1)/(e^ε − 1) = {fmt_fixed(duchi.c_epsilon, 2)}")
+        if isinstance(mech, ldp_core.HybridMechanism) and mech.p_piecewise > 0:
+            grid = mech.device_grid()
+            assert grid is not None  # the Piecewise part has its cells
+            low, high = (design.value_of(b) for b in grid)
+            sent = (f"a coin on each phone chose Duchi et al.'s part (chance "
+                    f"e^(−ε/2) = {1 - mech.p_piecewise:.0%}), which sends {sent}, or the "
+                    f"Piecewise Mechanism, which sends a value anywhere from "
+                    f"{_value(low, unit)} to {_value(high, unit)}")
+        elif duchi is not None:
+            sent = f"every phone sent one of two values, {sent}"
         else:
             low, high = (design.value_of(b) for b in mech.device_grid())
             sent = (f"a phone's report can be anywhere from {_value(low, unit)} to "

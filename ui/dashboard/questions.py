@@ -3,8 +3,6 @@ number in a range."""
 
 from __future__ import annotations
 
-import math
-
 import streamlit as st
 
 import ldp_core
@@ -18,7 +16,7 @@ from ui.dashboard.formulas import (
     sd_formula,
 )
 from ui.dashboard.selection import EXERCISE_OPTIONS, EXERCISE_TEXT, exercise_design
-from ui.dashboard.what_if import linked_sliders
+from ui.dashboard.what_if import design_picker
 
 _PRESETS = {
     "exercise": "Class exercise: die 1–4",
@@ -42,13 +40,18 @@ def _binary_spec(preset: str) -> tuple[dict | None, str | None]:
                           0.05, 0.95, 0.7, step=0.05, key="dash_q_warner_p")
             design = ldp_core.WarnerRR(p)
         else:
-            design = linked_sliders("dash_q", math.log(3))
+            design = design_picker("dash_q", ldp_core.GammaRR(0.25))
     except ValueError as exc:
         return None, str(exc)
     st.caption(f"Design: {design_text(design)}; " + channel_text(design) + "; "
                + mu_formula(design, 0, 0, None) + "; " + sd_formula(design, 0, None) + "; "
                + eps_formula(design, design.epsilon))
     return design.params(), None
+
+
+#: The frequency oracles the form offers (Wang, Blocki, Li & Jha 2017).
+_ORACLES = {"grr": "GRR (direct encoding)", "sue": "SUE (symmetric unary encoding)",
+            "oue": "OUE (optimized unary encoding)"}
 
 
 def _categorical_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
@@ -64,11 +67,9 @@ def _categorical_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
         rec = ldp_core.recommend_oracle(k, eps)
     except ValueError as exc:
         return None, labels, str(exc)
-    names = {"grr": "GRR (direct encoding)", "sue": "SUE (symmetric unary encoding)",
-             "oue": "OUE (optimized unary encoding)"}
-    oracle = st.radio("Frequency oracle", list(names),
-                      format_func=lambda o: names[o] + (" — recommended" if o == rec else ""),
-                      index=list(names).index(rec), key="dash_q_cat_oracle", horizontal=True)
+    oracle = st.radio("Frequency oracle", list(_ORACLES),
+                      format_func=lambda o: _ORACLES[o] + (" — recommended" if o == rec else ""),
+                      index=list(_ORACLES).index(rec), key="dash_q_cat_oracle", horizontal=True)
     st.caption(f"ldp_core recommends {rec.upper()} for k = {k}, ε = {eps:.1f}: GRR has the "
                "smaller variance when k < 3e^ε + 2 (Wang et al. 2017).")
     try:
@@ -76,7 +77,38 @@ def _categorical_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
     except ValueError as exc:
         return None, labels, str(exc)
     st.caption(f"Design: {design_text(design)}; ε = {design.epsilon:.3f}.")
+    n = st.number_input("Expected class size n", 2, 100_000, 30, step=10, key="dash_q_cat_n",
+                        help="How many students you expect to answer: the smallest share "
+                        "the class can find depends on it.")
+    st.markdown(class_size_note(oracle, rec, k, eps, int(n)))
     return design.params(), labels, None
+
+
+def class_size_note(chosen: str, recommended: str, k: int, eps: float, n: int) -> str:
+    """"Is my class big enough?": the smallest share of an option this class finds (80%
+    power, a 5% chance of any false find over the k options), for the chosen oracle and
+    the recommended one, and the class a fifth of the students would need."""
+    def s_min(name: str) -> float:
+        return ldp_core.smallest_detectable_share(ldp_core.oracle(name, k, eps), n)
+
+    def found(share: float) -> str:
+        return (f"an option only if **at least {share:.0%}** of the class hold it"
+                if share <= 1 else "no option, not even one everybody holds")
+
+    verdict = (f"**Is my class big enough?** With n = {n:,} and {chosen.upper()} at "
+               f"ε = {eps:.1f}, the class reliably finds {found(s_min(chosen))}.")
+    if recommended != chosen:
+        verdict += f" {recommended.upper()}, recommended, finds {found(s_min(recommended))}."
+    needed = ldp_core.needed_class_size(ldp_core.oracle(recommended, k, eps), 0.2)
+    return (verdict + f" To find an option held by 20% of the class, "
+            f"{recommended.upper()} needs about {needed:,} students. "
+            f"(s_min = (z₁₋α/k + z₀.₈) √(V*/n): found 4 times in 5, with a 5% chance of a "
+            f"false find over the {k} options; V* is the oracle's variance per report, "
+            "Wang et al. 2017.)")
+
+
+#: Short names of the numeric mechanisms, for a line that lists them all.
+_SHORT = {"duchi": "Duchi", "piecewise": "Piecewise", "hybrid": "Hybrid", "laplace": "Laplace"}
 
 
 def _numeric_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
@@ -103,14 +135,19 @@ def _numeric_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
         return None, (unit,), str(exc)
     n = 100
     central = ldp_core.central_numeric_sd(n, eps, design.range)
+    sds = {m: ldp_core.NumericDesign(ldp_core.numeric_mechanism(m, eps), design.range)
+           .worst_sd() for m in names}
+    worst = ", ".join(f"{_SHORT[m]} {format_value(sd, unit)}" for m, sd in sds.items())
     st.caption(
         f"ldp_core recommends {ldp_core.numeric_mechanism(rec, 1.0).label} at ε = {eps:.1f}: "
-        f"Duchi et al.'s has the smaller worst-case variance below ε ≈ "
-        f"{ldp_core.numeric_crossover():.2f}, the Piecewise Mechanism above (Wang et al. "
-        f"2019); the Laplace mechanism is never the best. With n = {n}, the SD of the mean "
-        f"is at most {format_value(design.worst_sd(n), unit)}; a trusted "
-        f"curator's would be {format_value(central, unit)}. The phone accepts answers in "
-        "the range only.")
+        f"the smallest worst-case variance. Duchi et al.'s beats the Piecewise Mechanism "
+        f"below ε ≈ {ldp_core.numeric_crossover():.2f} (Wang et al. 2019); their Hybrid "
+        f"Mechanism mixes the two and beats both at every ε above ε* ≈ "
+        f"{ldp_core.HYBRID_EPSILON_STAR:.2f} (below it, it is Duchi et al.'s); the Laplace "
+        f"mechanism is never the best. SD of one report in the worst case: {worst}. "
+        f"With n = {n}, the SD of the mean is at most "
+        f"{format_value(design.worst_sd(n), unit)}; a trusted curator's would be "
+        f"{format_value(central, unit)}. The phone accepts answers in the range only.")
     return design.params(), (unit.strip(),), None
 
 

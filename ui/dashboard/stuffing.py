@@ -22,6 +22,10 @@ def implausible_reports_warning(q, est) -> str | None:
         "too_many_ones": "more 1s per report than the phones' randomizer produces "
                          "(reports like “11111”)",
         "too_few_ones": "fewer 1s per report than the phones' randomizer produces",
+        "option_too_often": "one option named more often than even a class where everyone "
+                            "truly chose it would name it",
+        "option_too_rarely": "one option named more rarely than even a class where nobody "
+                             "chose it would name it",
         "above_range": "a mean above the largest possible answer, further than the noise "
                        "can carry it",
         "below_range": "a mean below the smallest possible answer, further than the noise "

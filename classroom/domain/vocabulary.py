@@ -1,0 +1,195 @@
+"""The classroom's vocabulary and limits: kinds, modes, states, design names, join codes,
+text limits, and the checks of what people type (titles, questions, options, codes)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+import ldp_core
+
+from .errors import BadInput
+
+__all__ = [
+    "BINARY_DESIGNS",
+    "CATEGORICAL_DESIGNS",
+    "CLASS_EXERCISE",
+    "JOIN_CODE_ALPHABET",
+    "JOIN_CODE_LENGTH",
+    "KINDS",
+    "MAX_COUNTDOWN_S",
+    "MAX_OPTIONS",
+    "MAX_OPTION_CHARS",
+    "MAX_QUESTION_CHARS",
+    "MAX_TITLE_CHARS",
+    "MAX_UNIT_CHARS",
+    "MIN_COUNTDOWN_S",
+    "MIN_OPTIONS",
+    "MODES",
+    "NUMERIC_DESIGNS",
+    "STATES",
+    "check_kind_and_mode",
+    "clean_countdown",
+    "clean_options",
+    "clean_text",
+    "display_order",
+    "normalize_join_code",
+    "shorten",
+]
+
+
+#: The course's class exercise (CS208): roll a die 1-4, report the truth on 1-3 and the
+#: opposite on 4, so a = 3/4, b = 1/4 and epsilon = ln 3. ``dict(CLASS_EXERCISE)`` for a copy.
+CLASS_EXERCISE: Mapping[str, Any] = MappingProxyType(
+    {"design": "die", "faces": 4, "truthful": 3})
+
+KINDS = ("binary", "categorical", "numeric")
+MODES = ("device", "physical")
+STATES = ("draft", "open", "closed")
+BINARY_DESIGNS = ("epsilon", "gamma", "die", "two_coin", "warner", "forced")
+CATEGORICAL_DESIGNS = ("grr", "ue")
+NUMERIC_DESIGNS = ldp_core.NUMERIC_NAMES
+
+JOIN_CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+JOIN_CODE_LENGTH = 6
+
+MAX_TITLE_CHARS = 100
+MAX_QUESTION_CHARS = 300
+MAX_OPTION_CHARS = 60
+MIN_OPTIONS = 2
+MAX_OPTIONS = 20
+MAX_UNIT_CHARS = 24
+#: A question's optional voting countdown, in whole seconds.
+MIN_COUNTDOWN_S = 10
+MAX_COUNTDOWN_S = 3600
+
+_ALLOWED_CONTROL = {"\n", "\t"}
+
+
+def shorten(text: str, limit: int = 24) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def clean_text(name: str, value: object, lo: int, hi: int, *, multiline: bool = False) -> str:
+    """Strip ``value`` and check its length and characters; raise :class:`BadInput`."""
+    if not isinstance(value, str):
+        raise BadInput(f"{name} must be text, got {type(value).__name__}")
+    text = value.strip()
+    for ch in text:
+        if unicodedata.category(ch) == "Cc" and not (multiline and ch in _ALLOWED_CONTROL):
+            raise BadInput(f"{name} contains a control character (U+{ord(ch):04X}); "
+                           "remove it and try again")
+    if len(text) < lo:
+        raise BadInput(f"{name} must not be empty" if lo == 1 else
+                       f"{name} must have at least {lo} characters")
+    if len(text) > hi:
+        raise BadInput(f"{name} is {len(text)} characters long; the limit is {hi}")
+    return text
+
+
+def clean_options(options: object, kind: str) -> tuple[str, ...]:
+    """Validate option labels: 2..20 distinct labels of 1..60 characters (binary: exactly 2)."""
+    if isinstance(options, str) or not isinstance(options, (list, tuple)):
+        raise BadInput("options must be a list of labels, e.g. ('No', 'Yes')")
+    if kind == "numeric":
+        if len(options) != 1:
+            raise BadInput("a numeric question has one option: the unit of its answers "
+                           "(e.g. ('hours',), or ('',) for none)")
+        return (clean_text("unit", options[0], 0, MAX_UNIT_CHARS),)
+    if kind == "binary" and len(options) != 2:
+        raise BadInput(f"a binary question has exactly 2 options (answer 0, answer 1), "
+                       f"got {len(options)}")
+    if not MIN_OPTIONS <= len(options) <= MAX_OPTIONS:
+        raise BadInput(f"a question has {MIN_OPTIONS} to {MAX_OPTIONS} options, "
+                       f"got {len(options)}")
+    labels = tuple(clean_text(f"option {i + 1}", o, 1, MAX_OPTION_CHARS)
+                   for i, o in enumerate(options))
+    seen: dict[str, int] = {}
+    for i, label in enumerate(labels):
+        key = label.casefold()
+        if key in seen:
+            raise BadInput(f"options {seen[key] + 1} and {i + 1} are both {label!r}; "
+                           "labels must differ")
+        seen[key] = i
+    return labels
+
+
+def check_kind_and_mode(kind: object, mode: object) -> None:
+    """Refuse (:class:`BadInput`) an unknown kind or mode, and a numeric question done by
+    hand (a number has no by-hand randomizer)."""
+    if kind not in KINDS:
+        raise BadInput(f"kind must be one of {', '.join(KINDS)}, got {str(kind)[:24]!r}")
+    if mode not in MODES:
+        raise BadInput(f"mode must be one of {', '.join(MODES)}, got {str(mode)[:24]!r}")
+    if kind == "numeric" and mode == "physical":
+        raise BadInput("a numeric question is randomized on the phone: physical mode is "
+                       "for yes/no and multiple-choice questions")
+
+
+def clean_countdown(value: object) -> int | None:
+    """A question's optional countdown: None, or whole seconds from 10 to 3600.
+
+    >>> clean_countdown(None), clean_countdown(90)
+    (None, 90)
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) \
+            or not MIN_COUNTDOWN_S <= value <= MAX_COUNTDOWN_S:
+        raise BadInput(f"the countdown must be a whole number of seconds from "
+                       f"{MIN_COUNTDOWN_S} to {MAX_COUNTDOWN_S}, or none; got "
+                       f"{shorten(repr(value))}")
+    return value
+
+
+def normalize_join_code(code: object) -> str:
+    """Normalise a typed join code: drop whitespace and dashes, upper-case, check the alphabet.
+
+    >>> normalize_join_code(" abc-234 ")
+    'ABC234'
+    """
+    if not isinstance(code, str):
+        raise BadInput("the join code must be text")
+    raw = code
+    norm = re.sub(r"[\s\-–—_]+", "", raw).upper()
+    if not norm:
+        raise BadInput("enter the join code shown on the projector")
+    bad = sorted({ch for ch in norm if ch not in JOIN_CODE_ALPHABET})
+    if bad:
+        shown = " ".join(repr(c) for c in bad[:5])
+        raise BadInput(f"join code {shorten(raw.strip())!r} contains {shown}, which never "
+                       f"appear in join codes (they use 2-9 and A-Z without I, L, O)")
+    if len(norm) != JOIN_CODE_LENGTH:
+        raise BadInput(f"join code {shorten(raw.strip())!r} has {len(norm)} characters; "
+                       f"join codes have {JOIN_CODE_LENGTH}")
+    return norm
+
+
+def display_order(text: str, options: tuple[str, ...], kind: str = "binary") -> tuple[int, ...]:
+    """The order in which to show the answers: the order the question names them in.
+
+    Each option's position is where its label first appears in ``text``
+    (case-insensitive, as a whole word). Labels the text does not name follow,
+    "yes" (value 1) before "no" (value 0) for binary questions, in option order
+    otherwise. The stored encoding is untouched: this is the buttons' order only.
+
+    >>> display_order("Vanilla (1) or chocolate (0)?", ("Chocolate", "Vanilla"))
+    (1, 0)
+    >>> display_order("Did you sleep well?", ("No", "Yes"))
+    (1, 0)
+    >>> display_order("Red, green or blue?", ("Blue", "Green", "Red"), "categorical")
+    (2, 1, 0)
+    """
+    folded = text.casefold()
+    unnamed = list(range(len(options)))
+    if kind == "binary":
+        unnamed.reverse()
+
+    def place(i: int) -> tuple[int, int]:
+        found = re.search(rf"(?<!\w){re.escape(options[i].casefold())}(?!\w)", folded)
+        return (found.start(), 0) if found else (len(folded) + 1, unnamed.index(i))
+
+    return tuple(sorted(range(len(options)), key=place))

@@ -1,0 +1,342 @@
+// The phone's state machine (phone/assets/flow.js) against a fake class server: send,
+// resend, a Next while a report is in flight (every way a send can end), closed, over
+// budget, a second tab, a round waiting to open. The page draws exactly the screens
+// checked here; tests/test_e2e_phone.py runs the same flows in Chromium.
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { load, seededCrypto } = require('./support.js');
+
+const CODE = 'K7QM2P';
+const LN3 = Math.log(3);
+
+function deferred() {
+  let resolve;
+  const promise = new Promise((done) => { resolve = done; });
+  return { promise, resolve };
+}
+
+async function until(check, what) {
+  for (let i = 0; i < 1000; i++) {
+    if (check()) return;
+    await new Promise((done) => setImmediate(done));
+  }
+  assert.fail(`never happened: ${what}`);
+}
+
+function question(id, extra) {
+  return Object.assign({
+    id, round: 1, text: `Question ${id}?`, kind: 'binary', state: 'open', revealed: false,
+    mode: 'device', options: [{ value: 1, label: 'Vanilla' }, { value: 0, label: 'Chocolate' }],
+    params: { design: 'die', faces: 4, truthful: 3 },
+    scheme: { type: 'binary', weights: [3, 1, 0, 0], animation: 'die', faces: 4 },
+    epsilon: LN3, privacy_note: 'Your privacy: …', results: null,
+  }, extra || {});
+}
+
+function state(q, poll) {
+  return { version: `v-${q ? `${q.id}-${q.round}-${q.state}` : 'none'}`, question: q,
+    poll: Object.assign({ code: CODE, title: 'CS208', budget: null }, poll || {}) };
+}
+
+function receipt(q, extra) {
+  return Object.assign({
+    question_id: q.id, round: q.round, answer_label: 'Vanilla', received_at: '2026-11-25T10:01:02Z',
+    already_answered: false, epsilon: LN3, spent_epsilon: LN3, privacy_note: 'Your privacy: …',
+  }, extra || {});
+}
+
+// A phone against a fake server. `server.reply` answers each report (a promise the test
+// may hold); `server.me` answers /me; the long-poll is fed by `server.polls`.
+function phone(first, options) {
+  const opts = options || {};
+  const server = {
+    state: first, me: () => ({ status: 200, body: { question_id: null, receipt: null, spent_epsilon: 0 } }),
+    reply: null, polls: [], calls: [],
+  };
+  const shown = [], posts = [];
+  const store = opts.store || { value: null };
+  let sids = 0, locks = 0;
+  const api = async (path, init) => {
+    server.calls.push(path);
+    if (path.endsWith('/me')) return server.me();
+    if (path.endsWith('/report')) {
+      const body = JSON.parse(init.body);
+      posts.push(body);
+      return server.reply(body);
+    }
+    if (path.includes('?wait=')) {
+      server.lastEtag = init.headers['If-None-Match'];
+      return server.polls.length ? server.polls.shift() : new Promise(() => {});
+    }
+    return { status: 200, body: server.state, etag: `"${server.state.version}"` };
+  };
+  const sandbox = load(undefined, { crypto: seededCrypto(42) });
+  const flow = sandbox.createFlow({
+    api, show: (s) => shown.push(s), say() {}, warn() {}, lock: () => { locks++; },
+    pending: { get: () => store.value && JSON.parse(store.value), set: (v) => { store.value = v ? JSON.stringify(v) : null; } },
+    animate: opts.animate || (async (scheme, draw) => `You rolled ${draw + 1}: ${draw < 3 ? 'report the truth' : 'report the opposite'}.`),
+    sid: () => `submission-${++sids}`, wait: async () => {}, go: (url) => { server.went = url; },
+  });
+  const screen = () => shown[shown.length - 1];
+  const ready = async () => {
+    flow.start(`/join/${CODE}`, new URLSearchParams(''));
+    await until(() => shown.length, 'the first screen');
+  };
+  return { flow, server, shown, posts, screen, ready, store, locks: () => locks };
+}
+
+test('a tap sends one randomized report, a double tap nothing more, and the receipt says how', async () => {
+  const q1 = question(1);
+  const p = phone(state(q1));
+  await p.ready();
+  assert.equal(p.screen().view, 'question');
+  const held = deferred();
+  p.server.reply = () => held.promise;
+  const first = p.flow.answer(1, q1);
+  assert.equal(await p.flow.answer(1, q1), false);  // the second tap of a double tap
+  await until(() => p.posts.length === 1, 'the report');
+  assert.deepEqual(Object.keys(p.posts[0]).sort(), ['answer', 'params', 'question_id', 'submission_id']);
+  assert.ok(p.store.value, 'kept until saved');
+  held.resolve({ status: 200, body: { receipt: receipt(q1) } });
+  await first;
+  const s = p.screen();
+  assert.equal(s.view, 'receipt');
+  assert.match(s.head, /^Answer received at /);
+  assert.equal(s.sent, 'Your phone sent: Vanilla (the randomized answer).');
+  assert.equal(s.why, 'How did my phone decide?');
+  assert.match(s.explain, /^You rolled \d: report the (truth|opposite)\.$/);
+  assert.equal(s.fresh, 'submission-1');
+  assert.equal(p.store.value, null);
+  assert.equal(p.posts.length, 1);
+});
+
+// Every way a send can end, and the word the new question carries about it.
+const ENDINGS = [
+  ['stored', (q) => ({ status: 200, body: { receipt: receipt(q) } }), /^Your answer to the previous question was received at /],
+  ['already answered', (q) => ({ status: 200, body: { receipt: receipt(q, { already_answered: true }) } }), /^You had already answered the previous question; nothing new was stored\.$/],
+  ['closed', () => ({ status: 409, body: { error: 'closed', message: 'Voting closed: the instructor closed this question before your answer arrived, so nothing was saved.' } }), /^Voting on the previous question closed before your answer arrived, so it was not counted\.$/],
+  ['over budget', () => ({ status: 409, body: { error: 'over_budget', message: 'Answering would take you past the budget.' } }), /^Your answer to the previous question was not accepted: Answering would take you past the budget\.$/],
+  ['network error', () => ({ status: 0, body: { error: 'offline', message: 'No connection to the class server.' } }), /not confirmed \(the connection failed\)/],
+  ['database away', () => ({ status: 503, body: { error: 'unavailable', message: 'Not saved yet.' } }), /not confirmed/],
+  ['server error', () => ({ status: 500, body: null }), /^Your answer to the previous question was not accepted: Something went wrong/],
+];
+
+for (const [how, reply, notice] of ENDINGS) {
+  test(`a Next while the report is in flight ends on the new question (${how})`, async () => {
+    const q1 = question(1), q2 = question(2, { text: 'Tea or coffee?' });
+    const p = phone(state(q1));
+    await p.ready();
+    const held = deferred();
+    p.server.reply = () => held.promise;
+    const sending = p.flow.answer(1, q1);
+    await until(() => p.posts.length === 1, 'the report');
+    const drawn = p.shown.length;
+    // The instructor moves on: the long-poll brings the new question while the report waits.
+    p.server.state = state(q2);
+    p.server.me = () => ({ status: 200, body: { question_id: 2, receipt: null, spent_epsilon: LN3 } });
+    await p.flow.refresh(state(q2), false);
+    assert.equal(p.shown.length, drawn, 'nothing is redrawn under the finger while sending');
+    held.resolve(reply(q1));
+    await sending;
+    const s = p.screen();
+    assert.equal(s.view, 'question', `${how}: ${JSON.stringify(s)}`);
+    assert.equal(s.q.id, 2);
+    assert.match(s.notice, notice);
+    assert.equal(p.server.calls.filter((c) => c.endsWith('/me')).length, 2, 'this device\'s state for the new question');
+    // And the new question takes an answer at once.
+    p.server.reply = (body) => ({ status: 200, body: { receipt: receipt(q2, { question_id: body.question_id }) } });
+    assert.equal(await p.flow.answer(0, q2), true);
+    assert.equal(p.posts[1].question_id, 2);
+    assert.equal(p.screen().view, 'receipt');
+    assert.equal(p.screen().notice, null);
+  });
+}
+
+test('a Next while the die is still rolling ends on the new question', async () => {
+  const q1 = question(1), q2 = question(2);
+  const rolling = deferred();
+  const p = phone(state(q1), { animate: () => rolling.promise });
+  await p.ready();
+  p.server.reply = () => ({ status: 409, body: { error: 'closed', message: 'Voting closed.' } });
+  const tap = p.flow.answer(1, q1);
+  await p.flow.refresh(state(q2), false);
+  rolling.resolve('You rolled 2: report the truth.');
+  await tap;
+  assert.equal(p.screen().view, 'question');
+  assert.equal(p.screen().q.id, 2);
+  assert.match(p.screen().notice, /closed before your answer arrived/);
+});
+
+test('a tap on a screen the state has just replaced sends nothing and shows the current one', async () => {
+  const q1 = question(1), q2 = question(2);
+  const me = deferred();
+  const p = phone(state(q1));
+  await p.ready();
+  p.server.me = () => me.promise;  // the new question's state for this device is on its way
+  const refreshing = p.flow.refresh(state(q2), false);
+  assert.equal(await p.flow.answer(1, q1), false);
+  assert.equal(p.posts.length, 0);
+  assert.equal(p.screen().q.id, 2);
+  me.resolve({ status: 200, body: { question_id: 2, receipt: null, spent_epsilon: 0 } });
+  await refreshing;
+  assert.equal(p.screen().q.id, 2);
+});
+
+test('not saved: the same report is sent again, after a reload too, and stored once', async () => {
+  const q1 = question(1);
+  const p = phone(state(q1));
+  await p.ready();
+  p.server.reply = () => ({ status: 503, body: { error: 'unavailable', message: 'Not saved yet: the class server cannot reach its database right now.' } });
+  await p.flow.answer(1, q1);
+  let s = p.screen();
+  assert.deepEqual([s.view, s.tone, s.resend], ['note', 'warn', true]);
+  assert.match(s.text, /^Not saved yet/);
+  // A reload: a new page on the same tab's storage shows the report still waiting.
+  const again = phone(state(q1), { store: p.store });
+  await again.ready();
+  s = again.screen();
+  assert.equal(s.resend, true);
+  assert.match(s.text, /^Your last answer was not saved yet\. Your phone already randomized it/);
+  const held = deferred();
+  again.server.reply = () => held.promise;
+  const resending = again.flow.resend();
+  assert.equal(await again.flow.resend(), false);  // a double tap on "Send it again"
+  held.resolve({ status: 200, body: { receipt: receipt(q1) } });
+  await resending;
+  assert.equal(again.posts.length, 1);
+  assert.deepEqual(again.posts[0], p.posts[0]);  // the same report, the same submission id
+  assert.equal(again.screen().view, 'receipt');
+  assert.equal(again.store.value, null);
+});
+
+test('closed before the report arrived: the server\'s sentence, and no way to answer', async () => {
+  const q1 = question(1);
+  const p = phone(state(q1));
+  await p.ready();
+  const closed = 'Voting closed: the instructor closed this question before your answer arrived, so nothing was saved.';
+  p.server.reply = () => ({ status: 409, body: { error: 'closed', message: closed } });
+  await p.flow.answer(0, q1);
+  assert.deepEqual([p.screen().view, p.screen().tone, p.screen().text], ['note', 'error', closed]);
+  await p.flow.refresh(state(question(1, { state: 'closed' })), false);
+  assert.equal(p.screen().text, closed);
+  assert.equal(await p.flow.answer(0, question(1, { state: 'closed' })), false);
+  assert.equal(p.posts.length, 1);
+});
+
+test('a closed question on a phone that never answered reads as news, not as a failure', async () => {
+  const p = phone(state(question(1, { state: 'closed' })));
+  await p.ready();
+  const s = p.screen();
+  assert.deepEqual([s.view, s.tone], ['note', 'info']);
+  assert.equal(s.text, 'Voting on this question has closed. This page shows the next question by itself when the instructor opens it.');
+  assert.doesNotMatch(s.text, /saved|not|fail/i);
+});
+
+test('a round waiting to open says so', async () => {
+  const p = phone(state(question(1, { state: 'draft', round: 2 })));
+  await p.ready();
+  assert.equal(p.screen().text, 'Round 2 of this question opens soon. This page updates by itself when voting opens.');
+});
+
+test('over the budget: no answer can be sent, and the server\'s refusal is shown', async () => {
+  const q2 = question(2);
+  const p = phone(state(q2, { budget: 2.0 }));
+  p.server.me = () => ({ status: 200, body: { question_id: 2, receipt: null, spent_epsilon: LN3 } });
+  await p.ready();
+  const s = p.screen();
+  assert.equal(s.budget.over, true);
+  assert.match(s.budget.text, /^Answering would take you past this poll's privacy budget \(ε = 2\.00; you have spent 1\.10 and this question costs ε = 1\.10\)/);
+  assert.equal(await p.flow.answer(1, q2), false);
+  assert.equal(p.posts.length, 0);
+  // Within the budget (as this phone last heard), the server may still refuse: said as is.
+  const fits = phone(state(q2, { budget: 3.0 }));
+  fits.server.me = p.server.me;
+  await fits.ready();
+  assert.match(fits.screen().budget.text, /You have spent 1\.10; this question costs ε = 1\.10; 0\.80 will be left\.$/);
+  const refusal = 'Answering would take you past this poll\'s privacy budget.';
+  fits.server.reply = () => ({ status: 409, body: { error: 'over_budget', message: refusal } });
+  await fits.flow.answer(1, q2);
+  assert.deepEqual([fits.screen().view, fits.screen().text], ['note', refusal]);
+});
+
+test('a second tab that answers after the first says what was stored, without its own roll', async () => {
+  const q1 = question(1);
+  const p = phone(state(q1));
+  await p.ready();
+  // The first tab stored "Vanilla"; this tab's tap rolled its own die, which was not used.
+  p.server.reply = () => ({ status: 200, body: { receipt: receipt(q1, { already_answered: true, answer_label: 'Vanilla' }) } });
+  await p.flow.answer(0, q1);
+  const s = p.screen();
+  assert.equal(s.view, 'receipt');
+  assert.match(s.head, /^You already answered this question \(received at .*\)\. Nothing new was stored\.$/);
+  assert.equal(s.sent, 'Your phone sent: Vanilla (the randomized answer).');
+  assert.equal(s.why, 'Why was nothing new stored?');
+  assert.doesNotMatch(s.explain, /rolled|die|coin|spinner/i);
+  assert.match(s.explain, /^This phone had already answered this question, so the answer you just tapped was not sent/);
+  assert.match(s.explain, /the report this phone sent the first time: Vanilla\.$/);
+});
+
+test('a receipt loaded on opening the page has no story: the roll is told only where it happened', async () => {
+  const q1 = question(1);
+  const p = phone(state(q1));
+  p.server.me = () => ({ status: 200, body: { question_id: 1, receipt: receipt(q1), spent_epsilon: LN3 } });
+  await p.ready();
+  const s = p.screen();
+  assert.equal(s.view, 'receipt');
+  assert.match(s.head, /^Your answer was received at /);
+  assert.equal(s.explain, null);
+  assert.equal(s.fresh, null);
+});
+
+test('an answer from /me that left before the receipt arrived does not hide it', async () => {
+  const q1 = question(1);
+  const late = deferred();
+  const p = phone(state(q1));
+  p.server.me = () => late.promise;
+  p.flow.start(`/join/${CODE}`, new URLSearchParams(''));
+  await until(() => p.server.calls.some((c) => c.endsWith('/me')), 'the /me request');
+  p.server.reply = () => ({ status: 200, body: { receipt: receipt(q1) } });
+  await p.flow.answer(1, q1);
+  assert.equal(p.screen().view, 'receipt');
+  late.resolve({ status: 200, body: { question_id: 1, receipt: null, spent_epsilon: 0 } });
+  await until(() => p.shown.length >= 2, 'the page settles');
+  assert.equal(p.screen().view, 'receipt');
+});
+
+test('the long-poll brings the next question; an unknown poll leads back to the code box', async () => {
+  const q1 = question(1), q2 = question(2);
+  const p = phone(state(q1));
+  p.server.polls.push({ status: 304, body: null }, { status: 200, body: state(q2), etag: '"v2"' },
+    { status: 404, body: { error: 'unknown_poll', message: 'No class uses the code K7QM2P.' } });
+  await p.ready();
+  await until(() => p.screen().view === 'join', 'the code box');
+  assert.ok(p.shown.some((s) => s.view === 'question' && s.q.id === 2));
+  assert.equal(p.server.lastEtag, '"v2"');
+  assert.equal(p.screen().error, 'No class uses the code K7QM2P.');
+});
+
+test('a browser without the class cookie is told so, and sends nothing', async () => {
+  const q1 = question(1);
+  const p = phone(state(q1));
+  p.server.me = () => ({ status: 400, body: { error: 'no_cookie', message: 'This browser did not keep the class cookie.' } });
+  await p.ready();
+  assert.deepEqual([p.screen().view, p.screen().text], ['note', 'This browser did not keep the class cookie.']);
+  assert.equal(await p.flow.answer(1, q1), false);
+  assert.equal(p.posts.length, 0);
+});
+
+test('a number is sent only from within its range, with noise added on the phone', async () => {
+  const q = question(3, { kind: 'numeric', options: [], params: { design: 'duchi', epsilon: 1, lo: 0, hi: 12 },
+    numeric: { lo: 0, hi: 12, unit: 'hours', step: 0.1, start: 6 },
+    scheme: { type: 'numeric', mechanism: 'duchi', lo: 0, hi: 12, weights: [2388390825, 878639882, 0, 0] } });
+  const p = phone(state(q));
+  await p.ready();
+  p.server.reply = (body) => ({ status: 200, body: { receipt: receipt(q, { answer_label: `${body.answer}` }) } });
+  for (const bad of [-1, 12.5, NaN]) assert.equal(await p.flow.answerNumber(bad, q), false);
+  assert.equal(p.posts.length, 0);
+  assert.equal(await p.flow.answerNumber(7.25, q), true);
+  assert.equal(p.posts.length, 1);
+  assert.ok([0, 1].includes(p.posts[0].answer), 'Duchi et al.: only the randomized bit is sent');
+  assert.match(p.screen().explain, /^Your phone moved your number at random/);
+});

@@ -1,0 +1,81 @@
+"""Start-up: read the settings and open the database (the composition root), then print
+where students join and a one-time login link for the instructor."""
+
+from __future__ import annotations
+
+import socket
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from classroom import auth
+
+from .root import PROCESS, ProcessRoot
+
+__all__ = ["banner", "make_lifespan"]
+
+
+def _lan_address() -> str | None:
+    """This machine's address on the local network (no packet is sent)."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("192.0.2.1", 9))  # TEST-NET-1: routing lookup only
+            return str(s.getsockname()[0])
+    except OSError:
+        return None
+
+
+def banner(address: str | None, port: int, public_url: str | None, login_token: str,
+           key_source: str) -> str:
+    """The start-up message: where students join and how the instructor logs in (a
+    one-time link, and where the key is; never the key itself)."""
+    lines = ["", "  LDP classroom is running."]
+    if public_url:
+        base = public_url.rstrip("/")
+        lines.append(f"  Students join at:      {base}/join")
+    elif address in (None, "", "0.0.0.0", "::"):
+        lan = _lan_address() or "localhost"
+        base = f"http://{lan}:{port}"
+        lines.append(f"  Students join at:      {base}/join   (this machine on the local network)")
+    else:
+        base = f"http://{address}:{port}"
+        lines.append(f"  Students join at:      {base}/join")
+        if address in ("localhost", "127.0.0.1", "::1"):
+            lines.append("  (only this computer can reach it; for phones in the room start "
+                         "without --server.address, or with --server.address 0.0.0.0)")
+    lines.append(f"  Instructor login link: {base}/auth/login?token={login_token}")
+    lines.append(f"  (works once, for {auth.LOGIN_LINK_TTL_S // 60} minutes; then log in at "
+                 f"{base}/auth/login with the instructor key: {key_source})")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def make_lifespan(listening: Callable[[], tuple[str | None, int]],
+                  process: ProcessRoot = PROCESS) -> Callable[[Any], Any]:
+    """The app's lifespan: read the settings and open the database once (the process's
+    composition root), print the banner; at shutdown close the connection pool.
+
+    A bad setting, a wrong URL, an unreachable server or an unwritable SQLite directory
+    stops the start with a message naming the setting (password masked) and the path,
+    instead of surfacing on the first student's phone. ``listening()`` gives the address
+    and port the server listens on (the web server's own settings, read at start).
+    """
+
+    @asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        try:
+            settings = process.get().settings
+            address, port = listening()
+            print(banner(address, port, settings.public_url,
+                         auth.login_link_token(settings.instructor_key), settings.key_source),
+                  file=sys.stderr, flush=True)
+        except Exception as exc:
+            print(f"\n  LDP classroom cannot start: {exc}\n", file=sys.stderr, flush=True)
+            raise SystemExit(2) from exc
+        try:
+            yield None
+        finally:
+            process.reset()
+
+    return lifespan
