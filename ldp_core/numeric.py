@@ -39,10 +39,10 @@ import numpy as np
 
 from . import _checks
 from ._checks import RNGLike
-from .binary import EpsilonRR
+from .binary import EpsilonRR, ForcedResponse
 from .categorical import _GRID, _grid_down
 from .central import central_mean_sd
-from .estimate import t_quantile
+from .estimate import BinaryCounts, t_quantile
 
 __all__ = [
     "DEVICE_CELLS",
@@ -776,6 +776,22 @@ def central_numeric_sd(n: int, epsilon: float, value_range: NumericRange) -> flo
     return central_mean_sd(n, epsilon) * (value_range.hi - value_range.lo)
 
 
+def _bits(groups: list[tuple[NumericDesign, np.ndarray]]) -> BinaryCounts | None:
+    """The groups as yes/no counts of their +c reports, when every mechanism sends one of
+    two values and one range holds every group (else None)."""
+    if any(d.mechanism.device_grid() is not None or d.range != groups[0][0].range
+           for d, _ in groups):
+        return None
+    parts = []
+    for design, reports in groups:
+        mech = design.mechanism
+        top = float(mech.output_bounds[1])
+        a, b = float(mech.survival(top, 1.0)), float(mech.survival(top, -1.0))
+        y = np.asarray(reports, dtype=float).ravel()
+        parts.append((ForcedResponse(a - b, b), int(y.size), int((y > 0).sum())))
+    return BinaryCounts(tuple(parts))
+
+
 @dataclass(frozen=True)
 class NumericEstimate:
     """The estimated mean of a class from its reports, in the question's units.
@@ -786,6 +802,11 @@ class NumericEstimate:
     (``s / sqrt(n)``); it also counts how much the students' values differ, so it is
     shown only as a comparison. Every field is None where it does not exist (no
     reports; ``sd`` with one report).
+
+    ``bits``: when every report is one of two values ``±c`` (Duchi et al.'s mechanism, and
+    the Hybrid Mechanism at or below ε*) and one range holds them all, each report is
+    randomized response on a bit whose mean is ``(1 + x) / 2``: its groups as yes/no counts
+    (the channel ``P(+c | x = 1)``, ``P(+c | x = -1)``), for the exact interval.
     """
 
     n: int
@@ -794,6 +815,7 @@ class NumericEstimate:
     sd_worst: float | None
     lo: float
     hi: float
+    bits: BinaryCounts | None = None
 
     @classmethod
     def from_groups(cls, groups: list[tuple[NumericDesign, np.ndarray]]) -> NumericEstimate:
@@ -811,21 +833,34 @@ class NumericEstimate:
         worst = math.sqrt(sum(len(v) * d.worst_sd() ** 2
                               for (d, _), v in zip(groups, values, strict=True))) / n
         sd = float(np.std(allv, ddof=1) / math.sqrt(n)) if n >= 2 else None
-        return cls(n, float(allv.mean()), sd, worst, lo, hi)
+        return cls(n, float(allv.mean()), sd, worst, lo, hi, _bits(groups))
+
+    @property
+    def exact(self) -> bool:
+        """Whether :meth:`interval` is the exact binomial one (two-valued reports)."""
+        return self.bits is not None
 
     def interval(self, level: float = 0.95) -> tuple[float, float] | None:
-        """The interval for the class's mean: ``mean ± t sd_worst``, with Student's t
-        quantile for n - 1 degrees of freedom (at least 1). None without reports.
+        """The interval for the class's mean. None without reports.
 
-        The worst-case SD bounds the SD of the mean for every class (the spread of the
-        reports, ``sd``, also counts how much the students' values differ, and is noisy at
-        small n); the t quantile (2.26 at n = 10, 1.98 at n = 100 for 95%) makes up for the
-        skew and the lumps of a sum of few reports. Measured for every mechanism at n >= 10
-        (docs/numeric-checks.md): at least 94.9% coverage for 95%, where the normal
-        quantile covered 92.1% at worst and ``mean ± 1.96 sd`` 49%.
+        Two-valued reports (:attr:`bits`): the exact interval of the bit's mean
+        (:meth:`BinaryCounts.exact_interval`, Clopper-Pearson) mapped to the range: it
+        covers the class's mean at least ``level`` of the time at every n. Otherwise
+        ``mean ± t sd_worst``, with Student's t quantile for n - 1 degrees of freedom (at
+        least 1): the worst-case SD bounds the SD of the mean for every class (the
+        reports' spread, ``sd``, also counts how much the students' values differ, and is
+        noisy at small n), and the t quantile (2.26 at n = 10, 1.98 at n = 100 for 95%)
+        makes up for the skew and the lumps of a sum of few reports. Measured from
+        n = 10 on (docs/numeric-checks.md): at least 94.9% for 95%, where the normal
+        quantile's worst is 93.0% and ``mean ± 1.96 sd`` falls to 49%.
         """
         if self.mean is None or self.sd_worst is None:
             return None
+        if self.bits is not None:
+            bit = self.bits.exact_interval(level)
+            if bit is not None:
+                mid, half = (self.hi + self.lo) / 2, (self.hi - self.lo) / 2
+                return (mid + half * (2 * bit[0] - 1), mid + half * (2 * bit[1] - 1))
         half = t_quantile(level, max(self.n - 1, 1)) * self.sd_worst
         return (self.mean - half, self.mean + half)
 

@@ -44,6 +44,7 @@ import numpy as np
 from .binary import ForcedResponse
 from .categorical import GRR, UnaryEncoding
 from .estimate import BinaryCounts
+from .intervals import _binom_logpmf
 from .numeric import (
     DEVICE_CELLS,
     REPORT_TAIL,
@@ -110,15 +111,11 @@ def chi2_sf(x: float, df: int) -> float:
 
 @lru_cache(maxsize=512)
 def _binom_tail_table(n: int, q: float) -> np.ndarray:
-    """``P(Bin(n, q) >= k)`` for k = 0..n + 1, summed from the top in log space."""
-    if q <= 0.0 or q >= 1.0:
-        table = np.zeros(n + 2)
-        table[: (n + 1 if q >= 1.0 else 1)] = 1.0
-        return table
-    k = np.arange(n, dtype=float)  # the ratio of term k + 1 to term k
-    steps = np.log((n - k) / (k + 1)) + (math.log(q) - math.log1p(-q))
-    log_pmf = n * math.log1p(-q) + np.concatenate(([0.0], np.cumsum(steps)))
-    log_tail = np.logaddexp.accumulate(log_pmf[::-1])[::-1]
+    """``P(Bin(n, q) >= k)`` for k = 0..n + 1, the binomial's probabilities
+    (:func:`ldp_core.intervals._binom_logpmf`) summed from the top in log space."""
+    log_pmf = _binom_logpmf(np.arange(n + 1), n, q)
+    with np.errstate(divide="ignore"):  # q = 0 or 1: some counts are impossible
+        log_tail = np.logaddexp.accumulate(log_pmf[::-1])[::-1]
     table = np.concatenate((np.minimum(1.0, np.exp(log_tail)), [0.0]))
     table[0] = 1.0
     table.flags.writeable = False

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 import ldp_core
 from tests.support.apptest import app_env
@@ -88,7 +89,11 @@ def test_the_numeric_panel_shows_the_exact_mean_sd_and_central_sd(app_env):
     assert shown["Estimated mean"] == "10 hours"
     assert shown["SD, worst case"] == f"{12 / math.sqrt(30):.4g} hours"
     est = app_env.estimate(q.id).numeric
-    low, high = est.interval()
+    # Duchi et al.'s reports are randomized response (3/4, 1/4) on a bit of mean (1 + x)/2:
+    # the exact (Clopper-Pearson) interval of 20 "+c" of 30, mapped to [0, 12].
+    bit_low, bit_high = ldp_core.exact_interval(0.75, 0.25, 30, 20)
+    low, high = 12 * bit_low, 12 * bit_high
+    assert est.interval() == pytest.approx((low, high))
     assert shown["95% CI"] == f"{low:.4g} to {high:.4g} hours"
     page = texts(at)
     assert f"would have had SD {math.sqrt(2) * 12 / (30 * LN3):.4g} hours" in page

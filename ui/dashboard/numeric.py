@@ -42,9 +42,14 @@ def central_numeric_note(n: int, epsilon: float, design, local_sd: float | None,
             "trusting the server.")
 
 
-def interval_help(n: int) -> str:
-    """What the numeric 95% CI is, with the t quantile at this n."""
-    t = ldp_core.t_quantile(0.95, max(n - 1, 1))
+def interval_help(num) -> str:
+    """What the numeric 95% CI is: exact for two-valued reports, else mean ± t SD."""
+    if num.exact:
+        return ("Exact: every report is one of two values, a randomized bit, so the "
+                "Clopper–Pearson interval for the share of the larger value, mapped to the "
+                "range, covers the class's true mean in at least 95% of re-runs at any n. "
+                "It is not built from the SD beside it.")
+    t = ldp_core.t_quantile(0.95, max(num.n - 1, 1))
     return (f"The mean ± {t:.2f} × SD (worst case): Student's t quantile for n − 1 degrees "
             "of freedom, which makes up for the skew of a sum of few reports. Measured, it "
             "covers the class's true mean in at least 95% of re-runs for every mechanism "
@@ -73,8 +78,9 @@ def numeric_panel(q, est, projector: bool) -> None:
     top[2].metric("SD, worst case", _value(num.sd_worst, unit),
                   help="How far the estimate moves if the same class answered again with "
                   "fresh noise, in the worst case over the class's values: the "
-                  "mechanism's exact variance over √n. The 95% CI is built from this SD.")
-    top[3].metric("95% CI", _interval(num.interval(), unit), help=interval_help(num.n))
+                  "mechanism's exact variance over √n."
+                  + ("" if num.exact else " The 95% CI is built from this SD."))
+    top[3].metric("95% CI", _interval(num.interval(), unit), help=interval_help(num))
     if not projector:
         st.caption(
             f"Design: {design_text(design)}. ε = {fmt_fixed(est.epsilon, 2)}. Mean "
