@@ -88,7 +88,9 @@ def numeric_panel(q, est, projector: bool) -> None:
             f"[{design.range.lo:g}, {design.range.hi:g}]; SD per report in the worst case "
             f"{_value(design.worst_sd(), unit)}, so SD(mean) = that/√n. "
             f"The reports' own spread gives {_value(num.sd, unit)}; it also counts how "
-            "much the students' answers differ, so the CI uses the worst case.")
+            "much the students' answers differ"
+            + (". The CI is exact: the reports are a randomized bit." if num.exact else
+               ", so the CI uses the worst case."))
         central = central_numeric_note(n, est.epsilon, design, num.sd_worst, unit)
         if central:
             st.caption(central)
