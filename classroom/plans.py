@@ -26,6 +26,7 @@ import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,7 @@ __all__ = [
     "LessonPlan",
     "PlanError",
     "PlanQuestion",
+    "SavedPlan",
     "dumps",
     "loads",
     "plan_from_dict",
@@ -228,6 +230,21 @@ class LessonPlan:
         return replace(self, questions=tuple(qs))
 
 
+@dataclass(frozen=True)
+class SavedPlan:
+    """A plan saved in the classroom database, kept as its TOML file."""
+
+    id: int
+    title: str
+    document: str
+    created_at: datetime
+    updated_at: datetime
+
+    def plan(self) -> LessonPlan:
+        """The plan, read back through the import path (:func:`loads`)."""
+        return loads(self.document)
+
+
 # -- validation: the one path from plain data to a plan -----------------------------------
 
 
@@ -340,6 +357,10 @@ def _budget(value: object, problems: list[str]) -> float | None:
     return float(value)
 
 
+def _clip(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
 def _ceil2(x: float) -> str:
     return f"{math.ceil(x * 100 - 1e-9) / 100:.2f}"
 
@@ -360,7 +381,7 @@ def _afford(plan: LessonPlan, problems: list[str]) -> None:
             problems.append(
                 f"budget: ε = {plan.budget:g} does not cover the plan: a student who answers "
                 f"every question spends ε = {total:.2f} (each answer's ε adds up), and "
-                f"questions[{i + 1}] (“{plan.questions[i].text[:40]}”) would bring it to "
+                f"questions[{i + 1}] (“{_clip(plan.questions[i].text)}”) would bring it to "
                 f"ε = {status.committed + eps:.2f}; {need}")
             return
 

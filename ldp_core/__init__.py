@@ -147,6 +147,14 @@ from .shuffle import (
     shuffle_guarantee,
     shuffle_local_epsilon,
 )
+from .trust import (
+    ModelSDs,
+    ModelShares,
+    federated_share_sd,
+    model_share_sds,
+    sd_with_se,
+    simulate_model_shares,
+)
 
 __all__ = [
     "ALPHA",
@@ -169,6 +177,8 @@ __all__ = [
     "INTERVAL_METHODS",
     "LaplaceMechanism",
     "LikelihoodProfile",
+    "ModelSDs",
+    "ModelShares",
     "NUMERIC_NAMES",
     "NumericDesign",
     "NumericEstimate",
@@ -210,6 +220,7 @@ __all__ = [
     "fake_report",
     "fake_report_gain",
     "fakes_until_alarm",
+    "federated_share_sd",
     "feldman_cousins_interval",
     "gamma_to_epsilon",
     "grr_em",
@@ -221,6 +232,7 @@ __all__ = [
     "local_n_for_central_accuracy",
     "majority_reveal_probability",
     "max_error_scale",
+    "model_share_sds",
     "needed_class_size",
     "norm_sub",
     "numeric_crossover",
@@ -239,6 +251,7 @@ __all__ = [
     "recommend_oracle",
     "repeated_posterior",
     "report_probability",
+    "sd_with_se",
     "sequential_composition",
     "share_estimates",
     "share_intervals",
@@ -246,6 +259,7 @@ __all__ = [
     "shuffle_epsilon",
     "shuffle_guarantee",
     "shuffle_local_epsilon",
+    "simulate_model_shares",
     "simulate_stuffing",
     "smallest_detectable_share",
     "stuffing_alarm_probability",

@@ -26,7 +26,7 @@ __all__ = ["device_scheme", "join_error", "physical_instructions", "privacy_note
            "question_view", "receipt_view", "results_view"]
 
 
-def _numeric_scheme(design_params: dict) -> dict[str, Any]:
+def _numeric_scheme(design_params: dict[str, Any]) -> dict[str, Any]:
     design = ldp_core.numeric_design_from_params(design_params)
     mech = design.mechanism
     scheme: dict[str, Any] = {"type": "numeric", "mechanism": mech.kind,
@@ -52,7 +52,7 @@ def _numeric_scheme(design_params: dict) -> dict[str, Any]:
     return scheme
 
 
-def device_scheme(design_params: dict) -> dict[str, Any]:
+def device_scheme(design_params: dict[str, Any]) -> dict[str, Any]:
     """What the browser needs to randomize exactly, derived from the design in ldp_core:
     integer branch weights for binary designs (``sampling_weights``) and Duchi et al.'s
     bit, probabilities on the 2**-53 grid for categorical ones (``device_pq``) and the
@@ -155,7 +155,7 @@ def question_view(question: Question, est: QuestionEstimate | None) -> dict[str,
         numeric: dict[str, Any] | None = {
             "lo": lo, "hi": hi, "unit": question.unit, "step": step,
             "start": round(round((lo + hi) / 2 / step) * step, digits)}  # the slider's start
-        order: list[int] = []
+        order: tuple[int, ...] = ()
     else:
         numeric, order = None, display_order(question.text, question.options, question.kind)
     return {

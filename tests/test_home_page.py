@@ -18,8 +18,8 @@ def test_three_doors(app_env):
     assert headers == ["I'm a student", "I'm teaching", "Learn on my own"]
     links = [link.proto.label or link.proto.page for link in at.get("page_link")]
     for title in ("Instructor login", "Randomized response", "The class exercise",
-                  "Likelihood lab", "Local vs central", "Histogram lab",
-                  "The averaging attack", "Manipulation lab"):
+                  "Likelihood lab", "Local vs central", "Local, shuffle, federated, central",
+                  "Histogram lab", "The averaging attack", "Manipulation lab"):
         assert any(title in str(link) for link in links), title
 
 
@@ -36,3 +36,10 @@ def test_dashboard_is_not_in_the_navigation_without_the_key(app_env):
     at = _home()
     links = " ".join(str(link.proto.page) for link in at.get("page_link"))
     assert "dashboard" not in links
+
+
+def test_the_teaching_door_offers_the_cs208_lecture_beside_the_exercise(app_env):
+    at = _home()
+    text = " ".join(m.value for m in at.markdown)
+    assert "vanilla-or-chocolate exercise live in one click" in text
+    assert "**The local model \\(CS208\\)**" in text and "lesson plan" in text

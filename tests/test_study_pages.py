@@ -164,7 +164,7 @@ from ldp_core import (
 )
 from ui.fmt import fmt, fmt_count, fmt_fixed, fmt_interval, fmt_pct, fmt_pvalue
 
-PAGES = ["study_rr", "study_exercise", "study_likelihood", "study_asymptotics",
+PAGES = ["study_rr", "study_exercise", "study_likelihood", "study_asymptotics", "study_models",
          "study_histogram", "study_averaging", "study_manipulation"]
 
 

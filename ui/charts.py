@@ -26,9 +26,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from statistics import NormalDist
+from typing import Any
 
 import altair as alt
 import numpy as np
+from altair.utils.schemapi import UndefinedType
 
 __all__ = [
     "CENTRAL",
@@ -44,12 +46,15 @@ __all__ = [
     "estimate_with_ci",
     "freeze",
     "histogram",
+    "FEDERATED",
+    "SHUFFLE",
     "line_chart",
     "log_ticks",
     "loglik_curve",
     "posterior_chart",
     "quant",
     "sampling_distribution",
+    "sd_bars",
     "show",
 ]
 
@@ -57,6 +62,10 @@ __all__ = [
 LOCAL = "#D55E00"
 #: The central model (a trusted curator adds Laplace noise): blue.
 CENTRAL = "#0072B2"
+#: The shuffle model (randomized reports through an anonymising shuffler): bluish green.
+SHUFFLE = "#009E73"
+#: Federated DP (k delegates, each adding noise to their own table): reddish purple.
+FEDERATED = "#CC79A7"
 #: True values (what nobody but the simulation knows): grey.
 TRUTH = "#7A7A7A"
 #: An estimate from reports, when local/central does not apply.
@@ -148,7 +157,7 @@ def _data(name: str) -> alt.NamedData:
     return alt.NamedData(name=name)
 
 
-def quant(name: str, title: str | None = None, **kw: object) -> dict[str, object]:
+def quant(name: str, title: str | None = None, **kw: Any) -> dict[str, Any]:
     """The keywords of a quantitative channel on field ``name`` (``title=None``: Vega's
     default title; ``""``: none)."""
     return {"field": name, "type": "quantitative", **({"title": title} if title is not None
@@ -248,7 +257,7 @@ def compare_bars(categories: Sequence[str], series: Mapping[str, object], *,
     estimated counts). Negative values extend left of the zero rule."""
     cats = [str(c) for c in categories]
     names = list(series)
-    rows = []
+    rows: list[dict[str, object]] = []
     for name in names:
         vals = _finite(series[name])
         rows.extend({"category": c, "series": name, "value": _num(v)}
@@ -468,10 +477,47 @@ def log_ticks(lo: float, hi: float, *, most: int = 8) -> tuple[float, ...]:
 
 
 @lru_cache(maxsize=_TEMPLATES)
+def _sd_bars_tpl(labels: tuple, value_title: str, height: int) -> str:
+    y = alt.Y(field="label", type="nominal", sort=list(labels), title=None)
+    tips = [alt.Tooltip(field="label", type="nominal", title="model"),
+            alt.Tooltip(field="text", type="nominal", title="formula"),
+            alt.Tooltip(field="sim_text", type="nominal", title="simulated")]
+    base = alt.Chart(_data("rows")).encode(y=y, tooltip=tips)
+    bars = base.mark_bar(opacity=0.85).encode(
+        x=alt.X(**quant("value", value_title)),
+        color=alt.Color(field="colour", type="nominal", scale=None))
+    whisker = base.mark_rule(color=THEORY, strokeWidth=2.5).encode(
+        x=alt.X(**quant("sim_low")), x2=alt.X2(field="sim_high"))
+    dot = base.mark_point(shape="circle", filled=True, size=90, color=THEORY, opacity=1).encode(
+        x=alt.X(**quant("sim")))
+    text = base.mark_text(align="left", dx=8, fontSize=FONT_SIZE, fontWeight="bold").encode(
+        x=alt.X(**quant("text_at")), text=alt.Text(field="text", type="nominal"))
+    return freeze(alt.layer(bars, whisker, dot, text).properties(height=height))
+
+
+def sd_bars(labels: Sequence[str], sds: object, simulated: object, simulated_se: object, *,
+            colors: Sequence[str], text: Sequence[str], sim_text: Sequence[str],
+            value_title: str = "SD", title: str = "", subtitle: str | None = None,
+            height: int | None = None) -> Figure:
+    """One bar per row at its formula value, a dot at its simulated value with a whisker of
+    ± 2 standard errors, and the formula's value written beside the bar."""
+    vals, sims, ses = _finite(sds), _finite(simulated), _finite(simulated_se)
+    labs = [str(x) for x in labels]
+    rows = [{"label": lab, "value": _num(v), "sim": _num(m), "sim_low": _num(m - 2 * e),
+             "sim_high": _num(m + 2 * e), "text_at": _num(max(v, m + 2 * e)), "colour": c,
+             "text": tx, "sim_text": st}
+            for lab, v, m, e, c, tx, st in zip(labs, vals, sims, ses, colors, text, sim_text,
+                                               strict=True)]
+    tpl = _sd_bars_tpl(_t(labs), value_title, height or 56 * len(labs) + 20)
+    return Figure(tpl, {"rows": rows}, title, subtitle)
+
+
+@lru_cache(maxsize=_TEMPLATES)
 def _line_tpl(names: tuple, palette: tuple, dashed: tuple, points: tuple, x_title: str,
               y_title: str, log_x: bool, log_y: bool,
               y_domain: tuple | None, x_format: str | None, height: int) -> str:
     xscale = alt.Scale(type="log") if log_x else alt.Undefined
+    yscale: alt.Scale | UndefinedType
     if log_y:
         yscale = alt.Scale(type="log")
     elif y_domain is not None:
@@ -646,7 +692,7 @@ def posterior_chart(prior: object, after_yes: object, after_no: object, band_lo:
     pi = _finite(prior)
     band = [{"prior": _num(p), "lo": _num(a), "hi": _num(b)}
             for p, a, b in zip(pi, _finite(band_lo), _finite(band_hi), strict=True)]
-    lines = []
+    lines: list[dict[str, object]] = []
     for name, post in zip(_POSTERIOR_NAMES[:2], (after_yes, after_no), strict=True):
         arr = np.asarray(post, dtype=float)
         ok = np.isfinite(arr)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from decimal import ROUND_CEILING, Decimal
+from typing import TypeGuard
 
 __all__ = [
     "DASH",
@@ -34,8 +35,9 @@ DASH = "—"
 MINUS = "−"
 
 
-def is_number(x: object) -> bool:
-    """True for a finite real number (bools excluded)."""
+def is_number(x: object) -> TypeGuard[float]:
+    """True for a finite real number (bools excluded); a type checker then reads ``x`` as
+    a float."""
     if x is None or isinstance(x, bool):
         return False
     try:

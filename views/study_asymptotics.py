@@ -91,8 +91,8 @@ def _theory(eps: float) -> dict[str, np.ndarray]:
     return {
         "sd_local": np.array([local_mean_sd(int(m), eps) for m in N_GRID]),
         "sd_central": np.array([central_mean_sd(int(m), eps) for m in N_GRID]),
-        "rate_local": error_order(n, eps, "local"),
-        "rate_central": error_order(n, eps, "central"),
+        "rate_local": np.asarray(error_order(n, eps, "local")),
+        "rate_central": np.asarray(error_order(n, eps, "central")),
     }
 
 
@@ -192,7 +192,8 @@ def _seed_bound_check() -> None:
             "is twice as large, so there the bound is off by a factor of 2. Exact values "
             "for a class of n = 100 with half +1 and half −1 (from the binomial "
             "distribution of the reports, no simulation):")
-        rows = {"ε": [], "c_ε/(2√n)": [], "E|share − true share|": [], "E|A − mean| (±1)": []}
+        rows: dict[str, list[str]] = {"ε": [], "c_ε/(2√n)": [], "E|share − true share|": [],
+                                      "E|A − mean| (±1)": []}
         for eps in (0.25, 0.5, 1.0, 2.0):
             err = pm1_mean_abs_error(eps, 100, 50)
             rows["ε"].append(fmt_fixed(eps, 2))

@@ -69,7 +69,7 @@ def _many(n: int, v: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     Laplace release of the same true share at the same ε."""
     gen = np.random.default_rng([seed, 7])
     local = share_estimates(DESIGN, DESIGN.sample_yes_counts(v, n, size=CLASSES, rng=gen), n)
-    central = laplace_mechanism(v / n, 1 / n, DESIGN.epsilon, rng=gen, size=CLASSES)
+    central = np.asarray(laplace_mechanism(v / n, 1 / n, DESIGN.epsilon, rng=gen, size=CLASSES))
     return local, central
 
 
@@ -83,7 +83,10 @@ def _population(n: int, mu: float, seed: int) -> np.ndarray:
 
 def _coverage(estimates: np.ndarray, target: float, n: int) -> float:
     """Share of the simulated 95% CIs (μ̂ ± 1.96 × the fixed-class SD) that cover target."""
-    lo, hi = BinaryCounts.single(DESIGN, 0, n).normal_interval(0.95)
+    interval = BinaryCounts.single(DESIGN, 0, n).normal_interval(0.95)
+    if interval is None:  # no students, no interval: none covers
+        return 0.0
+    lo, hi = interval
     return float(np.mean(np.abs(estimates - target) <= (hi - lo) / 2))
 
 

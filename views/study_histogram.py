@@ -96,6 +96,12 @@ def _runs(kind: str, n: int) -> int:
     return int(min(50, max(10, OLH_WORK // max(n, 1))))
 
 
+def _run_errors(estimates: np.ndarray, sample: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each simulated run's max |error| and RMS error per bin (one value per run)."""
+    summary = error_summary(estimates, sample, axis=-1)
+    return np.asarray(summary.max_abs), np.asarray(summary.rmse)
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def _simulate(params: tuple, n: int, seed: int) -> dict[str, np.ndarray]:
     """Draw N people, then simulate the oracle ``runs`` times.
@@ -210,16 +216,18 @@ def render() -> None:
     sample = sim["sample"]
     runs = sim["raw"].shape[0]
     this = {k: sim[k][0] for k in POSTPROCESSING}
-    per_run = {k: error_summary(sim[k], sample, axis=-1) for k in POSTPROCESSING}
+    errors = {k: _run_errors(sim[k], sample) for k in POSTPROCESSING}
+    max_abs = {k: errors[k][0] for k in POSTPROCESSING}
+    rmse = {k: errors[k][1] for k in POSTPROCESSING}
     scale = max_error_scale(n, d, eps_mech)
 
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("ε of this mechanism", fmt_fixed(eps_mech, 3))
-    m2.metric("Max |error|, this run", fmt_count(per_run[post].max_abs[0]),
+    m2.metric("Max |error|, this run", fmt_count(max_abs[post][0]),
               help="max over the 14 occupations of |estimate − true count|")
     m3.metric("Scale √(N ln D)/ε", fmt_count(scale),
               help="CS208: the expected max error over D bins is ±O(√(N log D)/ε)")
-    m4.metric(f"Mean max |error|, {fmt_count(runs)} runs", fmt_count(per_run[post].max_abs.mean()))
+    m4.metric(f"Mean max |error|, {fmt_count(runs)} runs", fmt_count(max_abs[post].mean()))
 
     charts.show(charts.compare_bars(
         labels, {"true count": sample, POSTPROCESSING[post]: this[post]},
@@ -246,12 +254,12 @@ def render() -> None:
     st.dataframe({
         "estimate": [POSTPROCESSING[k] + (" ◀ shown" if k == post else "")
                      for k in POSTPROCESSING],
-        "max |error|, this run": [fmt_count(per_run[k].max_abs[0]) for k in POSTPROCESSING],
-        "RMS error per bin, this run": [fmt(per_run[k].rmse[0], 3) for k in POSTPROCESSING],
+        "max |error|, this run": [fmt_count(max_abs[k][0]) for k in POSTPROCESSING],
+        "RMS error per bin, this run": [fmt(rmse[k][0], 3) for k in POSTPROCESSING],
         "total (N = " + fmt_count(n) + ")": [fmt_count(this[k].sum()) for k in POSTPROCESSING],
-        f"mean max |error|, {runs} runs": [fmt_count(per_run[k].max_abs.mean())
+        f"mean max |error|, {runs} runs": [fmt_count(max_abs[k].mean())
                                            for k in POSTPROCESSING],
-        f"mean RMS error, {runs} runs": [fmt(per_run[k].rmse.mean(), 3) for k in POSTPROCESSING],
+        f"mean RMS error, {runs} runs": [fmt(rmse[k].mean(), 3) for k in POSTPROCESSING],
     }, hide_index=True)
     if kind == "olh":
         st.caption(f"OLH is simulated person by person (each user hashes with their own seed), "
@@ -259,8 +267,8 @@ def render() -> None:
                    f"{EXACT_RUNS} runs of exact aggregate sampling.")
 
     charts.show(charts.histogram(
-        per_run[post].max_abs, rules={"scale √(N ln D)/ε": scale,
-                                      "this run": float(per_run[post].max_abs[0])},
+        max_abs[post], rules={"scale √(N ln D)/ε": scale,
+                                      "this run": float(max_abs[post][0])},
         rule_colors={"scale √(N ln D)/ε": charts.THEORY, "this run": charts.HIGHLIGHT},
         x_title="max over the 14 occupations of |error| (people)",
         title=f"Max error over {runs} simulated runs ({POSTPROCESSING[post].lower()})",

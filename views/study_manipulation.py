@@ -112,7 +112,8 @@ def _one_class(kind: str, d: int, eps: float, n: int, pi: float, fakes: int, ste
                seed: int):
     design = _design(kind, d, eps)
     return simulate_stuffing(design, n, fakes, pi, stealthy=stealthy,
-                             target=0 if kind != "exercise" else 1, rng=[seed, n, fakes])
+                             target=0 if kind != "exercise" else 1,
+                             rng=np.random.default_rng([seed, n, fakes]))
 
 
 def _verdict(check) -> str:
@@ -176,6 +177,7 @@ def render() -> None:
                     "centres on the honest share.")
     first[2].metric("With the fakes", fmt_pct(pi + shift, 1),
                     delta=f"{'+' if shift >= 0 else ''}{shift * 100:.1f} points",
+                    delta_color="inverse",
                     help="Expected: β((1 − b)/(a − b) − π) added to the honest share π, with "
                     "β the fakes' share of the reports (β(1 − π) for stealthy fakes).")
     second[0].metric("Blind zone", "any number of fakes" if edge_fakes is None

@@ -322,8 +322,8 @@ def _tradeoff_section(design: BinaryDesign, n: int) -> None:
     eps_max = float(min(max(6.0, eps + 0.5), 12.0)) if np.isfinite(eps) else 6.0
     grid, sd = _sd_curve(n, eps_max)
     marker = None
-    if design.informative and np.isfinite(eps):
-        sd_here = BinaryCounts.single(design, 0, n).sd_worst()
+    sd_here = BinaryCounts.single(design, 0, n).sd_worst() if design.informative else None
+    if sd_here is not None and np.isfinite(eps):
         marker = (eps, sd_here, f"your design: SD {fmt(sd_here, 2)}")
     name = "ε-RR, worst case: e^(ε/2) / ((e^ε − 1)√n)"
     charts.show(charts.line_chart(

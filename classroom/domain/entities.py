@@ -53,6 +53,8 @@ class Question:
     created_at: datetime
     updated_at: datetime
     round_number: int
+    #: Seconds of voting before a round closes by itself, or None (no countdown).
+    countdown_s: int | None = None
 
     @property
     def design_params(self) -> dict[str, Any]:
