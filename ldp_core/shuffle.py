@@ -143,11 +143,15 @@ def _threshold_tails(pmf: np.ndarray, a: float, b: float) -> tuple[np.ndarray, n
     ``gp[r, i] = P[S_r + Bern(a) ≥ off_r + i] = P[S_r ≥ t] + a P[S_r = t − 1]``.
     """
     rows, width = pmf.shape
-    tail = np.zeros((rows, width + 1))
-    tail[:, :width] = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1]  # P[S ≥ off + i]
-    before = np.zeros_like(tail)  # P[S = off + i − 1]
-    before[:, 1:] = pmf
-    return tail + a * before, tail + b * before
+    gq = np.empty((rows, width + 1))
+    gq[:, width] = 0.0
+    np.cumsum(pmf[:, ::-1], axis=1, out=gq[:, width - 1::-1])  # P[S ≥ off + i]
+    gp = gq.copy()
+    step = pmf * a  # P[S = t − 1] times the coin
+    gp[:, 1:] += step
+    np.multiply(pmf, b, out=step)
+    gq[:, 1:] += step
+    return gp, gq
 
 
 def _max_ratio(gp: np.ndarray, gq: np.ndarray, delta: float) -> float:

@@ -27,7 +27,7 @@ from ldp_core import (
     share_estimates,
 )
 from ui import charts
-from ui.fmt import fmt, fmt_count, fmt_fixed, fmt_ratio
+from ui.fmt import fmt, fmt_count, fmt_eps_value, fmt_fixed, fmt_ratio
 
 K_N = "ex_n"
 K_MU = "ex_mu"
@@ -193,7 +193,7 @@ def render() -> None:
         st.latex(r"\varepsilon = \ln\frac{3/4}{1/4} = \ln 3 \approx 1.1")
         post = posterior_true_yes(DESIGN, 0.5)
         m1, m2 = st.columns(2)
-        m1.metric("ε of the die design", fmt_fixed(DESIGN.epsilon, 4),
+        m1.metric("ε of the die design", fmt_eps_value(DESIGN.epsilon, 4),
                   help="ldp_core DieRR(4, 3).epsilon = max |log-ratio| of the channel")
         m2.metric("A 'vanilla' report multiplies the odds by", fmt_ratio(post.odds_factor_yes))
         left, right = st.columns(2)
