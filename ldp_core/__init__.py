@@ -63,6 +63,7 @@ from .estimate import (
     chi2_1_quantile,
     pm1_mean_abs_error,
     pm1_mean_estimate,
+    t_quantile,
     z_quantile,
 )
 from .explore import (
@@ -102,6 +103,7 @@ from .numeric import (
     DEVICE_CELLS,
     HYBRID_EPSILON_STAR,
     NUMERIC_NAMES,
+    REPORT_TAIL,
     DuchiMechanism,
     HybridMechanism,
     LaplaceMechanism,
@@ -189,6 +191,7 @@ __all__ = [
     "PiecewiseMechanism",
     "Plausibility",
     "Posterior",
+    "REPORT_TAIL",
     "ShuffleGuarantee",
     "StuffedClass",
     "TwoCoinRR",
@@ -262,6 +265,7 @@ __all__ = [
     "stuffing_alarm_probability",
     "stuffing_shift",
     "subsample_counts",
+    "t_quantile",
     "target_channel",
     "ue_plausibility",
     "unbiased_coefficients",
