@@ -63,6 +63,7 @@ from .estimate import (
     chi2_1_quantile,
     pm1_mean_abs_error,
     pm1_mean_estimate,
+    t_quantile,
     z_quantile,
 )
 from .explore import (
@@ -103,6 +104,7 @@ from .numeric import (
     DEVICE_CELLS,
     HYBRID_EPSILON_STAR,
     NUMERIC_NAMES,
+    REPORT_TAIL,
     DuchiMechanism,
     HybridMechanism,
     LaplaceMechanism,
@@ -190,6 +192,7 @@ __all__ = [
     "PiecewiseMechanism",
     "Plausibility",
     "Posterior",
+    "REPORT_TAIL",
     "ShuffleGuarantee",
     "StuffedClass",
     "TwoCoinRR",
@@ -264,6 +267,7 @@ __all__ = [
     "stuffing_alarm_probability",
     "stuffing_shift",
     "subsample_counts",
+    "t_quantile",
     "target_channel",
     "ue_plausibility",
     "unbiased_coefficients",

@@ -15,13 +15,20 @@ from __future__ import annotations
 import math
 from typing import TypeGuard
 
-from classroom.privacy_numbers import epsilon_up, round_down, significant_down, significant_up
+from classroom.privacy_numbers import (
+    epsilon_down,
+    epsilon_up,
+    round_down,
+    significant_down,
+    significant_up,
+)
 
 __all__ = [
     "DASH",
     "fmt",
     "fmt_count",
     "fmt_eps",
+    "fmt_eps_allowed",
     "fmt_eps_value",
     "fmt_fixed",
     "fmt_interval",
@@ -208,6 +215,20 @@ def fmt_eps_value(eps: object, decimals: int = 2) -> str:
     if special is not None:
         return special
     return epsilon_up(float(eps), decimals)  # type: ignore[arg-type]  # a number: _special() returned None
+
+
+def fmt_eps_allowed(eps: object, decimals: int = 2) -> str:
+    """The largest ε something may use (a budget's rest, the local ε a shuffler allows),
+    rounded DOWN (:func:`classroom.privacy_numbers.epsilon_down`): an allowance on screen
+    never reads larger than it is.
+
+    >>> fmt_eps_allowed(1.0986122886681098), fmt_eps_allowed(2.3868), fmt_eps_allowed(None)
+    ('1.09', '2.38', '—')
+    """
+    special = _special(eps)
+    if special is not None:
+        return special
+    return epsilon_down(float(eps), decimals)  # type: ignore[arg-type]  # a number: _special() returned None
 
 
 def fmt_ratio(x: object) -> str:
