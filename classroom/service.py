@@ -69,6 +69,7 @@ from .estimates import (
     trajectory,
 )
 from .plans import LessonPlan, SavedPlan, dumps, loads
+from .privacy_numbers import epsilon_up
 from .store import ReportRow, RoundSecret, RoundUse, Store
 
 __all__ = [
@@ -284,7 +285,8 @@ class PollService:
             if status.committed > value * (1 + 1e-9):
                 raise OverBudget(
                     f"this poll's questions already let a student spend ε = "
-                    f"{status.committed:.2f}; a budget of ε = {value:.2f} could not be kept. "
+                    f"{epsilon_up(status.committed)}; a budget of ε = {epsilon_up(value)} could "
+                    "not be kept. "
                     "Set at least that much, or start a new poll")
             budget = value
         out = self._store.set_budget(poll.id, budget)
@@ -318,9 +320,10 @@ class PollService:
                 epsilon = max(epsilon, self._round_cost(current))
         if not status.allows(epsilon):
             raise OverBudget(
-                f"{refused} a student spend ε = {status.committed + epsilon:.2f} in this "
-                f"poll, over its budget of ε = {poll.epsilon_budget:.2f} (the questions "
-                f"answered so far already cost ε = {status.committed:.2f}). Give it a "
+                f"{refused} a student spend ε = {epsilon_up(status.committed + epsilon)} in "
+                f"this poll, over its budget of ε = {epsilon_up(poll.epsilon_budget)} (the "
+                f"questions answered so far already cost ε = {epsilon_up(status.committed)}). "
+                "Give it a "
                 "smaller ε, or raise the budget")
 
     # -- lesson plans ---------------------------------------------------------------------
@@ -339,11 +342,12 @@ class PollService:
         """Save a plan: a new one, or over the saved plan ``plan_id``. The plan is
         validated whole first (:class:`~classroom.plans.PlanError` lists every problem)
         and kept as its TOML file; nothing is written on a refusal."""
-        document = dumps(plan.checked())
+        checked = plan.checked()
+        document = dumps(checked)
         if plan_id is None:
-            return self._store.insert_plan(plan.title, document, utcnow())
+            return self._store.insert_plan(checked.title, document, utcnow())
         pid = _id("plan id", plan_id)
-        saved = self._store.update_plan(pid, plan.title, document, utcnow())
+        saved = self._store.update_plan(pid, checked.title, document, utcnow())
         if saved is None:
             raise UnknownPlan(f"no saved lesson plan with id {pid}; save it as a new plan")
         return saved
@@ -573,8 +577,8 @@ class PollService:
                     return existing
                 raise OverBudget(
                     f"this answer would bring the privacy this phone has spent in the "
-                    f"poll to ε = {total:.2f}, over the poll's budget of ε = "
-                    f"{poll.epsilon_budget:.2f}, so it was not saved")
+                    f"poll to ε = {epsilon_up(total)}, over the poll's budget of ε = "
+                    f"{epsilon_up(poll.epsilon_budget)}, so it was not saved")
         now = utcnow()
         tag = address_tag(rnd.salt, address) if address else None
         try:

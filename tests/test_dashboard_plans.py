@@ -243,6 +243,18 @@ def test_import_a_good_file(app_env):
         successes(at)
 
 
+def test_a_plan_with_a_large_budget_shows_it(app_env):
+    """No input bound of its own refuses what a plan file may say (ε = 150 here)."""
+    plan = LessonPlan(title="Generous", budget=150.0, questions=(
+        PlanQuestion.build(text="Tea or coffee?", kind="binary", options=("Tea", "Coffee"),
+                           design_params={"design": "two_coin"}),))
+    saved = app_env.save_plan(plan)
+    at = clean(dashboard())
+    at.selectbox(key="dash_plan_pick").set_value(f"saved:{saved.id}").run()
+    clean(at)
+    assert at.number_input(key=f"dash_plan_f_saved:{saved.id}_budget").value == 150.0
+
+
 @pytest.mark.parametrize(("content", "expected"), [
     (b"title = \n", "the file is not valid TOML: Invalid value (at line 1, column 9)"),
     (tomli_w.dumps({"title": "X", "questions": [{"text": "Q?", "kind": "binary",

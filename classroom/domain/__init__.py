@@ -38,6 +38,7 @@ from .answers import (
 )
 from .design import (
     Design,
+    Designed,
     canonical_design,
     design_epsilon,
     design_from_json,
@@ -118,6 +119,7 @@ __all__ = [
     "Conflict",
     "DashboardSnapshot",
     "Design",
+    "Designed",
     "DiskFull",
     "JOIN_CODE_ALPHABET",
     "JOIN_CODE_LENGTH",

@@ -39,7 +39,7 @@ from classroom.plans import (
 from ui import session
 from ui.dashboard.actions import flash, run_action
 from ui.dashboard.selection import select
-from ui.fmt import fmt_fixed
+from ui.fmt import fmt_eps, fmt_fixed
 from ui.text import plain
 
 __all__ = ["lecture_panel", "plan_summary", "plans_panel", "question_summary"]
@@ -77,12 +77,18 @@ _INTEGER_PARAMS = {"faces", "truthful"}
 # -- which plan, and its draft -------------------------------------------------------------
 
 
+@st.cache_resource(show_spinner=False)
+def _shipped(name: str) -> LessonPlan:
+    """A shipped plan, read and validated once per process (plans are frozen)."""
+    return shipped_plan(name)
+
+
 def _sources(saved) -> dict[str, str]:
     """Every plan the selector offers: the shipped ones, the saved ones, a new one."""
     out: dict[str, str] = {}
     for name in shipped_names():
         try:
-            title = shipped_plan(name).title
+            title = _shipped(name).title
         except ClassroomError:
             continue
         out[f"shipped:{name}"] = f"{title} · ships with the app"
@@ -95,7 +101,7 @@ def _sources(saved) -> dict[str, str]:
 def _load(source: str) -> LessonPlan:
     kind, _, ident = source.partition(":")
     if kind == "shipped":
-        return shipped_plan(ident)
+        return _shipped(ident)
     if kind == "saved":
         return session.service().saved_plan(int(ident)).plan()
     return LessonPlan(title="New lesson plan")
@@ -143,7 +149,7 @@ def _start(plan: LessonPlan, rehearsal: bool) -> None:
         return
     poll, questions = started
     select(poll.id, questions[0].id)
-    budget = (f" and a privacy budget of ε = {fmt_fixed(poll.epsilon_budget, 2)}"
+    budget = (f" and a privacy budget of {fmt_eps(poll.epsilon_budget)}"
               if poll.epsilon_budget is not None else "")
     flash("success", f"Poll {poll.join_code} is ready: “{plan.title}”, "
                      f"{_questions(len(questions))} as drafts{budget}. Open Q1 when the "
@@ -160,7 +166,7 @@ def cb_start_shipped(name: str) -> None:
     if not _instructor():
         return
     try:
-        plan = shipped_plan(name)
+        plan = _shipped(name)
     except ClassroomError as exc:
         flash("error", str(exc))
         return
@@ -320,6 +326,9 @@ def cb_apply(source: str, index: int | None) -> None:
         flash("error", "The question was not changed: " + "; ".join(problems))
         return
     plan = _draft(source)
+    if index is not None and index >= len(plan.questions):
+        flash("error", "That question is no longer in the plan; add it as a new one.")
+        return
     _set_draft(source, plan.with_question(question) if index is None
                else plan.with_question_replaced(index, question))
     st.session_state[_EDITING] = None
@@ -345,7 +354,7 @@ def _recommendation(question: PlanQuestion) -> str:
                     "at this ε (the smallest worst-case variance).")
     if question.kind == "categorical":
         best = ldp_core.recommend_oracle(len(question.options), question.epsilon)
-        if best != "grr" and design.kind == "grr" or best == "grr" and design.kind != "grr":
+        if (best == "grr") != (design.kind == "grr"):  # SUE and OUE are unary encodings
             return f" ldp_core recommends {best.upper()} for these options at this ε."
     return ""
 
@@ -426,7 +435,7 @@ def plan_summary(plan: LessonPlan) -> str:
     total = fmt_fixed(plan.total_epsilon, 2)
     line = (f"{_questions(len(plan.questions))}; a student who answers every one spends "
             f"ε = {total}")
-    return line + (f", within the budget of ε = {fmt_fixed(plan.budget, 2)}."
+    return line + (f", within the budget of {fmt_eps(plan.budget)}."
                    if plan.budget is not None else "; no budget.")
 
 
@@ -449,7 +458,15 @@ def _question_rows(source: str, plan: LessonPlan) -> None:
             _editor(source, i)
     if not plan.questions:
         st.info("No questions yet: add the first one below.")
-    templates = {f"{i}": q for i, q in enumerate(shipped_plan(CS208_PLAN).questions)}
+    try:
+        starts = _shipped(CS208_PLAN).questions
+    except ClassroomError:  # the shipped file is damaged: start from this plan's questions
+        starts = plan.questions
+    if not starts:
+        st.warning("The shipped CS208 plan cannot be read, so there is no question to "
+                   "start from; import a plan file instead.")
+        return
+    templates = {f"{i}": q for i, q in enumerate(starts)}
     pick, add = st.columns([4, 1], vertical_alignment="bottom")
     chosen = pick.selectbox("Add a question, starting from", list(templates),
                             format_func=lambda i: templates[i].text[:70],
@@ -478,9 +495,9 @@ def _details(source: str, plan: LessonPlan) -> None:
     on.checkbox("Privacy budget for the poll", key=key + "budget_on", on_change=cb_details,
                 args=(source,), help="The most ε one student may spend in the class "
                 "(sequential composition: the ε of each answer adds up).")
-    value.number_input("Total ε per student", min_value=0.1, max_value=100.0, step=0.1,
-                       format="%.2f", key=key + "budget", on_change=cb_details,
-                       args=(source,), disabled=not st.session_state.get(key + "budget_on"))
+    value.number_input("Total ε per student", step=0.1, format="%.2f", key=key + "budget",
+                       on_change=cb_details, args=(source,),
+                       disabled=not st.session_state.get(key + "budget_on"))
 
 
 def _file(source: str, plan: LessonPlan, problems: tuple[str, ...]) -> None:
@@ -511,7 +528,7 @@ def lecture_panel() -> None:
     """Beside the class exercise: the whole CS208 lecture from its shipped plan, one click."""
     st.subheader("Run a whole lecture")
     try:
-        plan = shipped_plan(CS208_PLAN)
+        plan = _shipped(CS208_PLAN)
     except ClassroomError as exc:
         st.warning(f"The CS208 lesson plan cannot be read: {exc}")
         return
