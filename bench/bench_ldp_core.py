@@ -29,7 +29,6 @@ import argparse
 import json
 import math
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -42,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np
 
-from bench._report import BENCH_DOC, cpu_model, update_doc
+from bench._report import BENCH_DOC, machine, update_doc
 from ldp_core import GRR, NUMERIC_NAMES, DieRR, DuchiMechanism, UnaryEncoding, numeric_mechanism
 
 D, EPS = 14, 1.0
@@ -345,9 +344,8 @@ def main() -> int:
         args.repeats, args.loop_repeats, args.no_doc = 1, 1, True
 
     load = os.getloadavg()
-    machine = (f"{os.cpu_count()} cores, {cpu_model()}, {platform.machine()}, "
-               f"Python {platform.python_version()}, numpy {np.__version__}")
-    print(f"machine: {machine}; load average at start {load[0]:.1f}", flush=True)
+    machine_text = machine()
+    print(f"machine: {machine_text}; load average at start {load[0]:.1f}", flush=True)
     res = run(args)
     load_end = os.getloadavg()
     lines = table(res)
@@ -360,7 +358,7 @@ def main() -> int:
         section = [
             "## ldp_core simulators (`python bench/bench_ldp_core.py`)",
             "",
-            f"Machine: {machine}. Load average {load[0]:.1f} at start, {load_end[0]:.1f} at "
+            f"Machine: {machine_text}. Load average {load[0]:.1f} at start, {load_end[0]:.1f} at "
             f"the end (other jobs share the cores, so times are upper bounds). Run {when}.",
             f"Medians of {args.repeats} runs ({args.loop_repeats} for the Python loop), "
             "measured side by side in one run: wall-clock time, with the process's CPU "
