@@ -59,7 +59,6 @@ from .domain import (
     finite_or_inf,
     normalize_join_code,
     question_design,
-    utcnow,
 )
 from .estimates import (
     estimate_from_groups,
@@ -218,7 +217,7 @@ class PollService:
         """A new poll with a fresh join code (title 0..100 characters)."""
         clean = clean_text("poll title", title, 0, MAX_TITLE_CHARS)
         return _with_join_code(
-            lambda code: self._store.insert_poll(code, clean, bool(rehearsal), utcnow()))
+            lambda code: self._store.insert_poll(code, clean, bool(rehearsal), self.now()))
 
     def poll(self, poll_id: int) -> Poll:
         pid = _id("poll id", poll_id)
@@ -308,7 +307,16 @@ class PollService:
         poll = self.poll(poll_id)
         if poll.epsilon_budget is None:
             return
-        uses = self._store.poll_rounds_use(poll.id)
+        self._refuse_over_budget(poll, self._store.poll_rounds_use(poll.id), epsilon,
+                                 question=question, same_round=same_round, refused=refused)
+
+    def _refuse_over_budget(self, poll: Poll, uses: list[RoundUse], epsilon: float, *,
+                            question: Question | None, same_round: bool,
+                            refused: str) -> None:
+        """:meth:`_check_budget` on the poll and its rounds as read (inside a transaction,
+        say)."""
+        if poll.epsilon_budget is None:
+            return
         # Open rounds elsewhere close when this one opens; those with reports still count.
         leave_out = ((question.id, question.round_number) if question is not None and same_round
                      else None)
@@ -345,9 +353,9 @@ class PollService:
         checked = plan.checked()
         document = dumps(checked)
         if plan_id is None:
-            return self._store.insert_plan(checked.title, document, utcnow())
+            return self._store.insert_plan(checked.title, document, self.now())
         pid = _id("plan id", plan_id)
-        saved = self._store.update_plan(pid, checked.title, document, utcnow())
+        saved = self._store.update_plan(pid, checked.title, document, self.now())
         if saved is None:
             raise UnknownPlan(f"no saved lesson plan with id {pid}; save it as a new plan")
         return saved
@@ -376,7 +384,7 @@ class PollService:
                  "salt": secrets.token_bytes(SALT_BYTES)} for q in checked.questions]
         return _with_join_code(lambda code: self._store.insert_class(
             join_code=code, title=checked.title, rehearsal=bool(rehearsal),
-            budget=checked.budget, question_rows=rows, now=utcnow()))
+            budget=checked.budget, question_rows=rows, now=self.now()))
 
     # -- questions ------------------------------------------------------------------------
     def add_question(self, poll_id: int, text: str, *, options: Sequence[str] = ("No", "Yes"),
@@ -402,7 +410,7 @@ class PollService:
         q = _poll_found(self._store.insert_question(
             poll_id=pid, text=body, kind=kind, options_json=json.dumps(list(labels)),
             design_json=design_json, mode=mode, salt=secrets.token_bytes(SALT_BYTES),
-            now=utcnow(), countdown_s=countdown), pid)
+            now=self.now(), countdown_s=countdown), pid)
         if not open_now:
             return q
         try:
@@ -444,7 +452,7 @@ class PollService:
 
     def _set_state(self, question_id: int, state: str, close_others: bool = False) -> Question:
         qid = _id("question id", question_id)
-        q = self._store.set_state(qid, state, utcnow(), close_others=close_others)
+        q = self._store.set_state(qid, state, self.now(), close_others=close_others)
         return _question_found(q, qid)
 
     def open_question(self, question_id: int) -> Question:
@@ -459,9 +467,56 @@ class PollService:
     def close_question(self, question_id: int) -> Question:
         return self._set_state(question_id, "closed")
 
+    def next_question(self, question_id: int) -> tuple[Question, Question]:
+        """Close ``question_id`` (and any other open question of its poll) and open the
+        next question of the poll by position, in ONE transaction; the phones follow.
+        Returns ``(the question left, the question now open)``.
+
+        Nothing is skipped: when the next question cannot open under the poll's budget,
+        :class:`OverBudget` says so and nothing changes (this question stays as it
+        was); after the poll's last question, :class:`BadInput` says that there is none.
+        """
+        qid = _id("question id", question_id)
+
+        def check(poll: Poll, following: Question, uses: list[RoundUse]) -> None:
+            self._refuse_over_budget(poll, uses, following.epsilon, question=following,
+                                     same_round=True,
+                                     refused=f"the next question, Q{following.position} "
+                                             f"“{following.text[:60]}”, was not opened: "
+                                             "opening it would let")
+
+        moved = _question_found(self._store.advance(qid, self.now(), check), qid)
+        left, opened = moved
+        if opened is None:
+            raise BadInput(f"Q{left.position} “{left.text[:60]}” is the last question of "
+                           "this poll: there is no next question to open")
+        return left, opened
+
+    def set_countdown(self, question_id: int, seconds: int | None) -> Question:
+        """Set the question's countdown: seconds of voting from each opening before the
+        round closes by itself (10 to 3600), or None for none. A round already open keeps
+        the deadline it opened with."""
+        qid = _id("question id", question_id)
+        value = clean_countdown(seconds)
+        return _question_found(self._store.set_countdown(qid, value), qid)
+
+    def close_expired(self) -> int:
+        """Write down the close of every question whose countdown has ended; the number
+        closed. Readers see the close at the deadline already; this makes the stored state
+        say it too. Each process runs it at every deadline (:mod:`web.deadlines`)."""
+        return self._store.close_expired()
+
+    def next_deadline(self) -> datetime | None:
+        """The earliest countdown deadline of an open question, or None."""
+        return self._store.next_deadline()
+
+    def now(self) -> datetime:
+        """The time deadlines are set by and read against (the store's clock)."""
+        return self._store.now()
+
     def set_revealed(self, question_id: int, revealed: bool) -> Question:
         qid = _id("question id", question_id)
-        q = self._store.set_revealed(qid, bool(revealed), utcnow())
+        q = self._store.set_revealed(qid, bool(revealed), self.now())
         return _question_found(q, qid)
 
     def set_design(self, question_id: int, design_params: dict[str, Any]) -> Question:
@@ -470,7 +525,7 @@ class PollService:
         design, design_json = question_design(q.kind, design_params, q.options)
         if q.is_open:
             self._check_opening(q, design_epsilon(design), same_round=True)
-        out = self._store.set_design(q.id, design_json, utcnow())
+        out = self._store.set_design(q.id, design_json, self.now())
         return _question_found(out, q.id)
 
     def new_round(self, question_id: int, design_params: dict[str, Any] | None = None, *,
@@ -492,7 +547,7 @@ class PollService:
                            refused=f"round {q.round_number + 1} of “{q.text[:60]}” was not "
                                    "started: it would let")
         r = self._store.insert_round(q.id, design_json, secrets.token_bytes(SALT_BYTES),
-                                     utcnow(), "open" if open_now else "draft")
+                                     self.now(), "open" if open_now else "draft")
         return _question_found(r, q.id)
 
     def rounds(self, question_id: int) -> list[Round]:
@@ -579,7 +634,7 @@ class PollService:
                     f"this answer would bring the privacy this phone has spent in the "
                     f"poll to ε = {epsilon_up(total)}, over the poll's budget of ε = "
                     f"{epsilon_up(poll.epsilon_budget)}, so it was not saved")
-        now = utcnow()
+        now = self.now()
         tag = address_tag(rnd.salt, address) if address else None
         try:
             inserted = self._store.insert_report(
@@ -743,7 +798,7 @@ class PollService:
                           answers: Iterable[object]) -> int:
         """Check each answer as a real report and store them all as simulated."""
         params = question.design_params
-        now = utcnow()
+        now = self.now()
         batch = []
         for answer in answers:
             stored, design_json, _ = self._check_report(question, answer, params)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
@@ -33,6 +33,8 @@ from ..domain import (
     Round,
     StoreUnavailable,
     as_utc,
+    state_at,
+    utcnow,
 )
 from ..plans import SavedPlan
 from .engine import SQLITE_BUSY_TIMEOUT_S, disk_full, driver_reason, make_engine
@@ -95,7 +97,12 @@ class Store:
     def __init__(self, url: str | None = None, *,
                  migrations: Mapping[int, Callable[[Connection], None]] = MIGRATIONS,
                  target_version: int = SCHEMA_VERSION,
-                 busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S) -> None:
+                 busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S,
+                 clock: Callable[[], datetime] = utcnow) -> None:
+        """``clock`` is the time every deadline is set by and read against (tests pass a
+        fake one); several processes on one database agree on a countdown's close as far
+        as their clocks agree (NTP keeps servers within milliseconds)."""
+        self._clock = clock
         raw = config.database_url() if url is None else config.normalize_url(url)
         self.url = raw
         self.masked_url = config.masked_url(raw)
@@ -111,7 +118,7 @@ class Store:
         # Locks the question row for the insert's transaction (FOR SHARE on PostgreSQL;
         # SQLite's BEGIN IMMEDIATE already serialises writers): a close or a new round
         # either committed before, and the report is refused, or waits for it.
-        self._stmt_round_open = (sa.select(questions.c.state)
+        self._stmt_round_open = (sa.select(questions.c.state, questions.c.closes_at)
                                  .select_from(rounds.join(questions,
                                                           rounds.c.question_id == questions.c.id))
                                  .where(rounds.c.id == sa.bindparam("round_id"),
@@ -158,6 +165,10 @@ class Store:
     def close(self) -> None:
         """Close every pooled connection."""
         self.engine.dispose()
+
+    def now(self) -> datetime:
+        """The current time (UTC) by this store's clock."""
+        return self._clock()
 
     def __repr__(self) -> str:
         return f"Store({self.masked_url!r})"
@@ -247,17 +258,22 @@ class Store:
         current round, the question's state, its number of real reports and the designs
         those reports were made under."""
         with self.transaction(write=False) as conn:
-            rows = conn.execute(
-                sa.select(rounds.c.id.label("r_id"), questions.c.id, questions.c.state,
-                          questions.c.round_count, rounds.c.number, rounds.c.design_params)
-                .select_from(rounds.join(questions, rounds.c.question_id == questions.c.id))
-                .where(questions.c.poll_id == poll_id)
-                .order_by(questions.c.position, rounds.c.number)).all()
-            used = conn.execute(
-                sa.select(reports.c.round_id, reports.c.design_params, sa.func.count())
-                .where(reports.c.round_id.in_([r.r_id for r in rows]),
-                       sa.not_(reports.c.simulated))
-                .group_by(reports.c.round_id, reports.c.design_params)).all() if rows else []
+            return self._rounds_use(conn, poll_id, self.now())
+
+    @staticmethod
+    def _rounds_use(conn: Connection, poll_id: int, now: datetime) -> list[RoundUse]:
+        rows = conn.execute(
+            sa.select(rounds.c.id.label("r_id"), questions.c.id, questions.c.state,
+                      questions.c.closes_at, questions.c.round_count, rounds.c.number,
+                      rounds.c.design_params)
+            .select_from(rounds.join(questions, rounds.c.question_id == questions.c.id))
+            .where(questions.c.poll_id == poll_id)
+            .order_by(questions.c.position, rounds.c.number)).all()
+        used = conn.execute(
+            sa.select(reports.c.round_id, reports.c.design_params, sa.func.count())
+            .where(reports.c.round_id.in_([r.r_id for r in rows]),
+                   sa.not_(reports.c.simulated))
+            .group_by(reports.c.round_id, reports.c.design_params)).all() if rows else []
         designs: dict[int, list[str]] = {}
         counts: dict[int, int] = {}
         for row in used:
@@ -265,7 +281,8 @@ class Store:
             designs.setdefault(round_id, []).append(design_json)
             counts[round_id] = counts.get(round_id, 0) + n
         return [RoundUse(question_id=r.id, number=r.number, design_json=r.design_params,
-                         current=r.number == r.round_count, question_state=r.state,
+                         current=r.number == r.round_count,
+                         question_state=state_at(r.state, r.closes_at, now),
                          reports=counts.get(r.r_id, 0),
                          report_designs=tuple(designs.get(r.r_id, ())))
                 for r in rows]
@@ -310,7 +327,7 @@ class Store:
                 conn, poll_id=poll_id, position=position, text=text, kind=kind,
                 options_json=options_json, design_json=design_json, mode=mode, salt=salt,
                 now=now, countdown_s=countdown_s)
-        return question_of(row)
+        return question_of(row, self.now())
 
     def insert_class(self, *, join_code: str, title: str, rehearsal: bool,
                      budget: float | None, question_rows: Iterable[Mapping[str, Any]],
@@ -329,7 +346,7 @@ class Store:
                 return None
             poll = poll_of(row)
             added = [question_of(self._add_question(conn, poll_id=poll.id, position=i + 1,
-                                                    now=now, **q))
+                                                    now=now, **q), now)
                      for i, q in enumerate(question_rows)]
         return poll, added
 
@@ -337,14 +354,14 @@ class Store:
         with self.transaction(write=False) as conn:
             row = conn.execute(sa.select(*QUESTION_COLS)
                                .where(questions.c.id == question_id)).first()
-        return question_of(row) if row else None
+        return question_of(row, self.now()) if row else None
 
     def questions(self, poll_id: int) -> list[Question]:
         with self.transaction(write=False) as conn:
             rows = conn.execute(sa.select(*QUESTION_COLS)
                                 .where(questions.c.poll_id == poll_id)
                                 .order_by(questions.c.position, questions.c.id)).all()
-        return [question_of(r) for r in rows]
+        return [question_of(r, self.now()) for r in rows]
 
     def delete_question(self, question_id: int) -> bool:
         with self.transaction(write=True) as conn:
@@ -354,25 +371,123 @@ class Store:
     def set_state(self, question_id: int, state: str, now: datetime, *,
                   close_others: bool = False) -> Question | None:
         """Set a question's state; with ``close_others`` close every other open question
-        of its poll in the same transaction."""
+        of its poll in the same transaction. Opening starts the question's countdown
+        (its deadline ``now`` + ``countdown_s``); closing an open question keeps the
+        deadline only if it has passed (the countdown closed it)."""
+        this = questions.c.id == question_id
+        with self.transaction(write=True) as conn:
+            if state == "open":
+                row = self._open(conn, question_id, now)
+            elif self._close_open(conn, this, now):
+                row = conn.execute(sa.select(*QUESTION_COLS).where(this)).first()
+            else:  # a draft, or closed already
+                row = conn.execute(questions.update().where(this)
+                                   .values(state=state, updated_at=now, closes_at=None)
+                                   .returning(*QUESTION_COLS)).first()
+            if row is not None and close_others:
+                self._close_open(conn, sa.and_(questions.c.poll_id == row.poll_id,
+                                               questions.c.id != question_id), now)
+        return question_of(row, self.now()) if row else None
+
+    @staticmethod
+    def _open(conn: Connection, question_id: int, now: datetime) -> Any:
+        """Open a question on ``conn``, with its deadline if it has a countdown; its row
+        (None if there is no such question)."""
+        seconds = conn.execute(sa.select(questions.c.countdown_s)
+                               .where(questions.c.id == question_id)).first()
+        if seconds is None:
+            return None
+        closes = None if seconds[0] is None else now + timedelta(seconds=seconds[0])
+        return conn.execute(questions.update().where(questions.c.id == question_id)
+                            .values(state="open", updated_at=now, closes_at=closes)
+                            .returning(*QUESTION_COLS)).first()
+
+    @staticmethod
+    def _close_open(conn: Connection, where: Any, now: datetime) -> int:
+        """Close the open questions matching ``where`` on ``conn``; the number closed.
+
+        One whose deadline has passed closed at its deadline, which it keeps (the
+        countdown closed it); any other closes ``now`` and forgets its deadline.
+        """
+        at = sa.literal(now, questions.c.closes_at.type)
+        ended = sa.and_(questions.c.closes_at.is_not(None), questions.c.closes_at <= at)
+        return int(conn.execute(
+            questions.update().where(where, questions.c.state == "open")
+            .values(state="closed",
+                    updated_at=sa.case((ended, questions.c.closes_at), else_=at),
+                    closes_at=sa.case((ended, questions.c.closes_at), else_=sa.null()))
+        ).rowcount)
+
+    def advance(self, question_id: int, now: datetime,
+                check: Callable[[Poll, Question, list[RoundUse]], None]
+                ) -> tuple[Question, Question | None] | None:
+        """Close the poll's open questions and open the question after ``question_id`` (by
+        position), in ONE transaction: phones never see the poll between two questions,
+        and a refusal changes nothing.
+
+        ``check(poll, next question, the poll's rounds)`` runs inside the transaction,
+        after the poll row is locked, and may raise to refuse (the budget). Returns
+        ``(this question, the next one, now open)``, ``(this question, None)`` when it is
+        the poll's last (nothing changed), or None when there is no such question.
+        """
+        with self.transaction(write=True) as conn:
+            this = conn.execute(sa.select(*QUESTION_COLS)
+                                .where(questions.c.id == question_id)).first()
+            if this is None:
+                return None
+            # Lock the poll: a concurrent Next, open or new round waits for this one.
+            poll_row = conn.execute(sa.select(polls).where(polls.c.id == this.poll_id)
+                                    .with_for_update()).one()
+            after = sa.or_(questions.c.position > this.position,
+                           sa.and_(questions.c.position == this.position,
+                                   questions.c.id > this.id))
+            following = conn.execute(
+                sa.select(*QUESTION_COLS)
+                .where(questions.c.poll_id == this.poll_id, after)
+                .order_by(questions.c.position, questions.c.id).limit(1)).first()
+            if following is None:
+                return question_of(this, now), None
+            check(poll_of(poll_row), question_of(following, now),
+                  self._rounds_use(conn, this.poll_id, now))
+            self._close_open(conn, sa.and_(questions.c.poll_id == this.poll_id,
+                                           questions.c.id != following.id), now)
+            if state_at(following.state, following.closes_at, now) != "open":
+                self._open(conn, following.id, now)
+            rows = {r.id: r for r in conn.execute(
+                sa.select(*QUESTION_COLS)
+                .where(questions.c.id.in_([this.id, following.id]))).all()}
+        return question_of(rows[this.id], now), question_of(rows[following.id], now)
+
+    def close_expired(self) -> int:
+        """Write down the close of every open question whose deadline has passed (each
+        at its deadline); the number closed. Idempotent: every process may run it."""
+        now = self.now()
+        with self.transaction(write=True) as conn:
+            return self._close_open(conn, sa.and_(questions.c.closes_at.is_not(None),
+                                                  questions.c.closes_at <= now), now)
+
+    def next_deadline(self) -> datetime | None:
+        """The earliest deadline of an open question not yet written down as closed."""
+        with self.transaction(write=False) as conn:
+            value = conn.execute(sa.select(sa.func.min(questions.c.closes_at))
+                                 .where(questions.c.state == "open",
+                                        questions.c.closes_at.is_not(None))).scalar()
+        return None if value is None else as_utc(value)
+
+    def set_countdown(self, question_id: int, seconds: int | None) -> Question | None:
+        """Set a question's countdown (None: none); it applies from its next opening."""
         with self.transaction(write=True) as conn:
             row = conn.execute(questions.update().where(questions.c.id == question_id)
-                               .values(state=state, updated_at=now)
+                               .values(countdown_s=seconds)
                                .returning(*QUESTION_COLS)).first()
-            if row is not None and close_others:
-                conn.execute(questions.update()
-                             .where(questions.c.poll_id == row.poll_id,
-                                    questions.c.id != question_id,
-                                    questions.c.state == "open")
-                             .values(state="closed", updated_at=now))
-        return question_of(row) if row else None
+        return question_of(row, self.now()) if row else None
 
     def set_revealed(self, question_id: int, revealed: bool, now: datetime) -> Question | None:
         with self.transaction(write=True) as conn:
             row = conn.execute(questions.update().where(questions.c.id == question_id)
                                .values(revealed=revealed, updated_at=now)
                                .returning(*QUESTION_COLS)).first()
-        return question_of(row) if row else None
+        return question_of(row, self.now()) if row else None
 
     def set_design(self, question_id: int, design_json: str, now: datetime) -> Question | None:
         """Change the design of the question and of its current round.
@@ -389,13 +504,13 @@ class Store:
                          .where(rounds.c.question_id == question_id,
                                 rounds.c.number == row.round_count)
                          .values(design_params=design_json))
-        return question_of(row)
+        return question_of(row, self.now())
 
     def insert_round(self, question_id: int, design_json: str | None, salt: bytes,
                      now: datetime, state: str) -> Round | None:
         """Start round n + 1 (``design_json`` None keeps the design); None if no question."""
-        values = {"round_count": questions.c.round_count + 1, "state": state,
-                  "revealed": False, "updated_at": now}
+        values = {"round_count": questions.c.round_count + 1, "state": "draft",
+                  "revealed": False, "updated_at": now, "closes_at": None}
         if design_json is not None:
             values["design_params"] = design_json
         with self.transaction(write=True) as conn:
@@ -406,11 +521,9 @@ class Store:
             if row is None:
                 return None
             if state == "open":
-                conn.execute(questions.update()
-                             .where(questions.c.poll_id == row.poll_id,
-                                    questions.c.id != question_id,
-                                    questions.c.state == "open")
-                             .values(state="closed", updated_at=now))
+                self._close_open(conn, sa.and_(questions.c.poll_id == row.poll_id,
+                                               questions.c.id != question_id), now)
+                self._open(conn, question_id, now)
             new = conn.execute(rounds.insert().values(
                 question_id=question_id, number=row.round_count,
                 design_params=row.design_params, salt=salt.hex(), opened_at=now)
@@ -437,7 +550,7 @@ class Store:
                     epsilon_budget=row.p_budget)
         if row.id is None or row.r_id is None:
             return poll, None, None
-        return poll, question_of(row), RoundSecret(row.r_id, row.round_count,
+        return poll, question_of(row, self.now()), RoundSecret(row.r_id, row.round_count,
                                                  bytes.fromhex(row.r_salt))
 
     def current_round_secret(self, question_id: int) -> tuple[Question, RoundSecret] | None:
@@ -451,7 +564,8 @@ class Store:
                 .where(questions.c.id == question_id)).first()
         if row is None:
             return None
-        return question_of(row), RoundSecret(row.r_id, row.round_count, bytes.fromhex(row.r_salt))
+        return question_of(row, self.now()), RoundSecret(row.r_id, row.round_count,
+                                                         bytes.fromhex(row.r_salt))
 
     def poll_round_secrets(self, poll_id: int) -> list[RoundSecret]:
         """Every round of every question of a poll, with salts."""
@@ -491,7 +605,8 @@ class Store:
         from the same ``address_tag``, this one included (0 without a tag).
 
         Refuses with ``QuestionClosed`` unless, inside the same transaction, the
-        round is still its question's current round and the question is open, and
+        round is still its question's current round, the question is open and the
+        report arrived (``created_at``) before the round's deadline, if it has one; and
         with ``AddressLimit`` when ``max_per_address`` reports of this round already
         came from ``address_tag``.
         """
@@ -499,8 +614,10 @@ class Store:
                   "created_at": created_at, "submission_id": submission_id,
                   "dedup_token": token, "simulated": simulated, "address_tag": address_tag}
         with self.transaction(write=True) as conn:
-            state = conn.execute(self._stmt_round_open, {"round_id": round_id}).scalar()
-            if state != "open":  # closed, or a new round began, since the caller looked
+            found = conn.execute(self._stmt_round_open, {"round_id": round_id}).first()
+            # Closed, or a new round began, since the caller looked; or the countdown
+            # ended before the report arrived (the deadline decides, as for every reader).
+            if found is None or state_at(found.state, found.closes_at, created_at) != "open":
                 raise QuestionClosed("voting is closed for this question")
             before = 0
             if address_tag is not None:
@@ -573,7 +690,7 @@ class Store:
             qrow = conn.execute(self._stmt_question, {"question_id": question_id}).first()
             if qrow is None:
                 return None
-            question = question_of(qrow)
+            question = question_of(qrow, self.now())
             round_rows = conn.execute(self._stmt_rounds, {"question_id": question_id}).all()
             ids = [r.id for r in round_rows]
             stmt = self._stmt_grouped if include_simulated else self._stmt_grouped_real
