@@ -172,14 +172,15 @@ def question_view(question: Question, est: QuestionEstimate | None) -> dict[str,
     }
 
 
-def receipt_view(receipt: Receipt, note: str, spent: float) -> dict[str, Any]:
+def receipt_view(receipt: Receipt, note: str) -> dict[str, Any]:
     """A receipt as the phone shows it; ``note`` is the question's :func:`privacy_note`."""
+    spent = receipt.spent_epsilon
     return {
         "question_id": receipt.question_id, "round": receipt.round_number,
         "answer_label": receipt.answer_label,
         "received_at": receipt.created_at.isoformat().replace("+00:00", "Z"),
         "already_answered": receipt.already_answered, "epsilon": receipt.epsilon,
-        "spent_epsilon": spent if math.isfinite(spent) else None,
+        "spent_epsilon": spent if spent is not None and math.isfinite(spent) else None,
         "privacy_note": note,
     }
 
