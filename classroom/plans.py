@@ -46,6 +46,7 @@ from .domain import (
     finite_or_inf,
     question_design,
 )
+from .privacy_numbers import epsilon_up
 
 __all__ = [
     "CS208_PLAN",
@@ -345,10 +346,6 @@ def _clip(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
-def _ceil2(x: float) -> str:
-    return f"{math.ceil(x * 100 - 1e-9) / 100:.2f}"
-
-
 def _afford(plan: LessonPlan, problems: list[str]) -> None:
     """The service's own budget arithmetic, question by question in the plan's order: a
     student who answered every earlier question has spent their composition; the
@@ -361,12 +358,12 @@ def _afford(plan: LessonPlan, problems: list[str]) -> None:
         if not status.allows(eps):
             total = plan.total_epsilon
             need = "no finite budget covers it" if math.isinf(total) else \
-                f"raise the budget to at least {_ceil2(total)}, or remove questions"
+                f"raise the budget to at least {epsilon_up(total)}, or remove questions"
             problems.append(
                 f"budget: ε = {plan.budget:g} does not cover the plan: a student who answers "
-                f"every question spends ε = {total:.2f} (each answer's ε adds up), and "
+                f"every question spends ε = {epsilon_up(total)} (each answer's ε adds up), and "
                 f"questions[{i + 1}] (“{_clip(plan.questions[i].text)}”) would bring it to "
-                f"ε = {status.committed + eps:.2f}; {need}")
+                f"ε = {epsilon_up(status.committed + eps)}; {need}")
             return
 
 

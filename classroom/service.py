@@ -67,6 +67,7 @@ from .estimates import (
     trajectory,
 )
 from .plans import LessonPlan, SavedPlan, dumps, loads
+from .privacy_numbers import epsilon_up
 from .store import PollUnit, ReportRow, ReportUnit, RoundSecret, RoundUse, Store
 
 __all__ = [
@@ -291,8 +292,8 @@ class PollService:
                 if status.committed > value * (1 + 1e-9):
                     raise OverBudget(
                         f"this poll's questions already let a student spend ε = "
-                        f"{status.committed:.2f}; a budget of ε = {value:.2f} could not be "
-                        "kept. Set at least that much, or start a new poll")
+                        f"{epsilon_up(status.committed)}; a budget of ε = {epsilon_up(value)} "
+                        "could not be kept. Set at least that much, or start a new poll")
             return _poll_found(unit.set_budget(value), pid)
 
     def _check_opening(self, unit: PollUnit, question: Question, epsilon: float) -> None:
@@ -327,9 +328,10 @@ class PollService:
                 epsilon = max(epsilon, self._round_cost(current))
         if not status.allows(epsilon):
             raise OverBudget(
-                f"{refused} a student spend ε = {status.committed + epsilon:.2f} in this "
-                f"poll, over its budget of ε = {poll.epsilon_budget:.2f} (the questions "
-                f"answered so far already cost ε = {status.committed:.2f}). Give it a "
+                f"{refused} a student spend ε = {epsilon_up(status.committed + epsilon)} in "
+                f"this poll, over its budget of ε = {epsilon_up(poll.epsilon_budget)} (the "
+                f"questions answered so far already cost ε = {epsilon_up(status.committed)}). "
+                "Give it a "
                 "smaller ε, or raise the budget")
 
     # -- lesson plans ---------------------------------------------------------------------
@@ -595,8 +597,8 @@ class PollService:
         if poll.epsilon_budget is not None and total > poll.epsilon_budget * (1 + 1e-9):
             raise OverBudget(
                 f"this answer would bring the privacy this phone has spent in the "
-                f"poll to ε = {total:.2f}, over the poll's budget of ε = "
-                f"{poll.epsilon_budget:.2f}, so it was not saved")
+                f"poll to ε = {epsilon_up(total)}, over the poll's budget of ε = "
+                f"{epsilon_up(poll.epsilon_budget)}, so it was not saved")
         tag = address_tag(rnd.salt, address) if address else None
         before = unit.address_count(rnd.round_id, tag) if tag is not None else 0
         if self._max_per_address is not None and before >= self._max_per_address:

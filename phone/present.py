@@ -12,7 +12,6 @@ from typing import Any
 import ldp_core
 from classroom import designs
 from classroom.domain import (
-    ClassroomError,
     Question,
     QuestionEstimate,
     Receipt,
@@ -21,6 +20,7 @@ from classroom.domain import (
     format_value,
     sentence,
 )
+from classroom.privacy_numbers import at_least_percent, at_most_factor, epsilon_up
 
 __all__ = ["device_scheme", "join_error", "physical_instructions", "privacy_note",
            "question_view", "receipt_view", "results_view"]
@@ -80,22 +80,27 @@ def device_scheme(design_params: dict[str, Any]) -> dict[str, Any]:
 
 
 def privacy_note(question: Question) -> str:
-    """The receipt's privacy guarantee in plain words, with the design's numbers."""
+    """The receipt's privacy guarantee in plain words, with the design's numbers rounded
+    toward privacy (:mod:`classroom.privacy_numbers`): the floor on the report's chance
+    down, the factor on the odds and ε up."""
     eps = question.epsilon
-    ratio = f"{math.exp(eps):.3g}×" if eps < 50 else "a huge factor"
+    if math.isinf(eps):
+        return ("Your privacy: this design gives no guarantee (ε = ∞): some of its reports "
+                "can only come from one true answer.")
+    ratio, shown = at_most_factor(math.exp(eps)), epsilon_up(eps)
     if question.kind == "binary":
         floor = float(question.design.channel.min())  # type: ignore[union-attr]  # a binary question's design is a BinaryDesign
         return (f"Your privacy: whatever you truly prefer, this report was at least "
-                f"{floor:.0%} likely, and the odds between your two possible true answers "
-                f"change by at most {ratio}: ε = {eps:.2f}. Nobody, including the "
+                f"{at_least_percent(floor)} likely, and the odds between your two possible "
+                f"true answers change by at most {ratio}: ε = {shown}. Nobody, including the "
                 "instructor, can be sure from it what you really think.")
     if question.kind == "numeric":
         return (f"Your privacy: your phone added noise to your number before sending it. "
                 f"Whatever your true value, the chance of the report it sent changes by at "
-                f"most {ratio} (ε = {eps:.2f}). Nobody, including the instructor, can tell "
+                f"most {ratio} (ε = {shown}). Nobody, including the instructor, can tell "
                 "your number from it; the class average still comes through.")
-    return (f"Your privacy: the report your phone sent is almost as likely whatever your "
-            f"true answer is: the odds change by at most {ratio} (ε = {eps:.2f}).")
+    return (f"Your privacy: whatever your true answer, the chance of the report your phone "
+            f"sent changes by at most {ratio} from one answer to another (ε = {shown}).")
 
 
 def physical_instructions(question: Question) -> str | None:
@@ -127,7 +132,7 @@ def results_view(question: Question, est: QuestionEstimate) -> dict[str, Any]:
         b = est.binary
         return {"n": est.n, "binary": {
             "label": question.options[1], "share": _finite(b.mu_hat), "sd": _finite(b.sd_worst),
-            "ci_low": _finite(b.ci_low), "ci_high": _finite(b.ci_high)}}
+            "ci_low": _finite(b.exact_low), "ci_high": _finite(b.exact_high)}}
     cat = est.categorical
     shares = cat.shares() if cat is not None else None
     return {"n": est.n, "categorical": [
@@ -185,7 +190,7 @@ def receipt_view(receipt: Receipt, note: str) -> dict[str, Any]:
     }
 
 
-def join_error(exc: ClassroomError, code: str) -> str:
+def join_error(exc: Exception, code: str) -> str:
     """One clear sentence for a join code that did not work."""
     if isinstance(exc, UnknownPoll):
         return (f"No class uses the code {code.strip().upper()[:16]}: check the code on the "

@@ -38,7 +38,7 @@ from ldp_core import (
     subsample_counts,
 )
 from ui import charts
-from ui.fmt import fmt, fmt_count, fmt_fixed
+from ui.fmt import fmt, fmt_count, fmt_eps, fmt_eps_value, fmt_fixed
 
 POPULATION_CSV = Path(__file__).resolve().parent.parent / "assets" / "occupations.csv"
 
@@ -144,7 +144,7 @@ def _oracle(kind: str, d: int, eps: float) -> FrequencyOracle | None:
         else:
             st.warning(f"{exc}. Swap p and q to get the same privacy the right way round.")
         return None
-    c3.metric("ε = ln(p(1−q) / ((1−p)q))", fmt_fixed(custom.epsilon, 3),
+    c3.metric("ε = ln(p(1−q) / ((1−p)q))", fmt_eps_value(custom.epsilon, 3),
               help="Near & Abuah: p = .75, q = .25 gives 2.197. The ε slider does not apply "
                    "to this mechanism.")
     return custom
@@ -165,7 +165,7 @@ def _variance_table(d: int, eps: float, n: int, current: FrequencyOracle) -> Non
         oracles.append(("ue", "Unary encoding (your p, q)", current, f"{d} bits"))
     df = pd.DataFrame({
         "mechanism": [o[1] for o in oracles],
-        "ε": [fmt_fixed(o[2].epsilon, 3) for o in oracles],
+        "ε": [fmt_eps_value(o[2].epsilon, 3) for o in oracles],
         "p": [fmt(o[2].p, 3) for o in oracles],
         "q": [fmt(o[2].q, 3) for o in oracles],
         "N·Var(share)": [fmt_fixed(o[2].count_variance(1), 2) for o in oracles],
@@ -181,7 +181,7 @@ def _variance_table(d: int, eps: float, n: int, current: FrequencyOracle) -> Non
     best = "GRR" if rec == "grr" else "OUE"
     st.caption(f"Variance of each estimated count, Var = N q(1−q)/(p−q)² (Wang et al. 2017, "
                f"dropping the small term in the bin's own share). ★ {best} is recommended at "
-               f"d = {d}, ε = {fmt_fixed(eps, 2)}: GRR wins when d < 3e^ε + 2, otherwise OUE "
+               f"d = {d}, {fmt_eps(eps)}: GRR wins when d < 3e^ε + 2, otherwise OUE "
                "(OLH matches OUE while sending less).")
 
 
@@ -222,7 +222,7 @@ def render() -> None:
     scale = max_error_scale(n, d, eps_mech)
 
     m1, m2, m3, m4 = st.columns(4)
-    m1.metric("ε of this mechanism", fmt_fixed(eps_mech, 3))
+    m1.metric("ε of this mechanism", fmt_eps_value(eps_mech, 3))
     m2.metric("Max |error|, this run", fmt_count(max_abs[post][0]),
               help="max over the 14 occupations of |estimate − true count|")
     m3.metric("Scale √(N ln D)/ε", fmt_count(scale),
@@ -233,7 +233,7 @@ def render() -> None:
         labels, {"true count": sample, POSTPROCESSING[post]: this[post]},
         colors={"true count": charts.TRUTH, POSTPROCESSING[post]: charts.LOCAL},
         value_title="people", title=f"{MECHANISMS[kind]}: true against estimated counts",
-        subtitle=f"N = {fmt_count(n)}, ε = {fmt_fixed(eps_mech, 2)}; one simulated run"))
+        subtitle=f"N = {fmt_count(n)}, {fmt_eps(eps_mech)}; one simulated run"))
 
     negative = this["raw"] < 0
     if negative.any():

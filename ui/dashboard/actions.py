@@ -19,7 +19,7 @@ from ui.dashboard.selection import (
     exercise_design,
     select,
 )
-from ui.fmt import fmt_count
+from ui.fmt import fmt_count, fmt_eps
 from ui.text import plain
 
 
@@ -251,6 +251,6 @@ def cb_set_budget(poll_id: int) -> None:
     """Save the poll's budget from the budget panel (none when its box is unticked)."""
     on = bool(st.session_state.get(f"dash_budget_on_{poll_id}"))
     value = st.session_state.get(f"dash_budget_value_{poll_id}") if on else None
-    ok = (f"Budget set: a student can spend at most ε = {float(value):.2f} in this poll."
+    ok = (f"Budget set: a student can spend at most {fmt_eps(float(value))} in this poll."
           if value is not None else "No budget: the poll's ε is not capped.")
     run_action(lambda: session.service().set_budget(poll_id, value), ok)

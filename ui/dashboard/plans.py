@@ -39,7 +39,7 @@ from classroom.plans import (
 from ui import session
 from ui.dashboard.actions import flash, run_action
 from ui.dashboard.selection import select
-from ui.fmt import fmt_fixed
+from ui.fmt import fmt_eps, fmt_fixed
 from ui.text import plain
 
 __all__ = ["lecture_panel", "plan_summary", "plans_panel", "question_summary"]
@@ -149,7 +149,7 @@ def _start(plan: LessonPlan, rehearsal: bool) -> None:
         return
     poll, questions = started
     select(poll.id, questions[0].id)
-    budget = (f" and a privacy budget of ε = {fmt_fixed(poll.epsilon_budget, 2)}"
+    budget = (f" and a privacy budget of {fmt_eps(poll.epsilon_budget)}"
               if poll.epsilon_budget is not None else "")
     flash("success", f"Poll {poll.join_code} is ready: “{plan.title}”, "
                      f"{_questions(len(questions))} as drafts{budget}. Open Q1 when the "
@@ -435,7 +435,7 @@ def plan_summary(plan: LessonPlan) -> str:
     total = fmt_fixed(plan.total_epsilon, 2)
     line = (f"{_questions(len(plan.questions))}; a student who answers every one spends "
             f"ε = {total}")
-    return line + (f", within the budget of ε = {fmt_fixed(plan.budget, 2)}."
+    return line + (f", within the budget of {fmt_eps(plan.budget)}."
                    if plan.budget is not None else "; no budget.")
 
 
