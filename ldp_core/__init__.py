@@ -82,6 +82,7 @@ from .explore import (
 from .formulas import privacy_ratio, unbiased_coefficients, worst_variance_unit
 from .intervals import (
     INTERVAL_METHODS,
+    coverage_shares,
     exact_interval,
     expected_width,
     feldman_cousins_interval,
@@ -211,6 +212,7 @@ __all__ = [
     "clones_delta",
     "clones_epsilon",
     "composed_epsilon",
+    "coverage_shares",
     "empirical_channel",
     "epsilon_to_gamma",
     "error_order",

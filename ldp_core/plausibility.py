@@ -330,7 +330,10 @@ def _upper_tests(mech: NumericMechanism, y: np.ndarray
     half = _half_cell(mech)
     mean, largest = y.mean(axis=1), y.max(axis=1)
     tests = [(_mean_sf(mech, n, mean - half), _SHARES["mean"], "mean", mean)]
-    q = np.asarray(mech.survival(largest - half, 1.0), dtype=float)
+    # one report SD lower: a bounded mechanism's largest report, which a phone at the top
+    # sends now and then, is no outlier; a Laplace report 20 scales out still is
+    q = np.asarray(mech.survival(largest - half - math.sqrt(float(mech.variance(1.0))), 1.0),
+                   dtype=float)
     with np.errstate(divide="ignore"):  # q = 1 gives 1
         extreme = -np.expm1(n * np.log1p(-q))
     tests.append((extreme, _SHARES["extreme"], "extreme", largest))
@@ -380,7 +383,9 @@ def numeric_plausibility(groups: Sequence[tuple[NumericDesign, object]],
     * the **mean** of the reports (exact for the Laplace mechanism, the normal tail for the
       others, see :func:`_mean_sf`): a mean beyond the range;
     * the **most extreme report**, against the largest of n reports of the top class:
-      ``1 - (1 - P(y >= largest))^n``; one forged report far out;
+      ``1 - (1 - P(y >= largest - sd))^n``, one report SD (of the top class) lower so that
+      the end of a bounded mechanism's range, which phones at the top reach now and then,
+      is no outlier: one forged report far out;
     * the **number of reports beyond fixed points** where the top class's reports fall with
       probability 1/4, 1/16, ... down to 1e-9 (:data:`TAIL_LEVELS`), each against its exact
       binomial: too many reports near the top, which the mean of a mid-range class hides;

@@ -74,6 +74,7 @@ EXPECTED_ALL = [
     "clones_delta",
     "clones_epsilon",
     "composed_epsilon",
+    "coverage_shares",
     "empirical_channel",
     "epsilon_to_gamma",
     "error_order",

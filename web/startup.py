@@ -11,8 +11,8 @@ from typing import Any
 
 from classroom import auth
 
+from .composition import PROCESS, ProcessRoot
 from .deadlines import closing_deadlines
-from .root import PROCESS, ProcessRoot
 
 __all__ = ["banner", "make_lifespan"]
 

@@ -11,7 +11,7 @@ from ui.dashboard.actions import rehearsal_tick
 from ui.dashboard.estimates import binary_panel, categorical_panel, rounds_table
 from ui.dashboard.formulas import design_text
 from ui.dashboard.numeric import numeric_panel
-from ui.dashboard.stuffing import implausible_reports_warning
+from ui.dashboard.stuffing import implausible_reports_warning, stuffing_check_help
 from ui.fmt import fmt_count, fmt_eps
 
 
@@ -44,6 +44,9 @@ def live_panel(question_id: int, projector: bool) -> None:
     warning = implausible_reports_warning(q, est)
     if warning and (q.revealed or not projector):
         st.error(warning, icon=":material/report:")
+    if not projector:
+        with st.expander("What the stuffing check can and cannot see"):
+            st.markdown(stuffing_check_help(q))
     if not q.revealed:
         st.markdown(":orange[:material/visibility_off: **Results hidden**]")
         st.metric("Reports received", fmt_count(est.n))

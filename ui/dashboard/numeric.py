@@ -13,7 +13,6 @@ from ui import live_charts
 from ui.dashboard.actions import simulated_class_note
 from ui.dashboard.formulas import design_text
 from ui.dashboard.shuffle import shuffle_caption
-from ui.dashboard.stuffing import stuffing_check_help
 from ui.fmt import fmt_count, fmt_eps, fmt_fixed
 
 __all__ = ["central_numeric_note", "interval_help", "numeric_panel", "numeric_rounds"]
@@ -137,9 +136,6 @@ def numeric_panel(q, est, projector: bool) -> None:
                     "- One report says little about its student; the noise cancels in "
                     "the average, so the mean comes through.\n"
                     "- The SD shrinks like 1/√n; a trusted curator's like 1/n.")
-        if not projector:
-            with st.expander("What the stuffing check can and cannot see"):
-                st.markdown(stuffing_check_help())
     rows = numeric_rounds(q, est)
     if len(rows) > 1:
         st.markdown("**Rounds**: each round's estimate (earlier rounds are kept)")
