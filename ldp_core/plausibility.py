@@ -44,7 +44,7 @@ import numpy as np
 from .binary import ForcedResponse
 from .categorical import GRR, UnaryEncoding
 from .estimate import BinaryCounts
-from .intervals import _binom_logpmf
+from .intervals import _binom_logpmf, _log_gamma
 from .numeric import (
     DEVICE_CELLS,
     REPORT_TAIL,
@@ -234,11 +234,10 @@ def _laplace_sum_coefficients(n: int) -> np.ndarray:
     """``ln(B_j / j!)`` for j = 0..n-1, where ``P(S_n >= r) = e^-r sum_j B_j r^j / j!`` for a
     sum of n standard Laplace variables and r >= 0 (see :func:`laplace_sum_sf`)."""
     k = np.arange(n, dtype=float)
-    lgamma = np.vectorize(math.lgamma, otypes=[float])
-    log_w = (lgamma(2 * n - 1 - k) + (k - 2 * n + 1) * math.log(2) - math.lgamma(n)
-             - lgamma(n - k))
+    log_w = (_log_gamma(2 * n - 1 - k) + (k - 2 * n + 1) * math.log(2) - math.lgamma(n)
+             - _log_gamma(n - k))
     log_b = np.logaddexp.accumulate(log_w[::-1])[::-1]  # B_j = W_j + ... + W_(n-1)
-    return log_b - lgamma(k + 1)
+    return log_b - _log_gamma(k + 1)
 
 
 def laplace_sum_sf(u: Any, n: int, scale: float) -> Any:
@@ -246,7 +245,7 @@ def laplace_sum_sf(u: Any, n: int, scale: float) -> Any:
     array), exactly. The sum of n standard Laplace variables has the density
     ``e^-|t| / (2^(2n-1) (n-1)!) sum_k (2n-2-k)! (2|t|)^k / (k! (n-1-k)!)``, k = 0..n-1
     (Kotz, Kozubowski & Podgórski 2001, "The Laplace Distribution and Generalizations",
-    2.3.25), so its tail beyond r >= 0 is ``e^-r`` times a polynomial in r with positive
+    chapter 2), so its tail beyond r >= 0 is ``e^-r`` times a polynomial in r with positive
     coefficients, summed here in log space (no cancellation at any n).
 
     >>> u = 3.0
