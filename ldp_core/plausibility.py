@@ -131,8 +131,27 @@ def binom_sf(k: Any, n: int, q: float) -> Any:
     >>> round(float(binom_sf(50, 50, 0.75)) / 0.75 ** 50, 12)
     1.0
     """
-    table = _binom_tail_table(int(n), float(q))
-    return table[np.clip(np.asarray(k, dtype=np.int64), 0, n + 1)][()]
+    kk = np.clip(np.asarray(k, dtype=np.int64), 0, n + 1)
+    if kk.size > 8:  # many classes of one size (a simulation): one table for all
+        return _binom_tail_table(int(n), float(q))[kk][()]
+    return np.array([_binom_sf_one(int(v), int(n), float(q)) for v in kk.ravel()]
+                    ).reshape(kk.shape)[()]
+
+
+def _binom_sf_one(k: int, n: int, q: float) -> float:
+    """``P(Bin(n, q) >= k)`` from the terms within 40 SDs of k on the side away from the
+    mean (the rest is below e^-800 of them): a dashboard's one count costs O(SD), not O(n)."""
+    if k <= 0 or q >= 1.0:
+        return 1.0
+    if k > n or q <= 0.0:
+        return 0.0
+    width = int(40 * math.sqrt(n * q * (1 - q)) + 40)
+    if k >= n * q:
+        logs = _binom_logpmf(np.arange(k, min(n, k + width) + 1), n, q)
+        top = float(logs.max())
+        return min(1.0, math.exp(top) * float(np.exp(logs - top).sum()))
+    below = np.exp(_binom_logpmf(np.arange(max(0, k - width), k), n, q)).sum()
+    return float(max(0.0, 1.0 - below))
 
 
 def binary_plausibility(counts: BinaryCounts, alpha: float = ALPHA) -> Plausibility:
