@@ -12,7 +12,6 @@ from typing import Any
 import ldp_core
 from classroom import designs
 from classroom.domain import (
-    ClassroomError,
     Question,
     QuestionEstimate,
     Receipt,
@@ -178,19 +177,20 @@ def question_view(question: Question, est: QuestionEstimate | None) -> dict[str,
     }
 
 
-def receipt_view(receipt: Receipt, note: str, spent: float) -> dict[str, Any]:
+def receipt_view(receipt: Receipt, note: str) -> dict[str, Any]:
     """A receipt as the phone shows it; ``note`` is the question's :func:`privacy_note`."""
+    spent = receipt.spent_epsilon
     return {
         "question_id": receipt.question_id, "round": receipt.round_number,
         "answer_label": receipt.answer_label,
         "received_at": receipt.created_at.isoformat().replace("+00:00", "Z"),
         "already_answered": receipt.already_answered, "epsilon": receipt.epsilon,
-        "spent_epsilon": spent if math.isfinite(spent) else None,
+        "spent_epsilon": spent if spent is not None and math.isfinite(spent) else None,
         "privacy_note": note,
     }
 
 
-def join_error(exc: ClassroomError, code: str) -> str:
+def join_error(exc: Exception, code: str) -> str:
     """One clear sentence for a join code that did not work."""
     if isinstance(exc, UnknownPoll):
         return (f"No class uses the code {code.strip().upper()[:16]}: check the code on the "

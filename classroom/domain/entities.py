@@ -130,3 +130,6 @@ class Receipt:
     epsilon: float
     already_answered: bool
     simulated: bool = False
+    #: The ε this device has spent in the poll, this report included (sequential
+    #: composition), when the receipt was made for the device; None otherwise.
+    spent_epsilon: float | None = None

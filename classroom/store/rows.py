@@ -33,9 +33,11 @@ class RoundSecret:
     round_id: int
     number: int
     salt: bytes = b""
+    question_id: int | None = None
 
     def __repr__(self) -> str:  # keep the salt out of logs and tracebacks
-        return f"RoundSecret(round_id={self.round_id}, number={self.number}, salt=<hidden>)"
+        return (f"RoundSecret(round_id={self.round_id}, number={self.number}, salt=<hidden>, "
+                f"question_id={self.question_id})")
 
 
 @dataclass(frozen=True)
