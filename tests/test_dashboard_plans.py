@@ -149,6 +149,22 @@ def test_edit_reorder_remove_and_save_a_copy(app_env):
     assert shipped_plan(CS208_PLAN).questions[0].text == cs208[0]
 
 
+def test_a_button_of_a_question_removed_in_the_same_run_changes_nothing_and_says_so(app_env):
+    """Two clicks in one run (as a crafted browser message can send): the first removes
+    question 5, the buttons of question 6 then point past the end of the plan."""
+    at = clean(dashboard())
+    cs208 = [q.text for q in shipped_plan(CS208_PLAN).questions]
+    for second in ("dash_plan_up_5", "dash_plan_remove_5"):
+        at.button(key="dash_plan_remove_4").click()
+        at.button(key=second).click()
+        at.run()
+        clean(at)
+        assert row_texts(at) == cs208[:4] + cs208[5:6], second
+        assert any("no longer in the plan" in w.value for w in at.warning), second
+        at.button(key="dash_plan_revert").click().run()
+        assert row_texts(clean(at)) == cs208
+
+
 def test_add_a_categorical_question_and_fix_the_budget(app_env):
     at = clean(dashboard())
     at.selectbox(key="dash_plan_pick").set_value("new").run()

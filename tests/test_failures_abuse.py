@@ -391,7 +391,15 @@ def test_crafted_widget_states_get_a_message_and_no_traceback(server, page):
         assert not outcome.exceptions(), outcome.exceptions()[:1]
     assert any(o.has_text("ignored input that none of its controls could have sent")
                for o in outcomes)
-    assert not after.exceptions() and len(_widget_ids(after)) == len(ids)
+    assert not after.exceptions()
+    if page == "dashboard":
+        # A well-typed click among the crafted states is a click: the dashboard acted on
+        # it (a poll started, questions removed, the editor open), so its rows changed;
+        # the controls every dashboard has are still there.
+        always = ("dash_projector_on", "dash_poll_select", "dash_question_select")
+        assert all(any(i.endswith(key) for i in _widget_ids(after)) for key in always)
+    else:
+        assert len(_widget_ids(after)) == len(ids)
     new_log = log.read_text(errors="replace")[len(before):]
     assert "Traceback" not in new_log and "Error" not in new_log
     assert "widget state(s) that no control on the page could have sent" in new_log

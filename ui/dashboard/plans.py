@@ -244,13 +244,27 @@ def cb_details(source: str) -> None:
                                   budget=None if budget is None else float(budget)))
 
 
+def _still_there(plan: LessonPlan, index: int, then: str = "nothing was changed") -> bool:
+    """True when the plan still has a question at ``index``; otherwise say so. A button
+    of a question removed since the page was drawn (two clicks in one run, or a crafted
+    message) gets this message instead of a traceback."""
+    if 0 <= index < len(plan.questions):
+        return True
+    flash("warning", f"That question is no longer in the plan; {then}.")
+    return False
+
+
 def cb_move(source: str, index: int, offset: int) -> None:
-    _set_draft(source, _draft(source).with_question_moved(index, offset))
+    plan = _draft(source)
+    if _still_there(plan, index):
+        _set_draft(source, plan.with_question_moved(index, offset))
     st.session_state[_EDITING] = None
 
 
 def cb_remove(source: str, index: int) -> None:
-    _set_draft(source, _draft(source).without_question(index))
+    plan = _draft(source)
+    if _still_there(plan, index):
+        _set_draft(source, plan.without_question(index))
     st.session_state[_EDITING] = None
 
 
@@ -326,8 +340,7 @@ def cb_apply(source: str, index: int | None) -> None:
         flash("error", "The question was not changed: " + "; ".join(problems))
         return
     plan = _draft(source)
-    if index is not None and index >= len(plan.questions):
-        flash("error", "That question is no longer in the plan; add it as a new one.")
+    if index is not None and not _still_there(plan, index, "add it as a new one"):
         return
     _set_draft(source, plan.with_question(question) if index is None
                else plan.with_question_replaced(index, question))
