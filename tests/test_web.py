@@ -24,11 +24,69 @@ def _health(request):
     return Response("ok", media_type="text/plain")
 
 
+def _broken(request):
+    raise RuntimeError("a bug in a route")
+
+
+def _own_csp(request):
+    return HTMLResponse("<p>x</p>", headers={"content-security-policy": "default-src 'self'"})
+
+
+def _framing_csp(request):
+    return HTMLResponse("<p>x</p>", headers={
+        "content-security-policy": "default-src 'none'; frame-ancestors 'none'"})
+
+
 @pytest.fixture
 def client(tmp_path):
-    app = Starlette(routes=[Route("/", _page), Route("/_stcore/health", _health)],
+    app = Starlette(routes=[Route("/", _page), Route("/_stcore/health", _health),
+                            Route("/broken", _broken), Route("/own-csp", _own_csp),
+                            Route("/framing-csp", _framing_csp)],
                     middleware=web.middleware())
-    return TestClient(app, follow_redirects=False)
+    return TestClient(app, follow_redirects=False, raise_server_exceptions=False)
+
+
+def _refuses_framing(response) -> None:
+    assert response.headers["x-frame-options"] == "DENY"
+    policies = response.headers.get_list("content-security-policy")
+    assert any("frame-ancestors 'none'" in p for p in policies), policies
+    assert response.headers["referrer-policy"] == "same-origin"
+    assert response.headers["x-content-type-options"] == "nosniff"
+
+
+def test_every_answer_carries_the_security_headers_redirects_and_errors_included(client):
+    """A page, a revalidation, an endpoint, the old join link's redirect, a 404, a 405 and
+    a route that raises: each refuses framing and carries the other security headers."""
+    answers = {"page": client.get("/", headers={"accept": "text/html"}),
+               "304": client.get("/", headers={"if-none-match": "v1"}),
+               "health": client.get("/_stcore/health"),
+               "redirect": client.get("/?poll=K7QM2P"),
+               "404": client.get("/nowhere"),
+               "405": client.post("/_stcore/health"),
+               "500": client.get("/broken")}
+    assert answers["redirect"].status_code == 303
+    assert [answers[k].status_code for k in ("304", "404", "405", "500")] == [304, 404, 405, 500]
+    for name, response in answers.items():
+        try:
+            _refuses_framing(response)
+        except (AssertionError, KeyError) as exc:
+            raise AssertionError(f"{name}: {exc!r}") from None
+
+
+def test_a_500_is_a_sentence_and_the_traceback_goes_to_the_log(client):
+    r = client.get("/broken")
+    assert r.status_code == 500 and r.text.startswith("Something went wrong")
+    assert "Traceback" not in r.text and "a bug in a route" not in r.text
+    strict = TestClient(client.app)  # the exception itself still reaches the server
+    with pytest.raises(RuntimeError, match="a bug in a route"):
+        strict.get("/broken")
+
+
+def test_a_pages_own_policy_keeps_its_word_on_framing(client):
+    own = client.get("/own-csp").headers.get_list("content-security-policy")
+    assert own == ["default-src 'self'", "frame-ancestors 'none'"]  # both enforced
+    framing = client.get("/framing-csp").headers.get_list("content-security-policy")
+    assert framing == ["default-src 'none'; frame-ancestors 'none'"]  # nothing added
 
 
 def test_first_page_load_gets_an_httponly_device_cookie(client):

@@ -1,8 +1,12 @@
 """The middleware around every request, Streamlit's own included.
 
 * Every response is gzip-compressed when large enough and carries
-  ``Referrer-Policy: same-origin``, ``X-Content-Type-Options: nosniff`` and at
-  most one ``Vary`` header.
+  :data:`SECURITY_HEADERS` (``Referrer-Policy: same-origin``,
+  ``X-Content-Type-Options: nosniff``, and no framing by any page:
+  ``X-Frame-Options: DENY`` and ``Content-Security-Policy: frame-ancestors 'none'``)
+  and at most one ``Vary`` header: Streamlit's pages and static files, redirects and
+  errors included. An exception that escapes a route becomes a 500 with a sentence
+  and the same headers (the traceback still goes to the log: it is a bug).
 * Old join links ``/?poll=CODE`` redirect to the phone page ``/join/CODE``.
 * Every HTML response to a browser without one gets an HttpOnly
   ``ldp_device`` cookie holding a random device id. The websocket's opening
@@ -20,19 +24,27 @@ from starlette.datastructures import MutableHeaders
 from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .http import is_secure
 
-__all__ = ["DEVICE_COOKIE", "SECURITY_HEADERS", "AppMiddleware", "middleware"]
+__all__ = ["DEVICE_COOKIE", "NO_FRAMING", "SECURITY_HEADERS", "AppMiddleware", "middleware"]
 
 DEVICE_COOKIE = "ldp_device"
 _YEAR = 365 * 24 * 3600
 
-#: Sent with every HTTP response of the app, Streamlit's pages included.
+#: Sent with every HTTP response of the app, Streamlit's pages, redirects and errors
+#: included. No page may be framed: a page on another origin (even another port of the
+#: same host) that frames the dashboard could make the instructor click its buttons.
 SECURITY_HEADERS = ((b"referrer-policy", b"same-origin"),
-                    (b"x-content-type-options", b"nosniff"))
+                    (b"x-content-type-options", b"nosniff"),
+                    (b"x-frame-options", b"DENY"))
+#: Added beside a response's own Content-Security-Policy when that one does not say who
+#: may frame it (browsers enforce every CSP header a response carries).
+NO_FRAMING = (b"content-security-policy", b"frame-ancestors 'none'")
+_ERROR_500 = (b"Something went wrong on the class server. Reload the page; if it happens "
+              b"again, tell the instructor.")
 
 
 class AppMiddleware:
@@ -43,7 +55,8 @@ class AppMiddleware:
     * a browser loading a page without a device cookie gets a random, HttpOnly
       ``ldp_device`` id. Keyed on the request's ``Accept``, not the response: a
       revalidated page comes back as 304 without a content type;
-    * every response carries :data:`SECURITY_HEADERS`;
+    * every response carries :data:`SECURITY_HEADERS` and refuses framing
+      (:data:`NO_FRAMING`), the redirect above and a 500 included;
     * every response has at most one ``Vary`` header, each value once: Streamlit's own
       gzip layer and the app's (:func:`middleware`) each add ``Accept-Encoding``, and a
       route may name it too. This middleware is the outermost, so it sees them all.
@@ -57,28 +70,46 @@ class AppMiddleware:
             await self.app(scope, receive, send)
             return
         request = Request(scope)
+        cookie: str | None = None
+        started = False
+
+        async def send_with_headers(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                _add_headers(MutableHeaders(scope=message), cookie)
+            await send(message)
+
         if scope["path"] == "/" and "poll" in request.query_params:
             code = quote(request.query_params["poll"].strip()[:32], safe="")
-            await RedirectResponse(f"/join/{code}", status_code=303)(scope, receive, send)
+            await RedirectResponse(f"/join/{code}", status_code=303)(scope, receive,
+                                                                     send_with_headers)
             return
-        cookie = None
         if (scope["method"] in ("GET", "HEAD") and DEVICE_COOKIE not in request.cookies
                 and "text/html" in request.headers.get("accept", "")
                 and not scope["path"].startswith("/_stcore/")):
             cookie = _device_cookie(secure=is_secure(request))
+        try:
+            await self.app(scope, receive, send_with_headers)
+        except Exception:
+            if not started:  # the browser gets a sentence, with the headers of every answer
+                await PlainTextResponse(_ERROR_500, status_code=500)(scope, receive,
+                                                                     send_with_headers)
+            raise  # logged by the server: an exception that reaches here is a bug
 
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                _merge_vary(headers)
-                for name, value in SECURITY_HEADERS:
-                    if name.decode() not in headers:
-                        headers.raw.append((name, value))
-                if cookie is not None:
-                    headers.raw.append((b"set-cookie", cookie.encode("latin-1")))
-            await send(message)
 
-        await self.app(scope, receive, send_with_headers)
+def _add_headers(headers: MutableHeaders, cookie: str | None) -> None:
+    """What every response carries: one ``Vary``, the security headers, no framing (a
+    CSP of the response's own that says nothing of framing gets a second one that
+    does), and a new device cookie where one is due."""
+    _merge_vary(headers)
+    for name, value in SECURITY_HEADERS:
+        if name.decode() not in headers:
+            headers.raw.append((name, value))
+    if not any("frame-ancestors" in csp for csp in headers.getlist("content-security-policy")):
+        headers.raw.append(NO_FRAMING)
+    if cookie is not None:
+        headers.raw.append((b"set-cookie", cookie.encode("latin-1")))
 
 
 def _merge_vary(headers: MutableHeaders) -> None:
