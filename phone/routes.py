@@ -53,7 +53,7 @@ from classroom.domain import (
     normalize_join_code,
 )
 from classroom.service import PollService
-from web import DEVICE_COOKIE, client_address, json_depth, same_origin
+from web import DEVICE_COOKIE, MAX_ROW_ID, client_address, json_depth, parse_json, same_origin
 from web.errors import ERRORS, ErrorTable, HttpError, Refusal
 
 from . import page
@@ -284,11 +284,13 @@ def _device(request: Request) -> str:
 
 
 def _is_report(data: object) -> bool:
-    """Whether parsed JSON has exactly a report's fields, of the right types."""
+    """Whether parsed JSON has exactly a report's fields, of the right types (a question id
+    that no row can have is not one)."""
     return (isinstance(data, dict) and set(data) == _REPORT_FIELDS
             and json_depth(data) <= MAX_JSON_DEPTH and isinstance(data["params"], dict)
             and isinstance(data["submission_id"], str)
-            and isinstance(data["question_id"], int) and not isinstance(data["question_id"], bool))
+            and isinstance(data["question_id"], int) and not isinstance(data["question_id"], bool)
+            and 0 < data["question_id"] <= MAX_ROW_ID)
 
 
 async def _report_body(request: Request) -> tuple[dict[str, Any], str]:
@@ -301,7 +303,7 @@ async def _report_body(request: Request) -> tuple[dict[str, Any], str]:
     if media != "application/json":
         raise Refusal(415, "unsupported_media_type", "A vote must be sent as JSON.")
     try:
-        data = json.loads(await _read_body(request))
+        data = parse_json(await _read_body(request))
     except (ValueError, RecursionError):
         data = None
     if not _is_report(data):

@@ -132,6 +132,47 @@ def test_an_oversized_form_is_read_as_no_key(client):
     assert r.status_code == 403 and "set-cookie" not in r.headers
 
 
+async def _cut_off_post(app, path: str, first_part: bytes) -> tuple[int, bytes]:
+    """POST ``path`` declaring 100 bytes, of which ``first_part`` arrives before the
+    connection closes: the ASGI messages a server sends for a client that went away."""
+    import asyncio
+
+    arriving = [{"type": "http.request", "body": first_part, "more_body": True}]
+    sent: list[dict] = []
+
+    async def receive():
+        if arriving:
+            return arriving.pop(0)
+        await asyncio.sleep(0)
+        return {"type": "http.disconnect"}
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": "POST", "scheme": "http", "path": path, "raw_path": path.encode(),
+             "query_string": b"", "root_path": "", "client": ("203.0.113.9", 4000),
+             "server": ("testserver", 80),
+             "headers": [(b"host", b"testserver"), (b"origin", b"http://testserver"),
+                         (b"content-type", b"application/x-www-form-urlencoded"),
+                         (b"content-length", b"100")]}
+    await app(scope, receive, send)
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    return start["status"], b"".join(m.get("body", b"") for m in sent
+                                      if m["type"] == "http.response.body")
+
+
+@pytest.mark.parametrize("path", ["/auth/login", "/auth/logout"])
+def test_a_form_cut_off_mid_body_is_a_400_with_a_sentence(instructor, caplog, path):
+    """Before, the disconnect escaped the route: a 500 and a traceback in the log."""
+    import asyncio
+
+    with caplog.at_level(logging.WARNING):
+        status, body = asyncio.run(_cut_off_post(_app(instructor), path, b"key=the-ri"))
+    assert status == 400 and b"did not arrive whole" in body
+    assert not caplog.records  # no traceback, and not counted as a wrong key
+
+
 # -- one-time login links ----------------------------------------------------------------------
 
 def test_a_login_link_works_once(client, store, instructor):

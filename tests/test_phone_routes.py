@@ -7,6 +7,7 @@ fresh SQLite file, and talks to them with Starlette's TestClient.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 
 import pytest
@@ -537,3 +538,37 @@ def test_phones_stay_on_a_question_waiting_for_its_next_round(client, svc):
     shown = client.get(f"/api/poll/{poll.join_code}").json()["question"]
     assert (shown["id"], shown["state"], shown["round"]) == (second.id, "draft", 2)
     assert svc.question(first.id).state == "closed"
+
+
+# -- numbers no page sends, on every backend -------------------------------------------------
+LAPLACE = {"design": "laplace", "epsilon": 1.0, "lo": 0, "hi": 12}
+
+
+@pytest.mark.parametrize("question_id, answer", [
+    ("9223372036854775808", "0.5"),  # 2**63: beyond SQLite's integers
+    ("2147483648", "0.5"),  # 2**31: beyond PostgreSQL's INTEGER ids
+    ("0", "0.5"), ("-1", "0.5"),
+    (None, "1" + "0" * 400),  # 10**400 as an integer literal
+    (None, "1e400"),  # a float literal that overflows to infinity
+    (None, "9007199254740993"),  # 2**53 + 1: no page's JavaScript holds it exactly
+    (None, "-Infinity"), (None, "NaN"),
+], ids=["id-2^63", "id-2^31", "id-0", "id-negative", "answer-10^400", "answer-1e400",
+        "answer-2^53+1", "answer-infinity", "answer-nan"])
+def test_numbers_no_page_sends_are_a_400_with_a_sentence_on_every_backend(
+        service, question_id, answer, caplog):
+    """Before, an id of 2**63 (SQLite) or an answer of 10**400 raised inside the server (a
+    500 and a traceback), and an id of 2**31 on PostgreSQL answered "cannot reach its
+    database" and logged a warning about the database."""
+    poll, q = _open(service, "Hours of sleep?", kind="numeric", options=("hours",),
+                    design_params=LAPLACE)
+    app = Starlette(routes=make_routes(PhoneApi(lambda: service)), middleware=web.middleware())
+    body = (f'{{"question_id": {question_id or q.id}, "answer": {answer}, '
+            f'"params": {json.dumps(LAPLACE)}, "submission_id": "sub-huge-0001"}}')
+    with caplog.at_level(logging.WARNING), TestClient(app) as phone:
+        phone.get("/join", headers={"accept": "text/html"})
+        r = phone.post(f"/api/poll/{poll.join_code}/report", content=body,
+                       headers={"origin": ORIGIN, "content-type": "application/json"})
+    assert (r.status_code, r.json()["error"]) == (400, "bad_request"), r.text
+    assert r.json()["message"].startswith("That vote could not be read")
+    assert not caplog.records, [rec.getMessage() for rec in caplog.records]
+    assert _rows(service, q) == 0

@@ -10,7 +10,16 @@ nothing of HTTP; ``ui`` and ``phone`` use it.
 """
 
 from .errors import ERRORS, ErrorTable, HttpError, Refusal
-from .http import client_address, is_secure, json_depth, own_origin, same_origin
+from .http import (
+    MAX_ROW_ID,
+    MAX_SAFE_INTEGER,
+    client_address,
+    is_secure,
+    json_depth,
+    own_origin,
+    parse_json,
+    same_origin,
+)
 from .login import INSTRUCTOR_COOKIE, LOGIN_CSP, LOGIN_FAILURES_PER_MINUTE, AuthApi, make_routes
 from .middleware import DEVICE_COOKIE, SECURITY_HEADERS, AppMiddleware, middleware
 from .root import PROCESS, ProcessRoot, Root, root
@@ -22,6 +31,8 @@ __all__ = [
     "INSTRUCTOR_COOKIE",
     "LOGIN_CSP",
     "LOGIN_FAILURES_PER_MINUTE",
+    "MAX_ROW_ID",
+    "MAX_SAFE_INTEGER",
     "PROCESS",
     "SECURITY_HEADERS",
     "AppMiddleware",
@@ -39,6 +50,7 @@ __all__ = [
     "make_routes",
     "middleware",
     "own_origin",
+    "parse_json",
     "root",
     "same_origin",
 ]

@@ -25,7 +25,7 @@ from limits import RateLimitItemPerMinute
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
@@ -113,12 +113,21 @@ def _refused(table: ErrorTable, request: Request, exc: Exception) -> HTMLRespons
     return _login_form(answer.text(request, exc), status=answer.status)
 
 
-async def _form(request: Request) -> dict[str, str]:
+_CUT_OFF = ("The form did not arrive whole (the connection closed while it was being "
+            "sent), so nothing was done. Try again.")
+
+
+async def _form(request: Request) -> dict[str, str] | None:
+    """The posted form's fields (an oversized or unreadable form reads as none), or None
+    when the connection closed before the whole form arrived."""
     body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > _MAX_FORM_BYTES:
-            return {}
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > _MAX_FORM_BYTES:
+                return {}
+    except ClientDisconnect:
+        return None
     try:
         return dict(parse_qsl(body.decode("utf-8"), max_num_fields=4))
     except (UnicodeDecodeError, ValueError):
@@ -192,7 +201,10 @@ class AuthApi:
         refused = self._slow_down(address)
         if refused is not None:
             return refused
-        key = (await _form(request)).get("key", "")
+        form = await _form(request)
+        if form is None:  # not a guess: nothing was typed that arrived
+            return _login_form(_CUT_OFF, status=400)
+        key = form.get("key", "")
         try:
             session_id = await run_in_threadpool(self.auth.log_in, key)
         except ClassroomError as exc:
@@ -219,6 +231,8 @@ class AuthApi:
             return _page("Log out", '<p class="msg" role="alert">Log out from the app\'s own '
                          'page: <a href="/auth/logout">Log out</a>.</p>', status=403)
         form = await _form(request)
+        if form is None:
+            return _page("Log out", f'<p class="msg" role="alert">{_CUT_OFF}</p>', status=400)
         session_id = request.cookies.get(INSTRUCTOR_COOKIE)
         message = "You are logged out on this browser."
         try:
