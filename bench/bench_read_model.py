@@ -8,7 +8,8 @@ in one run, on SQLite (a temp file) and PostgreSQL (when ``LDP_TEST_POSTGRES_URL
 answers, in a throw-away schema):
 
 * **one refresh before**: what the dashboard's live panel called every 2 s until
-  the read model: ``question``, ``estimate``, ``rounds``, ``estimate_trajectory``;
+  the read model: ``question``, ``estimate``, ``rounds`` and the arrival trajectory
+  in a transaction of its own (the reports in arrival order);
 * **one refresh now**: ``PollService.dashboard_snapshot``, one read transaction;
 * **one tap**: ``POST /api/poll/CODE/report`` through the phone routes (a new
   device each time), counting what the route makes the service do.
@@ -35,11 +36,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import sqlalchemy as sa
+
 from bench._report import cpu_model, update_doc
 from bench.bench_store import median_ms as store_median_ms
 from bench.bench_store import pg_base, pg_db, sqlite_db
 from classroom import PollService, Store
-from classroom.domain import CLASS_EXERCISE
+from classroom.domain import CLASS_EXERCISE, TrajectoryPoint
+from classroom.estimates import trajectory
+from classroom.store import reports, rounds
 
 N_REPORTS = 10_000
 GOAL_REFRESH_TX = 1
@@ -74,11 +79,24 @@ def median_ms(fn: Callable[[], object], calls: int) -> tuple[float, float]:
     return wall, cpu
 
 
+def trajectory_before(svc: PollService, qid: int) -> tuple[TrajectoryPoint, ...]:
+    """The arrival trajectory as it was read before the read model: its own transaction,
+    the current round's reports in arrival order."""
+    number = svc.question(qid).round_number
+    stmt = (sa.select(reports.c.design_params, reports.c.answer)
+            .select_from(reports.join(rounds, reports.c.round_id == rounds.c.id))
+            .where(rounds.c.question_id == qid, rounds.c.number == number)
+            .order_by(reports.c.id))
+    with svc.store.transaction(write=False) as conn:
+        answers = [(r.design_params, r.answer) for r in conn.execute(stmt)]
+    return trajectory(answers)
+
+
 def refresh_before(svc: PollService, qid: int) -> None:
     svc.question(qid)
     svc.estimate(qid)
     svc.rounds(qid)
-    svc.estimate_trajectory(qid)
+    trajectory_before(svc, qid)
 
 
 def refresh_now(svc: PollService, qid: int) -> None:
@@ -106,7 +124,7 @@ def measure(url: str, n_reports: int, calls: int, taps: int) -> dict[str, Any]:
         now_tx = counter.during(lambda: refresh_now(svc, q.id))
         same = svc.dashboard_snapshot(q.id)
         assert same.estimate == svc.estimate(q.id) and \
-            same.trajectory == svc.estimate_trajectory(q.id), "the two paths disagree"
+            same.trajectory == trajectory_before(svc, q.id), "the two paths disagree"
         before_ms = median_ms(lambda: refresh_before(svc, q.id), calls)
         now_ms = median_ms(lambda: refresh_now(svc, q.id), calls)
 

@@ -1,4 +1,4 @@
-"""Server time of the five self-study pages, at default and extreme settings.
+"""Server time of the self-study pages, at default and extreme settings.
 
 Usage: ``python bench/bench_study_pages.py`` (``--reruns N``, ``--no-doc``).
 
@@ -41,7 +41,7 @@ from bench._report import cpu_model, update_doc
 GOAL_RERUN_MS = 300.0
 
 PAGES = ["study_rr", "study_exercise", "study_likelihood", "study_asymptotics",
-         "study_histogram"]
+         "study_histogram", "study_manipulation"]
 SOLUTIONS = {f"ex_sol{i}": True for i in range(1, 5)}
 
 #: (page, scenario, session-state values set before the first run)
@@ -74,6 +74,13 @@ SCENARIOS: list[tuple[str, str, dict]] = [
     ("study_histogram", "ε = 0.05, N = 1", {"hist_eps": 0.05, "hist_n": 1}),
     ("study_histogram", "unary encoding p = q", {"hist_mech": "ue", "hist_p": 0.4,
                                                   "hist_q": 0.4}),
+    ("study_manipulation", "default", {}),
+    ("study_manipulation", "n = 2,000, 2,000 fakes", {"manip_n": 2000, "manip_fakes": 2000}),
+    ("study_manipulation", "GRR, d = 20, n = 2,000", {"manip_design": "grr", "manip_d": 20,
+                                                      "manip_n": 2000, "manip_pi": 0.0}),
+    ("study_manipulation", "OUE, stealthy, n = 2,000", {"manip_design": "oue",
+                                                        "manip_stealthy": True,
+                                                        "manip_n": 2000}),
 ]
 
 #: A slider moved to values nobody has asked for yet (from the default page): simulations
@@ -84,6 +91,7 @@ MOVES: dict[str, tuple[str, list]] = {
     "study_likelihood": ("lik_mu", [0.31, 0.32, 0.33]),
     "study_asymptotics": ("asy_eps", [0.51, 0.52, 0.53]),
     "study_histogram": ("hist_eps", [1.05, 1.1, 1.15]),
+    "study_manipulation": ("manip_n", [610, 620, 630]),
 }
 
 SCRIPT = """
@@ -217,7 +225,8 @@ def main() -> int:
 
     print()
     print(f"Machine: {machine}. Load average {load0:.1f} at start, {load1:.1f} at the end.")
-    print(f"Importing the five page modules (with ldp_core, Altair, pandas): {ms(import_ms)}.")
+    print(f"Importing the {len(PAGES)} page modules (with ldp_core, Altair, pandas): "
+          f"{ms(import_ms)}.")
     print()
     print("\n".join(table))
     print()
@@ -234,7 +243,7 @@ def main() -> int:
             "Server time of one script run of the page under Streamlit's AppTest, measured "
             "inside the script around `render()`: wall-clock time, with the script thread's "
             "CPU time in brackets. *First run*: `st.cache_data` and the chart templates "
-            "cleared, modules already imported (importing the five pages with ldp_core, "
+            f"cleared, modules already imported (importing the {len(PAGES)} pages with ldp_core, "
             f"Altair and pandas took {ms(import_ms)} once per process). *Rerun*: the same "
             "settings again, i.e. an interaction served from the caches. *Slider moved*: from "
             "the default page, one slider set to values not seen before (simulations "

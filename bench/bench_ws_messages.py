@@ -6,7 +6,7 @@
 Starts the app on a scratch SQLite database holding a revealed yes/no question with
 10,000 reports and a five-option unary-encoding question with 2,000, logs in through
 the login form in headless Chromium, then opens every Streamlit page (the home
-page, the five self-study pages, the dashboard and its projection mode) and records
+page, the self-study pages, the dashboard and its projection mode) and records
 every websocket frame from Chromium's own events for a few seconds after the page
 shows (the dashboard refreshes every 2 s meanwhile).
 
@@ -52,7 +52,8 @@ STUDY = [("home", "/", "Learn on my own"),
          ("likelihood lab", "/likelihood", "Likelihood"),
          ("local vs central", "/local-vs-central", "Local"),
          ("histogram lab", "/histograms", "Histogram"),
-         ("averaging attack", "/averaging-attack", "averaging attack")]
+         ("averaging attack", "/averaging-attack", "averaging attack"),
+         ("manipulation lab", "/manipulation", "Manipulation lab")]
 
 
 def configured_limit_mb() -> float:

@@ -38,10 +38,6 @@ RUN_CLUSTER = APP_ROOT / "deploy" / "run-cluster.sh"
 NGINX = os.environ.get("NGINX", "/usr/sbin/nginx")
 _TICK = os.sysconf("SC_CLK_TCK")
 
-#: ``streamlit run`` options that undo the tuned .streamlit/config.toml (Streamlit's defaults).
-STREAMLIT_DEFAULTS = ("--runner.postScriptGC", "true", "--server.fileWatcherType", "auto")
-
-
 class ServerDidNotStart(RuntimeError):
     """A process exited or did not answer /_stcore/health in time."""
 
@@ -123,10 +119,6 @@ class Server:
 
     def peak_rss_bytes(self) -> int:
         return proc_peak_rss_bytes(self.pid)
-
-    def main_thread_cpu_seconds(self) -> float:
-        """CPU of the main thread alone: the event loop (HTTP, websocket frames)."""
-        return proc_cpu_seconds(self.pid, tid=self.pid)
 
     def alive(self) -> bool:
         try:

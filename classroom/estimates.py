@@ -17,6 +17,7 @@ import ldp_core
 from ldp_core import BinaryCounts, BinaryDesign
 
 from .domain import (
+    SHUFFLE_DELTA,
     BadInput,
     CategoricalEstimate,
     Design,
@@ -191,6 +192,18 @@ def _categorical_round(design_of: Callable[[str], Any], items: list[tuple[str, s
         plausibility=min(checks, key=lambda c: c.p_value) if checks else None)
 
 
+def _shuffle(design_of: Callable[[str], Any], items: list[tuple[str, str, int]]
+             ) -> ldp_core.ShuffleGuarantee | None:
+    """The round's reports through a shuffler: each design's reports hide only among their
+    own (a report carries its design), so the worst design's guarantee; ldp_core caches it."""
+    per: dict[str, int] = defaultdict(int)
+    for design_json, _, count in items:
+        per[design_json] += count
+    found = [ldp_core.shuffle_guarantee(design_of(dj), n, SHUFFLE_DELTA)
+             for dj, n in per.items() if n]
+    return max(found, key=lambda g: g.epsilon, default=None)
+
+
 def estimate_from_groups(*, question_id: int | None, kind: str, options: tuple[str, ...],
                          groups: Iterable[tuple[int, str, str, bool, int]],
                          round_designs: dict[int, str], round_number: int,
@@ -248,4 +261,5 @@ def estimate_from_groups(*, question_id: int | None, kind: str, options: tuple[s
     return QuestionEstimate(
         question_id=question_id, kind=kind, options=tuple(options), round_number=round_number,
         rounds=numbers, n_simulated=simulated.get(round_number, 0), history=tuple(history),
+        shuffle=_shuffle(design_of, by_round.get(round_number, [])),
         **chosen)  # type: ignore[arg-type]  # chosen holds this kind's fields; mypy cannot check a dict against keywords

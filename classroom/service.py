@@ -45,7 +45,6 @@ from .domain import (
     Receipt,
     Round,
     StoreUnavailable,
-    TrajectoryPoint,
     UnknownPoll,
     UnknownQuestion,
     answer_label,
@@ -706,21 +705,6 @@ class PollService:
             round_designs={r.number: r.design_json for r in found.rounds},
             round_number=number, level=level)
         return dataclasses.replace(est, addresses=found.addresses.get(number))
-
-    def estimate_trajectory(self, question_id: int, round_number: int | None = None, *,
-                            points: int = 60, include_simulated: bool = True,
-                            level: float = 0.95) -> tuple[TrajectoryPoint, ...]:
-        """μ̂ and its normal interval after the first k reports, for up to ``points`` values
-        of k spread over the round (always including the last report): the estimate
-        converging as the class votes. Binary questions only; empty when n = 0.
-        """
-        qid = _id("question id", question_id)
-        q = self.question(qid)
-        if q.kind != "binary":
-            raise BadInput("the arrival trajectory is drawn for yes/no questions only")
-        number = q.round_number if round_number is None else _id("round", round_number)
-        answers = self._store.answers_in_order(qid, number, include_simulated=include_simulated)
-        return trajectory(answers, points=_id("points", points), level=level)
 
     def dashboard_snapshot(self, question_id: int, *, level: float = 0.95,
                            points: int = 60) -> DashboardSnapshot:

@@ -39,6 +39,7 @@ from . import _checks, postprocess
 from .binary import BinaryDesign, EpsilonRR, report_probability
 from .categorical import FrequencyOracle
 from .formulas import unbiased_coefficients, worst_variance_unit
+from .intervals import _exact_interval_groups
 
 __all__ = [
     "BinaryCounts",
@@ -79,6 +80,12 @@ class BinaryEstimate:
     Fields are None when they are not defined yet: everything but the counts
     when ``n == 0``, ``sd_plugin`` while ``n < 2``. Estimates may leave [0, 1]
     (the unbiased estimator does not know mu is a share); the MLE never does.
+
+    Three intervals: ``exact_low, exact_high`` (:meth:`BinaryCounts.exact_interval`,
+    at least ``level`` coverage at every share and n, the one to headline);
+    ``ci_low, ci_high``, the normal interval ``mu_hat -/+ z sd_worst``, the large-n
+    approximation the course derives by hand (it covers less at classroom sizes and may
+    leave [0, 1]); ``lr_low, lr_high``, the likelihood-ratio interval.
     """
 
     n: int
@@ -94,6 +101,8 @@ class BinaryEstimate:
     lr_high: float | None
     epsilon: float
     level: float = 0.95
+    exact_low: float | None = None
+    exact_high: float | None = None
 
     @property
     def empty(self) -> bool:
@@ -375,6 +384,24 @@ class BinaryCounts:
         p = math.erfc(math.sqrt(stat / 2)) if math.isfinite(stat) else 0.0
         return stat, p
 
+    def exact_interval(self, level: float = 0.95) -> tuple[float, float] | None:
+        """The exact interval for mu: covers the true share with probability at least
+        ``level`` whatever the share and n; never empty; None when n = 0.
+
+        One design: Clopper-Pearson on the report probability, mapped through the design
+        and clipped to [0, 1] (:func:`ldp_core.exact_interval`). Several designs: the same
+        test inversion on the signed total of "yes" reports, whose exact distribution is
+        the convolution of the groups' binomials (docs/intervals.md).
+
+        >>> from ldp_core import DieRR
+        >>> lo, hi = BinaryCounts.single(DieRR(4, 3), yes=10, n=30).exact_interval()
+        >>> lo, round(hi, 4)
+        (0.0, 0.5562)
+        """
+        if not self.n:
+            return None
+        return _exact_interval_groups(self._groups_abny(), level)
+
     def lr_interval(self, level: float = 0.95) -> tuple[float, float] | None:
         """``{mu in [0, 1] : 2 (l(mle) - l(mu)) <= chi2_1(level)}``, by bisection.
 
@@ -414,6 +441,7 @@ class BinaryCounts:
         """Everything at once, as a frozen :class:`BinaryEstimate`."""
         ci = self.normal_interval(level)
         lr = self.lr_interval(level)
+        exact = self.exact_interval(level)
         n = self.n
         return BinaryEstimate(
             n=n,
@@ -429,6 +457,8 @@ class BinaryCounts:
             lr_high=lr[1] if lr else None,
             epsilon=self.epsilon,
             level=level,
+            exact_low=exact[0] if exact else None,
+            exact_high=exact[1] if exact else None,
         )
 
 

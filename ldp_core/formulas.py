@@ -54,8 +54,7 @@ def unbiased_coefficients(design: BinaryDesign) -> tuple[Number, Number]:
     >>> unbiased_coefficients(DieRR(faces=4, truthful=3))
     (Fraction(2, 1), Fraction(1, 2))
     """
-    a, b = _channel(design)
-    return 1 / (a - b), b / (a - b)
+    return coefficients_ab(*_channel(design))
 
 
 def worst_variance_unit(design: BinaryDesign) -> Number:
@@ -68,7 +67,16 @@ def worst_variance_unit(design: BinaryDesign) -> Number:
     >>> worst_variance_unit(DieRR(faces=4, truthful=3))
     Fraction(3, 4)
     """
-    a, b = _channel(design)
+    return variance_unit_ab(*_channel(design))
+
+
+def coefficients_ab(a: Number, b: Number) -> tuple[Number, Number]:
+    """``(slope, offset) = (1 / (a - b), b / (a - b))`` from the channel itself."""
+    return 1 / (a - b), b / (a - b)
+
+
+def variance_unit_ab(a: Number, b: Number) -> Number:
+    """``max(a (1 - a), b (1 - b)) / (a - b)^2`` from the channel itself."""
     return max(a * (1 - a), b * (1 - b)) / (a - b) ** 2
 
 

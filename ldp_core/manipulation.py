@@ -34,6 +34,7 @@ estimate by ``beta (1 - pi)``: less per fake, never seen.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -52,8 +53,9 @@ from .plausibility import (
 )
 from .repeated import yes_count_distribution
 
-__all__ = ["StuffedClass", "blind_zone", "fake_report", "fake_report_gain", "simulate_stuffing",
-           "stuffing_alarm_probability", "stuffing_shift", "target_channel"]
+__all__ = ["StuffedClass", "blind_zone", "fake_report", "fake_report_gain", "fakes_until_alarm",
+           "simulate_stuffing", "stuffing_alarm_probability", "stuffing_shift",
+           "target_channel"]
 
 Design = BinaryDesign | FrequencyOracle
 
@@ -194,21 +196,57 @@ def _honest_truths(design: Design, n: int, pi: float, target: int) -> np.ndarray
     return np.concatenate((np.full(m, target), others)).astype(int)
 
 
+@lru_cache(maxsize=512)
+def _binomials(a: float, b: float, holders: int, others: int) -> np.ndarray:
+    """The distribution of the supporting count of ``holders`` students holding the target
+    and ``others`` not: ``Bin(holders, a)`` convolved with ``Bin(others, b)`` (cached, read
+    only: the page asks for the same class with many numbers of fakes)."""
+    channel = _channel_design(a, b)
+
+    def binomial(k: int, truth: int) -> np.ndarray:
+        return yes_count_distribution(channel, k, truth) if k else np.ones(1)
+
+    pmf = np.convolve(binomial(holders, 1), binomial(others, 0))
+    pmf.flags.writeable = False
+    return pmf
+
+
 def _count_pmf(design: Design, n_honest: int, n_fakes: int, pi: float, stealthy: bool,
                target: int) -> np.ndarray:
     """The exact distribution of the number of supporting reports among the honest class
     (round(pi n) holders of the target) and the fakes."""
     a, b, _ = _channel(design, target)
-    channel = _channel_design(a, b)
     m = int(round(pi * n_honest))
-
-    def binomial(k: int, truth: int) -> np.ndarray:
-        return yes_count_distribution(channel, k, truth) if k else np.ones(1)
-
-    pmf = np.convolve(binomial(m, 1), binomial(n_honest - m, 0))
+    pmf = _binomials(a, b, m, n_honest - m)
     if stealthy:
-        return np.convolve(pmf, binomial(n_fakes, 1))
+        return np.convolve(pmf, _binomials(a, b, n_fakes, 0))
     return np.concatenate((np.zeros(n_fakes), pmf))
+
+
+@lru_cache(maxsize=4096)
+def _alarm_region(a: float, b: float, total: int, level: float) -> tuple[int, int]:
+    """``(hi, lo)``: the check of the target's count alarms for counts >= hi and <= lo
+    (``total + 1`` and -1 when it never does on that side). Its p-value falls away from the
+    band [N b, N a], so each edge is found by bisection."""
+    channel = _channel_design(a, b)
+
+    def alarm(count: int) -> bool:
+        return binary_plausibility(BinaryCounts.single(channel, count, total)).p_value < level
+
+    above, below = total + 1, -1
+    lo, hi = int(np.floor(total * a)), total  # lo never alarms: its share is inside
+    if alarm(hi):
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if alarm(mid) else (mid, hi)
+        above = hi
+    lo, hi = 0, int(np.ceil(total * b))
+    if alarm(lo):
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if alarm(mid) else (lo, mid)
+        below = lo
+    return above, below
 
 
 def stuffing_alarm_probability(design: Design, n_honest: int, n_fakes: int,
@@ -237,30 +275,44 @@ def stuffing_alarm_probability(design: Design, n_honest: int, n_fakes: int,
     n_f = _checks.integer("n_fakes", n_fakes, 0)
     pi = _share("honest_share", honest_share)
     a, b, _ = _channel(design, target)
-    channel = _channel_design(a, b)
-    total = n_h + n_f
-    pmf = _count_pmf(design, n_h, n_f, pi, stealthy, target)
     level = alpha / design.d if isinstance(design, GRR) else alpha
+    pmf = _count_pmf(design, n_h, n_f, pi, stealthy, target)
+    above, below = _alarm_region(a, b, n_h + n_f, level)
+    return min(1.0, float(pmf[above:].sum()) + float(pmf[:below + 1].sum()))
 
-    def alarm(count: int) -> bool:
-        return binary_plausibility(BinaryCounts.single(channel, count, total)).p_value < level
 
-    prob = 0.0
-    # Above the band: the smallest alarming count in (N a, N], if any.
-    lo, hi = int(np.floor(total * a)), total
-    if alarm(hi):
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            lo, hi = (lo, mid) if alarm(mid) else (mid, hi)
-        prob += float(pmf[hi:].sum())
-    # Below the band: the largest alarming count in [0, N b).
-    lo, hi = 0, int(np.ceil(total * b))
-    if alarm(lo):
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            lo, hi = (mid, hi) if alarm(mid) else (lo, mid)
-        prob += float(pmf[:lo + 1].sum())
-    return min(1.0, prob)
+def fakes_until_alarm(design: Design, n_honest: int, honest_share: float, *,
+                      probability: float = 0.5, target: int = 1, alpha: float = ALPHA,
+                      limit: int = 1_000_000) -> int | None:
+    """The fewest fakes that always support the target for which
+    :func:`stuffing_alarm_probability` reaches ``probability``: how many it takes before
+    the check sees them that often (None if not within ``limit`` fakes). The alarm
+    probability grows with the number of fakes, so a bisection finds it.
+
+    >>> from ldp_core import DieRR
+    >>> fakes_until_alarm(DieRR(4, 3), 100, 0.3)
+    263
+    """
+    n_h = _checks.integer("n_honest", n_honest, 1)
+    level = _checks.in_range("probability", probability, 0.0, 1.0, lo_open=True,
+                             hi_open=True)
+
+    def reached(k: int) -> bool:
+        return stuffing_alarm_probability(design, n_h, k, honest_share, target=target,
+                                          alpha=alpha) >= level
+
+    if reached(0):
+        return 0
+    hi = max(1, min(n_h, limit))
+    while not reached(hi):
+        if hi >= limit:
+            return None
+        hi = min(limit, 2 * hi)
+    lo = 0
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if reached(mid) else (mid, hi)
+    return hi
 
 
 @dataclass(frozen=True)

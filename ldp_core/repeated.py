@@ -19,8 +19,6 @@ a device's reports unlinkable across rounds (a fresh salt per round).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from . import _checks
@@ -62,8 +60,8 @@ def yes_count_distribution(design: BinaryDesign, k: int, truth: int) -> np.ndarr
         raise ValueError(f"truth must be 0 or 1, got {truth!r}")
     p = float(design.a if truth else design.b)
     j = np.arange(k + 1)
-    log_comb = np.array([math.lgamma(k + 1) - math.lgamma(x + 1) - math.lgamma(k - x + 1)
-                         for x in j])
+    # ln C(k, j), term by term: ln C(k, j) - ln C(k, j - 1) = ln((k - j + 1) / j).
+    log_comb = np.concatenate(([0.0], np.cumsum(np.log(k - j[1:] + 1.0) - np.log(j[1:]))))
     with np.errstate(divide="ignore", invalid="ignore"):
         logs = log_comb + np.where(j > 0, j * np.log(p), 0.0) + \
             np.where(k - j > 0, (k - j) * np.log1p(-p), 0.0)

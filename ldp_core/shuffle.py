@@ -611,6 +611,11 @@ Design = BinaryDesign | FrequencyOracle | NumericMechanism | NumericDesign
 def shuffle_guarantee(design: Design, n: int, delta: float = 1e-6) -> ShuffleGuarantee:
     """The shuffled (ε, δ) of n reports under ``design``: exact for yes/no, bounded otherwise.
 
+    Exact for a yes/no design up to :data:`EXACT_MAX_N` reports; beyond that, and for
+    every other design, Feldman, McMillan & Talwar's bound (beyond
+    :data:`CLONES_MAX_N` reports, the bound at that many, which still holds: a release
+    with more reports is a post-processing of one with fewer).
+
     >>> from ldp_core import DieRR, GRR
     >>> g = shuffle_guarantee(DieRR(4, 3), 100)
     >>> g.exact, round(g.epsilon, 4), round(g.local_epsilon, 4)
@@ -619,15 +624,17 @@ def shuffle_guarantee(design: Design, n: int, delta: float = 1e-6) -> ShuffleGua
     False
     """
     d = _delta(delta)
+    n = _checks.integer("n", n, 1)
     if isinstance(design, BinaryDesign):
-        n = _n(n, EXACT_MAX_N)
-        return ShuffleGuarantee(shuffle_epsilon(design, n, d), d, n, design.epsilon, True)
-    if isinstance(design, (FrequencyOracle, NumericDesign)):
+        if n <= EXACT_MAX_N:
+            return ShuffleGuarantee(shuffle_epsilon(design, n, d), d, n, design.epsilon, True)
+        eps0 = design.epsilon
+    elif isinstance(design, (FrequencyOracle, NumericDesign)):
         eps0 = design.epsilon
     elif isinstance(design, NumericMechanism):
         eps0 = design.privacy_loss
     else:
         raise ValueError(f"design must be a yes/no design, a frequency oracle or a numeric "
                          f"mechanism, got {design!r}")
-    n = _n(n, CLONES_MAX_N)
-    return ShuffleGuarantee(clones_epsilon(eps0, n, d), d, n, eps0, False)
+    # beyond CLONES_MAX_N the bound at CLONES_MAX_N still holds: more reports never hurt
+    return ShuffleGuarantee(clones_epsilon(eps0, min(n, CLONES_MAX_N), d), d, n, eps0, False)

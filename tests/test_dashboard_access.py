@@ -166,6 +166,33 @@ def test_navigation_has_the_dashboard_only_for_the_instructor(app_env):
     assert "dashboard" in registered_paths(instructor)
 
 
+#: Every self-study page: open to visitors, students and the instructor alike.
+STUDY_PATHS = ["randomized-response", "class-exercise", "likelihood", "local-vs-central",
+               "trust-models", "histograms", "averaging-attack", "manipulation"]
+
+
+def test_visitors_students_and_the_instructor_may_open_every_study_page(app_env):
+    from streamlit.util import calc_hash
+
+    poll, _ = seed(app_env, DIE, 3, 4)
+    visitor = AppTest.from_file(APP, default_timeout=60).run()
+    student = AppTest.from_file(APP, default_timeout=60)
+    student.query_params["poll"] = poll.join_code
+    student.session_state["_ldp_device_id"] = "student-device-2"
+    student.run()
+    instructor = AppTest.from_file(APP, default_timeout=60)
+    log_in(instructor)
+    instructor.run()
+    for at in (visitor, student, instructor):
+        assert not at.exception
+        assert set(STUDY_PATHS) <= registered_paths(at)
+    for at in (visitor, student):  # the newest page opens for both, with no dashboard in it
+        open_page(at, calc_hash("trust-models"))
+        assert "What each model trusts" in page_text(at) + " ".join(
+            h.value for h in at.subheader)
+        assert "Close voting" not in page_text(at) and poll.join_code not in page_text(at)
+
+
 def test_student_session_cannot_open_the_dashboard(app_env):
     poll, q = seed(app_env, DIE, 3, 4)
     at = AppTest.from_file(APP, default_timeout=60)
@@ -209,7 +236,8 @@ def test_page_file_executed_directly_shows_nothing(app_env, name, instructor):
 # -- a real server, a real browser ----------------------------------------------------------
 
 PAGE_PATHS = ["", "randomized-response", "class-exercise", "likelihood", "local-vs-central",
-              "histograms", "averaging-attack", "teach", "dashboard"]
+              "trust-models", "histograms", "averaging-attack", "manipulation", "teach",
+              "dashboard"]
 #: Streamlit's older multipage mode named pages after their files, and the entry point "app".
 LEGACY_PATHS = ["pages/dashboard", "pages/dashboard.py", "views/dashboard", "home", "student",
                 "study_rr", "shell", "app"]

@@ -241,3 +241,22 @@ def test_a_stuffed_numeric_round_is_flagged_as_not_fitting_the_design(app_env):
     page = texts(at)
     assert "These reports do not fit the design" in page
     assert "a mean above the largest possible answer" in page
+
+
+def test_stuffers_on_a_hybrid_question_send_the_largest_report_and_raise_the_warning(app_env):
+    """The rehearsal's stuffers on a numeric question: the caption names the largest report
+    the server accepts (6 + 6 C hours for the Hybrid Mechanism at ε = 2); 60 honest
+    simulated students, then 300 stuffers, and the dashboard warns."""
+    poll = app_env.create_poll("dry run", rehearsal=True)
+    q = _numeric(app_env, poll, {**DUCHI, "design": "hybrid", "epsilon": 2.0})
+    app_env.add_simulated_reports(q.id, 60, 6.0, seed=2)
+    app_env.set_revealed(q.id, True)
+    at = dashboard()
+    top = 6 + 6 * ldp_core.HybridMechanism(2.0).piecewise.big_c
+    assert f"the largest report the server accepts, {top:.4g} hours" in texts(at)
+    at.number_input(key="dash_stuff_n").set_value(300).run()
+    at.button(key="dash_stuff_add").click().run()
+    at.run()
+    assert_clean(at)
+    assert app_env.estimate(q.id).n_simulated == 360
+    assert "These reports do not fit the design" in texts(at)

@@ -23,7 +23,8 @@ DESKTOP = {"width": 1280, "height": 800}
 #: url path -> a text the rendered page shows
 STUDY_PAGES = {"randomized-response": "Randomized response", "class-exercise": "class exercise",
                "likelihood": "Likelihood", "local-vs-central": "Local", "histograms": "Histogram",
-               "averaging-attack": "averaging attack"}
+               "averaging-attack": "averaging attack", "manipulation": "Manipulation lab",
+               "trust-models": "What each model trusts"}
 
 
 @pytest.fixture(scope="module")

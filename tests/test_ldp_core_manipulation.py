@@ -28,6 +28,7 @@ from ldp_core import (
     binary_plausibility,
     blind_zone,
     fake_report_gain,
+    fakes_until_alarm,
     grr_plausibility,
     oracle,
     simulate_stuffing,
@@ -140,16 +141,6 @@ def test_the_alarm_probability_is_the_sum_over_alarming_counts(design, target, s
     assert got == pytest.approx(brute, rel=1e-9, abs=1e-300)
 
 
-def _fakes_for_even_odds(design, n_h, pi):
-    """The number of fakes whose exact alarm probability is closest to 1/2 (bisection)."""
-    lo, hi = 0, 20 * n_h
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if stuffing_alarm_probability(design, n_h, mid, pi) < 0.5 \
-            else (lo, mid)
-    return hi
-
-
 @pytest.mark.parametrize("design", [DieRR(4, 3), WarnerRR(0.3), GRR(6, 1.0)], ids=repr)
 def test_the_alarm_probability_matches_simulated_verdicts(design):
     """Past the blind zone, with fakes enough for even odds, the dashboard's check fires
@@ -157,7 +148,7 @@ def test_the_alarm_probability_matches_simulated_verdicts(design):
     least as often (the exact value is the target's part of its check). Power: the exact
     value for 15% fewer or more fakes is rejected."""
     n_h, pi, runs = 100, 0.3, 3000
-    n_fakes = _fakes_for_even_odds(design, n_h, pi)
+    n_fakes = fakes_until_alarm(design, n_h, pi)
     rng = np.random.default_rng(11)
     alarms = sum(not simulate_stuffing(design, n_h, n_fakes, pi, rng=rng).check.fits
                  for _ in range(runs))
@@ -189,6 +180,20 @@ def test_the_blind_zone_hides_stuffing_at_any_class_size_and_no_further(design, 
         fakes = round(beta * n / (1 - beta))
         prob = stuffing_alarm_probability(design, n, fakes, pi)
         assert prob <= 10 * ALPHA if inside else prob >= 0.999, (beta, prob)
+
+
+@pytest.mark.parametrize("probability", [0.05, 0.5, 0.99])
+@pytest.mark.parametrize(("design", "pi"), [(DieRR(4, 3), 0.3), (GRR(10, LN3), 0.0),
+                                            (oracle("oue", 4, LN3), 0.8)])
+def test_fakes_until_alarm_is_the_first_count_that_reaches_the_probability(design, pi,
+                                                                           probability):
+    k = fakes_until_alarm(design, 200, pi, probability=probability)
+    assert stuffing_alarm_probability(design, 200, k, pi) >= probability
+    assert stuffing_alarm_probability(design, 200, k - 1, pi) < probability
+    # Beyond the blind zone only: no fewer fakes than it hides.
+    edge = blind_zone(design, pi)
+    assert k >= edge / (1 - edge) * 200 - 1
+    assert fakes_until_alarm(design, 200, pi, probability=0.5, limit=10) is None
 
 
 def test_the_blind_zone_of_the_class_exercise():

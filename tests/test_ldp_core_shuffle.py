@@ -316,3 +316,12 @@ def test_results_are_cached_per_channel_n_and_delta():
     shuffle_epsilon(TwoCoinRR(), 321, 1e-6)  # the same channel (3/4, 1/4)
     info = shuffle_module._exact_epsilon.cache_info()
     assert (info.hits, info.misses) == (1, 1)
+
+
+def test_guarantee_beyond_the_exact_range_falls_back_to_the_bound():
+    big = shuffle_module.EXACT_MAX_N + 1
+    g = shuffle_guarantee(DieRR(4, 3), big)
+    assert not g.exact and g.n == big
+    assert g.epsilon == clones_epsilon(DieRR(4, 3).epsilon, big, 1e-6)
+    huge = shuffle_guarantee(GRR(3, 1.0), shuffle_module.CLONES_MAX_N * 5)
+    assert huge.epsilon == clones_epsilon(1.0, shuffle_module.CLONES_MAX_N, 1e-6)

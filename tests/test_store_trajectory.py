@@ -1,4 +1,4 @@
-"""The estimate as reports arrive: PollService.estimate_trajectory."""
+"""The estimate as reports arrive: the trajectory of PollService.dashboard_snapshot."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from classroom.domain import CLASS_EXERCISE, BadInput
+from classroom.domain import CLASS_EXERCISE
 from classroom.service import PollService
 from classroom.store import Store
 from ldp_core import BinaryCounts, DieRR, WarnerRR
@@ -32,9 +32,13 @@ def _vote(svc, poll, q, i, answer, params=DIE):
                       submission_id=f"sub-traj-{i:05d}", device_id=f"dev-{i}")
 
 
+def _trajectory(svc, question_id, points=60):
+    return svc.dashboard_snapshot(question_id, points=points).trajectory
+
+
 def test_empty_round_has_no_points(svc):
     _, q = _question(svc)
-    assert svc.estimate_trajectory(q.id) == ()
+    assert _trajectory(svc, q.id) == ()
 
 
 def test_points_follow_arrival_order_and_end_at_the_estimate(svc):
@@ -42,7 +46,7 @@ def test_points_follow_arrival_order_and_end_at_the_estimate(svc):
     answers = [1, 1, 0, 1, 0, 0, 1, 1, 1, 0] * 3  # 30 reports
     for i, a in enumerate(answers):
         _vote(svc, poll, q, i, a)
-    traj = svc.estimate_trajectory(q.id, points=10)
+    traj = _trajectory(svc, q.id, points=10)
     assert [p.n for p in traj] == [3, 6, 9, 12, 15, 18, 21, 24, 27, 30]
     for p in traj:  # each point is the estimate of exactly the first n reports
         first = BinaryCounts.single(DieRR(4, 3), sum(answers[:p.n]), p.n)
@@ -61,15 +65,17 @@ def test_design_change_mid_round_uses_each_reports_own_design(svc):
     svc.set_design(q.id, WARNER)
     for i in range(4, 10):
         _vote(svc, poll, q, i, i % 2, WARNER)
-    last = svc.estimate_trajectory(q.id, points=100)[-1]
+    last = _trajectory(svc, q.id, points=100)[-1]
     mixed = BinaryCounts(((DieRR(4, 3), 4, 4), (WarnerRR(0.8), 6, 3)))
     assert last.n == 10 and last.mu_hat == pytest.approx(mixed.unbiased())
     assert math.isfinite(last.ci_low) and math.isfinite(last.ci_high)
 
 
-def test_categorical_questions_are_refused_clearly(svc):
+def test_categorical_questions_have_no_trajectory(svc):
     poll = svc.create_poll("t")
     q = svc.add_question(poll.id, "Which?", options=("a", "b", "c"), kind="categorical",
                          design_params={"design": "grr", "d": 3, "epsilon": 1.0})
-    with pytest.raises(BadInput, match="yes/no"):
-        svc.estimate_trajectory(q.id)
+    svc.open_question(q.id)
+    svc.submit_report(poll.join_code, q.id, answer=2, design_params=q.design_params,
+                      submission_id="sub-traj-grr-1", device_id="dev-grr")
+    assert _trajectory(svc, q.id) == ()

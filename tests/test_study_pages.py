@@ -142,6 +142,7 @@ import numpy as np
 import pytest
 
 from ldp_core import (
+    GRR,
     OLH,
     BinaryCounts,
     DieRR,
@@ -163,8 +164,8 @@ from ldp_core import (
 )
 from ui.fmt import fmt, fmt_count, fmt_fixed, fmt_interval, fmt_pct, fmt_pvalue
 
-PAGES = ["study_rr", "study_exercise", "study_likelihood", "study_asymptotics",
-         "study_histogram", "study_averaging"]
+PAGES = ["study_rr", "study_exercise", "study_likelihood", "study_asymptotics", "study_models",
+         "study_histogram", "study_averaging", "study_manipulation"]
 
 
 def _class(n: int, v: int) -> np.ndarray:
@@ -600,3 +601,86 @@ def test_averaging_every_slider_extreme():
         at.radio(key="avg_design").set_value(key).run()
         runs += sweep(at, ["avg_k"])
     assert runs >= 10
+
+
+# -- the manipulation lab --------------------------------------------------------------------
+
+
+def _manipulation(**state) -> AppTest:
+    at = page_app("study_manipulation")
+    for key, value in state.items():
+        at.session_state[f"manip_{key}"] = value
+    return at.run()
+
+
+@pytest.mark.parametrize(("kind", "design", "target", "gain"), [
+    ("exercise", DieRR(4, 3), 1, "1.50"),
+    ("oue", UnaryEncoding.optimized(4, math.log(3)), 0, "3.00"),
+    ("grr", GRR(20, math.log(3)), 0, "10.50"),
+])
+def test_manipulation_numbers_match_ldp_core(kind, design, target, gain):
+    """The check values (1.5 per fake report for the class exercise, 3.0 for OUE's bit at
+    ε = ln 3, 10.5 for GRR over 20 options), the expected estimates, the blind zone, the
+    alarm chances and the simulated class, each as ldp_core computes them."""
+    from ldp_core import (
+        blind_zone,
+        fakes_until_alarm,
+        simulate_stuffing,
+        stuffing_alarm_probability,
+        stuffing_shift,
+    )
+
+    n, pi, fakes = 200, 0.3, 40
+    at = _manipulation(design=kind, d=design.d if kind != "exercise" else 10,
+                       eps=math.log(3), n=n, pi=pi, fakes=fakes)
+    check_page(at)
+    beta = fakes / (n + fakes)
+    assert metric(at, "Weight of one fake report") == gain
+    assert metric(at, "Honest estimate") == fmt_pct(pi, 1)
+    shift = stuffing_shift(design, pi, beta, target=target)
+    assert metric(at, "With the fakes") == fmt_pct(pi + shift, 1)
+    edge = blind_zone(design, pi, target=target)
+    assert metric(at, "Blind zone") == f"up to {fmt_count(math.floor(edge / (1 - edge) * n))} fakes"
+    half = fakes_until_alarm(design, n, pi, target=target)
+    assert metric(at, "Fakes the check catches half the time") == f"{fmt_count(half)} or more"
+    prob = stuffing_alarm_probability(design, n, fakes, pi, target=target)
+    assert metric(at, "Chance of an alarm now") == ("< 0.1%" if prob < 0.001
+                                                    else fmt_pct(prob, 1))
+    one = simulate_stuffing(design, n, fakes, pi, target=target, rng=[0, n, fakes])
+    page = " ".join(texts(at))
+    assert f"with the fakes, {fmt_pct(one.manipulated, 1)}." in page
+    assert ("The check finds nothing wrong" if one.check.fits
+            else "The check raises the alarm") in page
+    assert len(nodes(at, "vega_lite_chart")) == 2
+
+
+def test_stealthy_fakes_weigh_one_and_are_never_caught():
+    at = _manipulation(stealthy=True, n=100, pi=0.3, fakes=100)
+    check_page(at)
+    assert metric(at, "Weight of one fake report") == "1.00"
+    assert metric(at, "With the fakes") == fmt_pct(0.3 + 0.5 * 0.7, 1)
+    assert metric(at, "Fakes the check catches half the time") == "never"
+    assert metric(at, "Chance of an alarm now") == "< 0.1%"
+
+
+def test_past_the_blind_zone_the_simulated_class_raises_the_alarm():
+    at = _manipulation(n=100, pi=0.3, fakes=600)
+    check_page(at)
+    assert "The check raises the alarm" in " ".join(texts(at))
+    assert metric(at, "Chance of an alarm now") == "100.0%"
+    at.button(key="manip_new_class").click().run()  # another class: still caught
+    assert "The check raises the alarm" in " ".join(texts(at))
+
+
+def test_manipulation_every_slider_extreme():
+    at = _manipulation()
+    runs = sweep(at, ["manip_n", "manip_pi", "manip_fakes", "manip_stealthy"])
+    for kind in ("grr", "oue"):
+        at.radio(key="manip_design").set_value(kind).run()
+        runs += sweep(at, ["manip_d", "manip_pi", "manip_fakes"],
+                      {"manip_d": [2, 20], "manip_pi": [0.0, 1.0], "manip_fakes": [0, 2000]})
+        widget(at, "manip_eps").set_value(4.0).run()
+        check_page(at)
+        widget(at, "manip_eps").set_value(0.5).run()
+        check_page(at)
+    assert runs >= 20

@@ -84,6 +84,10 @@ def _all_figures() -> dict[str, charts.Figure]:
                                             mu0=0.6),
         "posterior_chart": charts.posterior_chart(grid, grid, grid ** 2, grid / 2,
                                                   np.sqrt(grid), current_prior=0.5),
+        "sd_bars": charts.sd_bars(["local", "central"], [0.17, 0.05], [0.171, 0.049],
+                                  [0.001, 0.0005], colors=[charts.LOCAL, charts.CENTRAL],
+                                  text=["0.170", "0.0500"], sim_text=["0.171 ± 0.001",
+                                                                      "0.0490 ± 0.0005"]),
     }
 
 

@@ -42,12 +42,17 @@ __all__ = [
     "channel_heatmap",
     "compare_bars",
     "estimate_with_ci",
+    "freeze",
     "histogram",
+    "FEDERATED",
+    "SHUFFLE",
     "line_chart",
     "log_ticks",
     "loglik_curve",
     "posterior_chart",
+    "quant",
     "sampling_distribution",
+    "sd_bars",
     "show",
 ]
 
@@ -55,6 +60,10 @@ __all__ = [
 LOCAL = "#D55E00"
 #: The central model (a trusted curator adds Laplace noise): blue.
 CENTRAL = "#0072B2"
+#: The shuffle model (randomized reports through an anonymising shuffler): bluish green.
+SHUFFLE = "#009E73"
+#: Federated DP (k delegates, each adding noise to their own table): reddish purple.
+FEDERATED = "#CC79A7"
 #: True values (what nobody but the simulation knows): grey.
 TRUTH = "#7A7A7A"
 #: An estimate from reports, when local/central does not apply.
@@ -113,18 +122,29 @@ def show(fig: Figure) -> None:
     st.vega_lite_chart(fig.to_dict(), width="stretch")
 
 
-def _style(chart: alt.TopLevelMixin) -> str:
-    """Apply the house style and serialise: large fonts, legends below the chart."""
+def freeze(chart: alt.TopLevelMixin, *, legend_columns: int | None = 1,
+           frame: bool = True) -> str:
+    """Apply the house style and serialise without data (a template): large fonts, legends
+    below the chart (in ``legend_columns`` columns; None: side by side), full container
+    width; ``frame=False`` drops the plot area's outline (the dashboard's charts)."""
+    legend = {"labelFontSize": FONT_SIZE, "titleFontSize": FONT_SIZE, "orient": "bottom",
+              "labelLimit": 420}
+    if legend_columns is not None:
+        legend["columns"] = legend_columns
     styled = chart.configure_axis(labelFontSize=FONT_SIZE, titleFontSize=FONT_SIZE,
                                   labelLimit=240) \
-        .configure_legend(labelFontSize=FONT_SIZE, titleFontSize=FONT_SIZE, orient="bottom",
-                          labelLimit=420, columns=1) \
+        .configure_legend(**legend) \
         .configure_title(fontSize=TITLE_SIZE, subtitleFontSize=FONT_SIZE - 1, anchor="start")
+    if not frame:
+        styled = styled.configure_view(strokeWidth=0)
     spec = styled.to_dict(validate=False)
     config = spec.get("config", {})
     # Altair's default theme pins the view to 300 x 300; the page sets the width.
-    if config.get("view") == {"continuousWidth": 300, "continuousHeight": 300}:
-        del config["view"]
+    view = config.get("view", {})
+    if view.get("continuousWidth") == 300 and view.get("continuousHeight") == 300:
+        del view["continuousWidth"], view["continuousHeight"]
+        if not view:
+            del config["view"]
     spec.pop("datasets", None)
     # Fill the container's width; ``height`` is the plot area's, titles and legends add to it.
     spec["autosize"] = {"type": "fit-x", "contains": "padding"}
@@ -135,7 +155,9 @@ def _data(name: str) -> alt.NamedData:
     return alt.NamedData(name=name)
 
 
-def _q(name: str, title: str | None = None, **kw) -> dict:
+def quant(name: str, title: str | None = None, **kw: object) -> dict[str, object]:
+    """The keywords of a quantitative channel on field ``name`` (``title=None``: Vega's
+    default title; ``""``: none)."""
     return {"field": name, "type": "quantitative", **({"title": title} if title is not None
                                                        else {}), **kw}
 
@@ -151,6 +173,15 @@ def _finite(values: object, what: str = "chart values") -> np.ndarray:
     return arr
 
 
+def _truth_rule() -> alt.Chart:
+    """A dashed vertical rule at the true value (dataset ``truth``: one row, or none)."""
+    return alt.Chart(_data("truth")).mark_rule(color=TRUTH, strokeDash=[6, 4],
+                                               strokeWidth=2.5).encode(
+        x=alt.X(**quant("truth")),
+        tooltip=[alt.Tooltip(field="truth", type="quantitative", title="true value",
+                             format=".3f")])
+
+
 def _t(values: object) -> tuple:
     return tuple(values)  # type: ignore[arg-type]  # any iterable the callers pass
 
@@ -163,16 +194,16 @@ def _bar_counts_tpl(labels: tuple, value_title: str,
     base = alt.Chart(_data("bars")).encode(
         y=alt.Y(field="label", type="nominal", sort=list(labels), title=category_title or None))
     bars = base.mark_bar().encode(
-        x=alt.X(**_q("value", value_title)),
+        x=alt.X(**quant("value", value_title)),
         color=alt.Color(field="colour", type="nominal", scale=None),
         tooltip=[alt.Tooltip(field="label", type="nominal", title=category_title or "label"),
                  alt.Tooltip(field="text", type="nominal", title=value_title)])
     layers = [bars]
     if with_text:
         layers.append(base.mark_text(align="left", dx=4, fontSize=FONT_SIZE - 1).encode(
-            x=alt.X(**_q("value")), text=alt.Text(field="text", type="nominal")))
-    zero = alt.Chart(_data("zero")).mark_rule(color=THEORY).encode(x=alt.X(**_q("x")))
-    return _style(alt.layer(*layers, zero).properties(height=height))
+            x=alt.X(**quant("value")), text=alt.Text(field="text", type="nominal")))
+    zero = alt.Chart(_data("zero")).mark_rule(color=THEORY).encode(x=alt.X(**quant("x")))
+    return freeze(alt.layer(*layers, zero).properties(height=height))
 
 
 def bar_counts(labels: Sequence[str], counts: object, *, title: str = "",
@@ -205,15 +236,15 @@ def _compare_bars_tpl(cats: tuple, names: tuple, palette: tuple, value_title: st
     bars = alt.Chart(_data("bars")).mark_bar().encode(
         y=alt.Y(field="category", type="nominal", sort=list(cats), title=category_title or None),
         yOffset=alt.YOffset(field="series", type="nominal", sort=list(names)),
-        x=alt.X(**_q("value", value_title)),
+        x=alt.X(**quant("value", value_title)),
         color=alt.Color(field="series", type="nominal", sort=list(names), title=None,
                         scale=alt.Scale(domain=list(names), range=list(palette))),
         tooltip=[alt.Tooltip(field="category", type="nominal", title=category_title or "category"),
                  alt.Tooltip(field="series", type="nominal", title="series"),
                  alt.Tooltip(field="value", type="quantitative", title=value_title,
                              format=",.1f")])
-    zero = alt.Chart(_data("zero")).mark_rule(color=THEORY).encode(x=alt.X(**_q("x")))
-    return _style(alt.layer(bars, zero).properties(height=height))
+    zero = alt.Chart(_data("zero")).mark_rule(color=THEORY).encode(x=alt.X(**quant("x")))
+    return freeze(alt.layer(bars, zero).properties(height=height))
 
 
 def compare_bars(categories: Sequence[str], series: Mapping[str, object], *,
@@ -247,16 +278,12 @@ def _estimate_ci_tpl(labels: tuple, value_title: str,
             alt.Tooltip(field="high", type="quantitative", format=".3f")]
     base = alt.Chart(_data("rows")).encode(y=y)
     ci = base.mark_rule(strokeWidth=7, opacity=0.45).encode(
-        x=alt.X(**_q("low", value_title), scale=scale), x2=alt.X2(field="high"),
+        x=alt.X(**quant("low", value_title), scale=scale), x2=alt.X2(field="high"),
         color=colour, tooltip=tips)
     pts = base.mark_point(filled=True, size=170, opacity=1).encode(
-        x=alt.X(**_q("estimate", value_title), scale=scale), color=colour, tooltip=tips)
-    truth = alt.Chart(_data("truth")).mark_rule(color=TRUTH, strokeDash=[6, 4],
-                                                strokeWidth=2.5).encode(
-        x=alt.X(**_q("truth")),
-        tooltip=[alt.Tooltip(field="truth", type="quantitative", title="true value",
-                             format=".3f")])
-    return _style(alt.layer(ci, pts, truth).properties(height=height))
+        x=alt.X(**quant("estimate", value_title), scale=scale), color=colour, tooltip=tips)
+    truth = _truth_rule()
+    return freeze(alt.layer(ci, pts, truth).properties(height=height))
 
 
 def estimate_with_ci(labels: Sequence[str], estimates: object, lows: object, highs: object, *,
@@ -296,7 +323,7 @@ def _heatmap_tpl(rows: tuple, cols: tuple, row_title: str, col_title: str,
     labels = base.mark_text(fontSize=22, fontWeight="bold").encode(
         text=alt.Text(field="text", type="nominal"),
         color=alt.condition(alt.datum.ink == "white", alt.value("white"), alt.value("black")))
-    return _style(alt.layer(cells, labels).properties(height=height))
+    return freeze(alt.layer(cells, labels).properties(height=height))
 
 
 def channel_heatmap(matrix: object, row_labels: Sequence[str], col_labels: Sequence[str], *,
@@ -348,20 +375,16 @@ def _bar_rows(values: np.ndarray) -> list[dict]:
 def _sampling_tpl(x_title: str, color: str,
                   height: int) -> str:
     bars = alt.Chart(_data("bars")).mark_rect(color=color, opacity=0.55).encode(
-        x=alt.X(**_q("left", x_title)), x2=alt.X2(field="right"),
-        y=alt.Y(**_q("density", "density")), y2=alt.Y2(field="base"),
+        x=alt.X(**quant("left", x_title)), x2=alt.X2(field="right"),
+        y=alt.Y(**quant("density", "density")), y2=alt.Y2(field="base"),
         tooltip=[alt.Tooltip(field="left", type="quantitative", title="from", format=".3f"),
                  alt.Tooltip(field="right", type="quantitative", title="to", format=".3f"),
                  alt.Tooltip(field="density", type="quantitative", format=".3f")])
     curve = alt.Chart(_data("curve")).mark_line(color=THEORY, strokeWidth=2.5).encode(
-        x=alt.X(**_q("x")), y=alt.Y(**_q("pdf")),
+        x=alt.X(**quant("x")), y=alt.Y(**quant("pdf")),
         tooltip=[alt.Tooltip(field="what", type="nominal", title="curve")])
-    truth = alt.Chart(_data("truth")).mark_rule(color=TRUTH, strokeDash=[6, 4],
-                                                strokeWidth=2.5).encode(
-        x=alt.X(**_q("truth")),
-        tooltip=[alt.Tooltip(field="truth", type="quantitative", title="true value",
-                             format=".3f")])
-    return _style(alt.layer(bars, curve, truth).properties(height=height))
+    truth = _truth_rule()
+    return freeze(alt.layer(bars, curve, truth).properties(height=height))
 
 
 def _normal_rows(mean: float | None, sd: float | None, lo: float, hi: float,
@@ -394,19 +417,19 @@ def sampling_distribution(values: object, *, truth: float | None = None,
 def _histogram_tpl(x_title: str, color: str,
                    names: tuple, palette: tuple, height: int) -> str:
     bars = alt.Chart(_data("bars")).mark_rect(color=color, opacity=0.6).encode(
-        x=alt.X(**_q("left", x_title)), x2=alt.X2(field="right"),
-        y=alt.Y(**_q("density", "density")), y2=alt.Y2(field="base"))
+        x=alt.X(**quant("left", x_title)), x2=alt.X2(field="right"),
+        y=alt.Y(**quant("density", "density")), y2=alt.Y2(field="base"))
     layers = [bars]
     if names:
         layers.append(alt.Chart(_data("rules")).mark_rule(strokeWidth=3, strokeDash=[6, 4])
-                      .encode(x=alt.X(**_q("x")),
+                      .encode(x=alt.X(**quant("x")),
                               color=alt.Color(field="what", type="nominal", title=None,
                                               scale=alt.Scale(domain=list(names),
                                                               range=list(palette))),
                               tooltip=[alt.Tooltip(field="what", type="nominal"),
                                        alt.Tooltip(field="x", type="quantitative",
                                                    format=",.1f")]))
-    return _style(alt.layer(*layers).properties(height=height))
+    return freeze(alt.layer(*layers).properties(height=height))
 
 
 def histogram(values: object, *, rules: Mapping[str, float] | None = None,
@@ -452,6 +475,42 @@ def log_ticks(lo: float, hi: float, *, most: int = 8) -> tuple[float, ...]:
 
 
 @lru_cache(maxsize=_TEMPLATES)
+def _sd_bars_tpl(labels: tuple, value_title: str, height: int) -> str:
+    y = alt.Y(field="label", type="nominal", sort=list(labels), title=None)
+    tips = [alt.Tooltip(field="label", type="nominal", title="model"),
+            alt.Tooltip(field="text", type="nominal", title="formula"),
+            alt.Tooltip(field="sim_text", type="nominal", title="simulated")]
+    base = alt.Chart(_data("rows")).encode(y=y, tooltip=tips)
+    bars = base.mark_bar(opacity=0.85).encode(
+        x=alt.X(**quant("value", value_title)),
+        color=alt.Color(field="colour", type="nominal", scale=None))
+    whisker = base.mark_rule(color=THEORY, strokeWidth=2.5).encode(
+        x=alt.X(**quant("sim_low")), x2=alt.X2(field="sim_high"))
+    dot = base.mark_point(shape="circle", filled=True, size=90, color=THEORY, opacity=1).encode(
+        x=alt.X(**quant("sim")))
+    text = base.mark_text(align="left", dx=8, fontSize=FONT_SIZE, fontWeight="bold").encode(
+        x=alt.X(**quant("text_at")), text=alt.Text(field="text", type="nominal"))
+    return freeze(alt.layer(bars, whisker, dot, text).properties(height=height))
+
+
+def sd_bars(labels: Sequence[str], sds: object, simulated: object, simulated_se: object, *,
+            colors: Sequence[str], text: Sequence[str], sim_text: Sequence[str],
+            value_title: str = "SD", title: str = "", subtitle: str | None = None,
+            height: int | None = None) -> Figure:
+    """One bar per row at its formula value, a dot at its simulated value with a whisker of
+    ± 2 standard errors, and the formula's value written beside the bar."""
+    vals, sims, ses = _finite(sds), _finite(simulated), _finite(simulated_se)
+    labs = [str(x) for x in labels]
+    rows = [{"label": lab, "value": _num(v), "sim": _num(m), "sim_low": _num(m - 2 * e),
+             "sim_high": _num(m + 2 * e), "text_at": _num(max(v, m + 2 * e)), "colour": c,
+             "text": tx, "sim_text": st}
+            for lab, v, m, e, c, tx, st in zip(labs, vals, sims, ses, colors, text, sim_text,
+                                               strict=True)]
+    tpl = _sd_bars_tpl(_t(labs), value_title, height or 56 * len(labs) + 20)
+    return Figure(tpl, {"rows": rows}, title, subtitle)
+
+
+@lru_cache(maxsize=_TEMPLATES)
 def _line_tpl(names: tuple, palette: tuple, dashed: tuple, points: tuple, x_title: str,
               y_title: str, log_x: bool, log_y: bool,
               y_domain: tuple | None, x_format: str | None, height: int) -> str:
@@ -463,9 +522,9 @@ def _line_tpl(names: tuple, palette: tuple, dashed: tuple, points: tuple, x_titl
     else:
         yscale = alt.Undefined
     enc = {
-        "x": alt.X(**_q("x", x_title), scale=xscale,
+        "x": alt.X(**quant("x", x_title), scale=xscale,
                    axis=alt.Axis(format=x_format) if x_format else alt.Undefined),
-        "y": alt.Y(**_q("y", y_title), scale=yscale),
+        "y": alt.Y(**quant("y", y_title), scale=yscale),
         "color": alt.Color(field="series", type="nominal", sort=list(names), title=None,
                            scale=alt.Scale(domain=list(names), range=list(palette))),
         "tooltip": [alt.Tooltip(field="series", type="nominal", title="curve"),
@@ -485,12 +544,12 @@ def _line_tpl(names: tuple, palette: tuple, dashed: tuple, points: tuple, x_titl
     marker = alt.Chart(_data("marker"))
     layers.append(marker.mark_point(shape="diamond", size=280, filled=True, color=HIGHLIGHT,
                                     stroke=THEORY, opacity=1).encode(
-        x=alt.X(**_q("x")), y=alt.Y(**_q("y")),
+        x=alt.X(**quant("x")), y=alt.Y(**quant("y")),
         tooltip=[alt.Tooltip(field="label", type="nominal", title="you are here")]))
     layers.append(marker.mark_text(align="left", dx=12, dy=-12, fontSize=FONT_SIZE,
                                    fontWeight="bold").encode(
-        x=alt.X(**_q("x")), y=alt.Y(**_q("y")), text=alt.Text(field="label", type="nominal")))
-    return _style(alt.layer(*layers).properties(height=height))
+        x=alt.X(**quant("x")), y=alt.Y(**quant("y")), text=alt.Text(field="label", type="nominal")))
+    return freeze(alt.layer(*layers).properties(height=height))
 
 
 def line_chart(x: object, series: Mapping[str, object], *, colors: Mapping[str, str],
@@ -536,30 +595,30 @@ def line_chart(x: object, series: Mapping[str, object], *, colors: Mapping[str, 
 def _loglik_tpl(y_title: str, x_title: str, color: str,
                 height: int) -> str:
     band = alt.Chart(_data("band")).mark_rect(color=HIGHLIGHT, opacity=0.22).encode(
-        x=alt.X(**_q("lo")), x2=alt.X2(field="hi"),
+        x=alt.X(**quant("lo")), x2=alt.X2(field="hi"),
         tooltip=[alt.Tooltip(field="what", type="nominal"),
                  alt.Tooltip(field="lo", type="quantitative", format=".3f"),
                  alt.Tooltip(field="hi", type="quantitative", format=".3f")])
     line = alt.Chart(_data("curve")).mark_line(color=color, strokeWidth=3).encode(
-        x=alt.X(**_q("mu", x_title), scale=alt.Scale(domain=[0, 1])),
-        y=alt.Y(**_q("value", y_title), scale=alt.Scale(zero=False)),
+        x=alt.X(**quant("mu", x_title), scale=alt.Scale(domain=[0, 1])),
+        y=alt.Y(**quant("value", y_title), scale=alt.Scale(zero=False)),
         tooltip=[alt.Tooltip(field="mu", type="quantitative", title="μ", format=".3f"),
                  alt.Tooltip(field="value", type="quantitative", title=y_title,
                              format=",.4~g")])
     rules = alt.Chart(_data("rules"))
     rule = rules.mark_rule(strokeWidth=2.5, strokeDash=[6, 4]).encode(
-        x=alt.X(**_q("x")), color=alt.Color(field="colour", type="nominal", scale=None),
+        x=alt.X(**quant("x")), color=alt.Color(field="colour", type="nominal", scale=None),
         tooltip=[alt.Tooltip(field="what", type="nominal")])
     rule_text = rules.mark_text(align="left", dx=5, fontSize=FONT_SIZE - 1,
                                 fontWeight="bold").encode(
-        x=alt.X(**_q("x")), y=alt.value(12),
+        x=alt.X(**quant("x")), y=alt.value(12),
         color=alt.Color(field="colour", type="nominal", scale=None),
         text=alt.Text(field="what", type="nominal"))
     cutoff = alt.Chart(_data("cutoff")).mark_rule(color=HIGHLIGHT, strokeWidth=2.5).encode(
-        y=alt.Y(**_q("y")),
+        y=alt.Y(**quant("y")),
         tooltip=[alt.Tooltip(field="what", type="nominal"),
                  alt.Tooltip(field="y", type="quantitative", format=",.4~g")])
-    return _style(alt.layer(band, line, rule, rule_text, cutoff)
+    return freeze(alt.layer(band, line, rule, rule_text, cutoff)
                   .properties(height=height))
 
 
@@ -602,8 +661,8 @@ _POSTERIOR_NAMES = ("after a 'vanilla' report", "after a 'chocolate' report",
 def _posterior_tpl(height: int) -> str:
     names = list(_POSTERIOR_NAMES)
     band = alt.Chart(_data("band")).mark_area(color=HIGHLIGHT, opacity=0.22).encode(
-        x=alt.X(**_q("prior", "prior P(truly vanilla)"), scale=alt.Scale(domain=[0, 1])),
-        y=alt.Y(**_q("lo", "posterior P(truly vanilla | report)"),
+        x=alt.X(**quant("prior", "prior P(truly vanilla)"), scale=alt.Scale(domain=[0, 1])),
+        y=alt.Y(**quant("lo", "posterior P(truly vanilla | report)"),
                 scale=alt.Scale(domain=[0, 1])),
         y2=alt.Y2(field="hi"))
     colour = alt.Color(field="series", type="nominal", sort=names, title=None,
@@ -612,13 +671,13 @@ def _posterior_tpl(height: int) -> str:
             alt.Tooltip(field="prior", type="quantitative", format=".2f"),
             alt.Tooltip(field="posterior", type="quantitative", format=".3f")]
     curves = alt.Chart(_data("lines")).mark_line(strokeWidth=3).encode(
-        x=alt.X(**_q("prior")), y=alt.Y(**_q("posterior")), color=colour, tooltip=tips)
+        x=alt.X(**quant("prior")), y=alt.Y(**quant("posterior")), color=colour, tooltip=tips)
     diagonal = alt.Chart(_data("diagonal")).mark_line(strokeWidth=2, strokeDash=[4, 4]).encode(
-        x=alt.X(**_q("prior")), y=alt.Y(**_q("posterior")), color=colour, tooltip=tips)
+        x=alt.X(**quant("prior")), y=alt.Y(**quant("posterior")), color=colour, tooltip=tips)
     current = alt.Chart(_data("current")).mark_rule(color=THEORY, strokeDash=[2, 3],
-                                                    strokeWidth=2).encode(x=alt.X(**_q("x")))
+                                                    strokeWidth=2).encode(x=alt.X(**quant("x")))
     chart = alt.layer(band, curves, diagonal, current)
-    return _style(chart.properties(height=height))
+    return freeze(chart.properties(height=height))
 
 
 def posterior_chart(prior: object, after_yes: object, after_no: object, band_lo: object,

@@ -13,6 +13,7 @@ proper minus sign and thousands separators so they read well on a projector.
 from __future__ import annotations
 
 import math
+from decimal import ROUND_CEILING, Decimal
 
 __all__ = [
     "DASH",
@@ -22,8 +23,10 @@ __all__ = [
     "fmt_fixed",
     "fmt_interval",
     "fmt_pct",
+    "fmt_power",
     "fmt_pvalue",
     "fmt_ratio",
+    "fmt_up",
     "is_number",
 ]
 
@@ -98,6 +101,38 @@ def fmt_fixed(x: object, decimals: int = 3) -> str:
     if float(text.replace(",", "")) == 0:
         text = text.lstrip("-")
     return _minus(text)
+
+
+def fmt_up(x: object, sig: int = 3) -> str:
+    """``sig`` significant digits, rounded UP: an ε shown as a guarantee errs toward privacy.
+
+    >>> fmt_up(0.5500655), fmt_up(0.551), fmt_up(0.0184387), fmt_up(1.0986), fmt_up(None)
+    ('0.551', '0.551', '0.0185', '1.10', '—')
+    """
+    special = _special(x)
+    if special is not None:
+        return special
+    d = Decimal(repr(float(x)))  # type: ignore[arg-type]  # a number: _special() returned None
+    if d == 0:
+        return "0"
+    quantum = Decimal(1).scaleb(d.adjusted() - sig + 1)
+    return _minus(f"{d.quantize(quantum, rounding=ROUND_CEILING):f}")
+
+
+def fmt_power(x: object) -> str:
+    """A power of ten as ``10⁻⁶``; any other number as :func:`fmt` writes it.
+
+    >>> fmt_power(1e-6), fmt_power(1e-9), fmt_power(2e-6)
+    ('10⁻⁶', '10⁻⁹', '0.000002')
+    """
+    special = _special(x)
+    if special is not None:
+        return special
+    v = float(x)  # type: ignore[arg-type]  # a number: _special() returned None
+    k = round(math.log10(v)) if v > 0 else 0
+    if v > 0 and v == float(f"1e{k}"):
+        return "10" + _superscript(k)
+    return fmt(v)
 
 
 def fmt_count(x: object) -> str:

@@ -27,7 +27,6 @@ Okabe–Ito colours.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -36,7 +35,7 @@ import altair as alt
 import numpy as np
 
 from ui import charts
-from ui.charts import Figure
+from ui.charts import Figure, quant
 from ui.fmt import is_number
 
 __all__ = [
@@ -67,20 +66,9 @@ _BIG_FONT = 24
 
 
 def _freeze(chart: alt.TopLevelMixin) -> str:
-    """House style (as :mod:`ui.charts`), serialised without data, full container width."""
-    styled = chart.configure_axis(labelFontSize=charts.FONT_SIZE, titleFontSize=charts.FONT_SIZE,
-                                  labelLimit=240) \
-        .configure_legend(labelFontSize=charts.FONT_SIZE, titleFontSize=charts.FONT_SIZE,
-                          orient="bottom", labelLimit=420) \
-        .configure_view(strokeWidth=0)
-    spec = styled.to_dict(validate=False)
-    config = spec.get("config", {})
-    if config.get("view", {}).get("continuousWidth") == 300:
-        config["view"].pop("continuousWidth", None)
-        config["view"].pop("continuousHeight", None)
-    spec.pop("datasets", None)
-    spec["autosize"] = {"type": "fit-x", "contains": "padding"}
-    return json.dumps(spec)
+    """The house style of :mod:`ui.charts`, with the legend's entries side by side and no
+    outline around the plot area."""
+    return charts.freeze(chart, legend_columns=None, frame=False)
 
 
 def _enlarge(spec: dict) -> dict:
@@ -156,10 +144,6 @@ def estimate_by_round(rows: Sequence[Mapping[str, object]], *, level: float = 0.
 # -- dashboard-only charts -----------------------------------------------------------------
 
 
-def _q(name: str, title: str | None = None, **kw) -> dict:
-    return {"field": name, "type": "quantitative", **({"title": title} if title else {}), **kw}
-
-
 #: The trajectory chart's y range: [0, 1] with a margin. Estimates beyond it (a small class's
 #: first reports can give μ̂ = 3.5) are drawn at the edge and marked, so they never squash
 #: the rest of the chart.
@@ -168,29 +152,29 @@ TRACE_Y = (-0.1, 1.1)
 
 @lru_cache(maxsize=_TEMPLATES)
 def _trace_tpl(y_title: str, height: int) -> str:
-    x = alt.X(**_q("n", "reports received (n)"), axis=alt.Axis(tickMinStep=1, format="d"))
+    x = alt.X(**quant("n", "reports received (n)"), axis=alt.Axis(tickMinStep=1, format="d"))
     scale = alt.Scale(domain=list(TRACE_Y), clamp=True, nice=False)
     data = alt.Chart(alt.NamedData(name="trace"))
     band = data.mark_area(color=ESTIMATE, opacity=0.18).encode(
-        x=x, y=alt.Y(**_q("lo_plot", y_title), scale=scale), y2=alt.Y2(field="hi_plot"))
+        x=x, y=alt.Y(**quant("lo_plot", y_title), scale=scale), y2=alt.Y2(field="hi_plot"))
     whiskers = data.mark_rule(color=ESTIMATE, opacity=0.5, strokeWidth=2).encode(
-        x=x, y=alt.Y(**_q("lo_plot"), scale=scale), y2=alt.Y2(field="hi_plot"))
+        x=x, y=alt.Y(**quant("lo_plot"), scale=scale), y2=alt.Y2(field="hi_plot"))
     tooltip = [alt.Tooltip(field="n", type="quantitative", title="n"),
                alt.Tooltip(field="mu", type="quantitative", title="μ̂", format=".3f"),
                alt.Tooltip(field="lo", type="quantitative", title="CI low", format=".3f"),
                alt.Tooltip(field="hi", type="quantitative", title="CI high", format=".3f")]
     line = data.mark_line(color=ESTIMATE, strokeWidth=3,
                           point=alt.OverlayMarkDef(color=ESTIMATE, size=50)).encode(
-        x=x, y=alt.Y(**_q("mu_plot"), scale=scale), tooltip=tooltip)
+        x=x, y=alt.Y(**quant("mu_plot"), scale=scale), tooltip=tooltip)
     beyond = alt.Chart(alt.NamedData(name="beyond")).mark_point(
         filled=True, size=160, color=HIGHLIGHT).encode(
-        x=x, y=alt.Y(**_q("mu_plot"), scale=scale),
+        x=x, y=alt.Y(**quant("mu_plot"), scale=scale),
         shape=alt.Shape(field="side", type="nominal", legend=None,
                         scale=alt.Scale(domain=["above", "below"],
                                         range=["triangle-up", "triangle-down"])),
         tooltip=tooltip)
     edges = alt.Chart(alt.NamedData(name="edges")).mark_rule(
-        color=_THEORY, strokeDash=[6, 4], opacity=0.6).encode(y=alt.Y(**_q("y"), scale=scale))
+        color=_THEORY, strokeDash=[6, 4], opacity=0.6).encode(y=alt.Y(**quant("y"), scale=scale))
     return _freeze(alt.layer(band, whiskers, edges, line, beyond).properties(height=height))
 
 
@@ -229,14 +213,14 @@ def _histogram_tpl(options: tuple, names: tuple, height: int) -> str:
     colour = alt.Color(field="series", type="nominal", sort=list(names), title=None,
                        scale=alt.Scale(domain=list(names), range=[ESTIMATE, CLIPPED, NORM_SUB]))
     bars = alt.Chart(alt.NamedData(name="bars")).mark_bar().encode(
-        x=x, xOffset=offset, y=alt.Y(**_q("share", "estimated share")), color=colour,
+        x=x, xOffset=offset, y=alt.Y(**quant("share", "estimated share")), color=colour,
         tooltip=[alt.Tooltip(field="option", type="nominal"),
                  alt.Tooltip(field="series", type="nominal"),
                  alt.Tooltip(field="share", type="quantitative", format=".3f")])
     err = alt.Chart(alt.NamedData(name="err")).mark_rule(color=_THEORY, strokeWidth=2).encode(
-        x=x, xOffset=offset, y=alt.Y(**_q("lo")), y2=alt.Y2(field="hi"))
+        x=x, xOffset=offset, y=alt.Y(**quant("lo")), y2=alt.Y2(field="hi"))
     zero = alt.Chart(alt.NamedData(name="zero")).mark_rule(color=_THEORY).encode(
-        y=alt.Y(**_q("y")))
+        y=alt.Y(**quant("y")))
     return _freeze(alt.layer(bars, err, zero).properties(height=height))
 
 
@@ -271,15 +255,15 @@ def share_interval(counts: Sequence[float], sds: Sequence[float], n: int, z: flo
 @lru_cache(maxsize=_TEMPLATES)
 def _sd_tpl(labels: tuple, y_title: str, height: int, ticks: tuple) -> str:
     line = alt.Chart(alt.NamedData(name="curve")).mark_line(color=_THEORY, strokeWidth=2).encode(
-        x=alt.X(**_q("eps", "ε (privacy loss per student)")),
-        y=alt.Y(**_q("sd", y_title), scale=alt.Scale(type="log"),
+        x=alt.X(**quant("eps", "ε (privacy loss per student)")),
+        y=alt.Y(**quant("sd", y_title), scale=alt.Scale(type="log"),
                 axis=alt.Axis(values=list(ticks), format="~g") if ticks else alt.Undefined))
     colour = alt.Color(field="label", type="nominal", title=None, sort=list(labels),
                        scale=alt.Scale(domain=list(labels),
                                        range=[ESTIMATE, HIGHLIGHT][: len(labels)]))
     dots = alt.Chart(alt.NamedData(name="marks")).mark_point(filled=True, size=200,
                                                              opacity=1).encode(
-        x=alt.X(**_q("eps")), y=alt.Y(**_q("sd")), color=colour,
+        x=alt.X(**quant("eps")), y=alt.Y(**quant("sd")), color=colour,
         tooltip=[alt.Tooltip(field="label", type="nominal"),
                  alt.Tooltip(field="eps", type="quantitative", title="ε", format=".2f"),
                  alt.Tooltip(field="sd", type="quantitative", title="SD", format=".3f")])
@@ -304,16 +288,16 @@ def sd_vs_epsilon(curve: Sequence[tuple[float, float]],
 def _numeric_tpl(x_title: str, height: int) -> str:
     band = alt.Chart(alt.NamedData(name="range")).mark_rect(color=charts.CENTRAL,
                                                               opacity=0.15).encode(
-        x=alt.X(**_q("lo")), x2=alt.X2(field="hi"))
+        x=alt.X(**quant("lo")), x2=alt.X2(field="hi"))
     bars = alt.Chart(alt.NamedData(name="bars")).mark_bar(color=REPORTED).encode(
-        x=alt.X(**_q("x0", x_title)), x2=alt.X2(field="x1"),
-        y=alt.Y(**_q("count", "reports")),
+        x=alt.X(**quant("x0", x_title)), x2=alt.X2(field="x1"),
+        y=alt.Y(**quant("count", "reports")),
         tooltip=[alt.Tooltip(field="x0", type="quantitative", title="from", format=".3~g"),
                  alt.Tooltip(field="x1", type="quantitative", title="to", format=".3~g"),
                  alt.Tooltip(field="count", type="quantitative", title="reports")])
     mean = alt.Chart(alt.NamedData(name="mean")).mark_rule(color=_THEORY, strokeWidth=3,
                                                            strokeDash=[6, 3]).encode(
-        x=alt.X(**_q("x")))
+        x=alt.X(**quant("x")))
     return _freeze(alt.layer(band, bars, mean).properties(height=height))
 
 

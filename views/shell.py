@@ -19,6 +19,8 @@ from views import (
     study_exercise,
     study_histogram,
     study_likelihood,
+    study_manipulation,
+    study_models,
     study_rr,
     teach,
 )
@@ -45,10 +47,14 @@ def _study_pages() -> list[st.Page]:
                 icon=":material/show_chart:", url_path="likelihood"),
         st.Page(study_asymptotics.render, title="Local vs central",
                 icon=":material/compare_arrows:", url_path="local-vs-central"),
+        st.Page(study_models.render, title="Local, shuffle, federated, central",
+                icon=":material/shuffle:", url_path="trust-models"),
         st.Page(study_histogram.render, title="Histogram lab", icon=":material/bar_chart:",
                 url_path="histograms"),
         st.Page(study_averaging.render, title="The averaging attack",
                 icon=":material/stacks:", url_path="averaging-attack"),
+        st.Page(study_manipulation.render, title="Manipulation lab",
+                icon=":material/how_to_vote:", url_path="manipulation"),
     ]
 
 

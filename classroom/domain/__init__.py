@@ -70,6 +70,7 @@ from .errors import (
     sentence,
 )
 from .results import (
+    SHUFFLE_DELTA,
     CategoricalEstimate,
     DashboardSnapshot,
     QuestionEstimate,
@@ -138,6 +139,7 @@ __all__ = [
     "QuestionEstimate",
     "Receipt",
     "Round",
+    "SHUFFLE_DELTA",
     "STATES",
     "StoreUnavailable",
     "TrajectoryPoint",

@@ -64,10 +64,6 @@ class Question:
         return design_from_json(self.kind, self.design_json)
 
     @property
-    def design_name(self) -> str:
-        return str(self.design_params["design"])
-
-    @property
     def epsilon(self) -> float:
         return design_epsilon(self.design)
 

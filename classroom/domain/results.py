@@ -13,18 +13,24 @@ from ldp_core import (
     BinaryEstimate,
     NumericEstimate,
     Plausibility,
+    ShuffleGuarantee,
     binary_plausibility,
 )
 
 from .entities import Question, Round
 
 __all__ = [
+    "SHUFFLE_DELTA",
     "CategoricalEstimate",
     "DashboardSnapshot",
     "QuestionEstimate",
     "TrajectoryPoint",
     "finite_or_inf",
 ]
+
+
+#: The δ of the guarantee the dashboard shows for shuffled reports (QuestionEstimate.shuffle).
+SHUFFLE_DELTA = 1e-6
 
 
 @dataclass(frozen=True)
@@ -107,6 +113,11 @@ class QuestionEstimate:
     #: Distinct network addresses among the round's real reports (each stored only as a
     #: per-round HMAC); None when none of them carried one (imported or simulated).
     addresses: int | None = None
+    #: What these reports would guarantee through a shuffler, at δ = SHUFFLE_DELTA
+    #: (ldp_core's exact value for yes/no designs, Feldman et al.'s bound otherwise); for
+    #: a round with several designs, the worst of them (a report hides only among reports
+    #: of its own design). None while the round has no report.
+    shuffle: ShuffleGuarantee | None = None
 
     @property
     def empty(self) -> bool:

@@ -19,6 +19,7 @@ from ui.dashboard.formulas import (
     sd_formula,
 )
 from ui.dashboard.numeric import numeric_rounds
+from ui.dashboard.shuffle import shuffle_caption
 from ui.fmt import fmt_count, fmt_fixed, fmt_interval
 from ui.text import plain
 
@@ -73,6 +74,8 @@ def binary_panel(q, est, rounds, projector: bool, points) -> None:
     _stat(top[2], "Privacy loss ε", fmt_fixed(est.epsilon, 2),
           None if projector else eps_formula(design, est.epsilon) if one_design else
           "largest ε of the designs used in this round")
+    with top[2] if projector else st.container():
+        shuffle_caption(est, short=projector)
 
     mu_help = (f"The estimated share of the class whose true answer is “{plain(yes_label)}”. "
                "Unbiased: on average over the randomization it equals the true share. "
@@ -239,6 +242,8 @@ def categorical_panel(q, est, rounds, projector: bool) -> None:
     _stat(top[0], "Reports received", fmt_count(n), "$n$")
     _stat(top[1], "Privacy loss ε", fmt_fixed(est.epsilon, 2), None)
     _stat(top[2], "Design", _oracle_name(q.design), design_text(q.design))
+    with top[1] if projector else st.container():
+        shuffle_caption(est, short=projector)
     names = ldp_core.POSTPROCESSING
     st.markdown("**Estimated share of each option**: raw unbiased (with "
                 f"{level:.0%} error bars, ± {z:.2f} SD), then post-processed")

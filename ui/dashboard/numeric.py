@@ -12,6 +12,7 @@ from classroom.domain import format_value
 from ui import live_charts
 from ui.dashboard.actions import simulated_class_note
 from ui.dashboard.formulas import design_text
+from ui.dashboard.shuffle import shuffle_caption
 from ui.fmt import fmt_count, fmt_fixed
 
 __all__ = ["central_numeric_note", "numeric_panel", "numeric_rounds"]
@@ -76,6 +77,7 @@ def numeric_panel(q, est, projector: bool) -> None:
         central = central_numeric_note(n, est.epsilon, design, num.sd_worst, unit)
         if central:
             st.caption(central)
+        shuffle_caption(est)  # beside ε, which only the desk shows for a numeric question
     note = simulated_class_note(q, est.n_simulated)
     if note:
         st.caption(note)

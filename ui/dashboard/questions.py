@@ -81,6 +81,7 @@ def _categorical_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
                         help="How many students you expect to answer: the smallest share "
                         "the class can find depends on it.")
     st.markdown(class_size_note(oracle, rec, k, eps, int(n)))
+    st.caption(CLASS_SIZE_FORMULA)
     return design.params(), labels, None
 
 
@@ -101,10 +102,15 @@ def class_size_note(chosen: str, recommended: str, k: int, eps: float, n: int) -
         verdict += f" {recommended.upper()}, recommended, finds {found(s_min(recommended))}."
     needed = ldp_core.needed_class_size(ldp_core.oracle(recommended, k, eps), 0.2)
     return (verdict + f" To find an option held by 20% of the class, "
-            f"{recommended.upper()} needs about {needed:,} students. "
-            f"(s_min = (z₁₋α/k + z₀.₈) √(V*/n): found 4 times in 5, with a 5% chance of a "
-            f"false find over the {k} options; V* is the oracle's variance per report, "
-            "Wang et al. 2017.)")
+            f"{recommended.upper()} needs about {needed:,} students.")
+
+
+#: How the form's class-size verdict is computed, shown under it.
+CLASS_SIZE_FORMULA = (
+    "s_min = (z(1 − α/k) + z(0.8)) √(V*/n): an option held by s_min is found 4 times in 5, "
+    "with a 5% chance (α) of any false find over the k options; V* is the oracle's variance "
+    "per report (Wang, Blocki, Li & Jha 2017). A normal approximation: a few points less "
+    "in small classes.")
 
 
 #: Short names of the numeric mechanisms, for a line that lists them all.

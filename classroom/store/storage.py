@@ -1,48 +1,30 @@
-"""The store: SQLAlchemy Core tables, the engine and transactions.
+"""The store: every read and write of a classroom, in short transactions on one engine.
 
-This is the only module of the classroom with SQL in it. It knows nothing of
-randomized response; it persists rows and answers grouped queries, returning
-frozen domain objects or plain tuples.
-
-* SQLite (default): WAL, ``busy_timeout`` 10 s, ``synchronous=NORMAL`` (a
-  committed transaction survives a crash of the process), foreign keys on;
-  write transactions begin with ``BEGIN IMMEDIATE`` so that concurrent writers
-  wait on the busy timeout instead of failing when a read lock cannot be
-  upgraded.
-* PostgreSQL through psycopg 3, ``pool_pre_ping``, 5 s connect timeout.
-
-:meth:`Store.transaction` is the single place where driver errors become
-domain errors. The schema is created on first start; ``schema_version`` and
-:data:`MIGRATIONS` upgrade an existing database in place.
+It knows nothing of randomized response; it persists rows and answers grouped
+queries, returning frozen domain objects or the plain rows of :mod:`.rows`.
+:meth:`Store.transaction` is the single place where driver errors become domain
+errors. Opening a store creates the schema of an empty database or upgrades an
+older one (:mod:`.migrations`).
 """
 
 from __future__ import annotations
 
-import errno
-import json
 import logging
-import os
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
-from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy import event
 from sqlalchemy.dialects import postgresql as pg_dialect
 from sqlalchemy.dialects import sqlite as sqlite_dialect
-from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
 
-from . import config
-from .domain import (
+from .. import config
+from ..domain import (
     AddressLimit,
     ClassroomError,
-    ConfigError,
     Conflict,
     DiskFull,
     Poll,
@@ -52,362 +34,37 @@ from .domain import (
     StoreUnavailable,
     as_utc,
 )
+from .engine import SQLITE_BUSY_TIMEOUT_S, disk_full, driver_reason, make_engine
+from .migrations import MIGRATIONS, ensure_schema
+from .rows import (
+    QUESTION_COLS,
+    EstimateInputs,
+    ReportRow,
+    RoundSecret,
+    RoundUse,
+    poll_of,
+    question_of,
+    round_of,
+)
+from .schema import (
+    SCHEMA_VERSION,
+    instructor_sessions,
+    polls,
+    questions,
+    reports,
+    rounds,
+    schema_version,
+    used_login_links,
+)
 
-__all__ = [
-    "MIGRATIONS",
-    "SCHEMA_VERSION",
-    "EstimateInputs",
-    "ReportRow",
-    "RoundSecret",
-    "RoundUse",
-    "Store",
-    "make_engine",
-    "metadata",
-]
+__all__ = ["DISK_FULL", "UNAVAILABLE_READ", "UNAVAILABLE_WRITE", "Store"]
 
-#: The schema version this code creates and understands.
-SCHEMA_VERSION = 3
-
-SQLITE_BUSY_TIMEOUT_S = 10
-PG_CONNECT_TIMEOUT_S = 5
-#: The connection pool of a process's one engine on PostgreSQL: this many kept open,
-#: up to :data:`PG_MAX_OVERFLOW` more under load, so at most 20 connections per process
-#: (five app processes fit under PostgreSQL's default ``max_connections = 100``). A
-#: report holds one for about a millisecond.
-PG_POOL_SIZE = 5
-PG_MAX_OVERFLOW = 15
-#: SQLite's pool (connections to a file, cheap; writers queue on the busy timeout).
-SQLITE_POOL_SIZE = 10
-SQLITE_MAX_OVERFLOW = 30
-_PG_SCHEMA_LOCK_KEY = 0x1D9C1A55  # advisory lock serialising schema set-up
-
-_LOG = logging.getLogger(__name__)
+_LOG = logging.getLogger("classroom.store")
 
 UNAVAILABLE_WRITE = "database unavailable, not saved — try again"
 UNAVAILABLE_READ = "database unavailable — try again"
 DISK_FULL = ("the database's disk is full, so nothing was saved — free some space on the "
              "server, then try again")
-#: PostgreSQL's SQLSTATE for "disk full".
-_PG_DISK_FULL = "53100"
-
-
-# -- schema -------------------------------------------------------------------------------
-
-metadata = sa.MetaData()
-
-schema_version = sa.Table(
-    "schema_version", metadata,
-    sa.Column("version", sa.Integer, nullable=False),
-)
-
-polls = sa.Table(
-    "polls", metadata,
-    sa.Column("id", sa.Integer, primary_key=True),
-    sa.Column("join_code", sa.String(16), nullable=False, unique=True),
-    sa.Column("title", sa.String(200), nullable=False),
-    sa.Column("rehearsal", sa.Boolean, nullable=False, default=False),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-    # The poll's privacy budget: the most ε one student may spend in it (NULL: none).
-    sa.Column("epsilon_budget", sa.Float, nullable=True),
-)
-
-#: The kinds a question may have; schema version 2 allowed only the first two.
-_KIND_CHECK = "kind IN ('binary', 'categorical', 'numeric')"
-_OLD_KIND_CHECK = "kind IN ('binary', 'categorical')"
-
-questions = sa.Table(
-    "questions", metadata,
-    sa.Column("id", sa.Integer, primary_key=True),
-    sa.Column("poll_id", sa.Integer, sa.ForeignKey("polls.id", ondelete="CASCADE"),
-              nullable=False, index=True),
-    sa.Column("position", sa.Integer, nullable=False),
-    sa.Column("text", sa.Text, nullable=False),
-    sa.Column("kind", sa.String(16), nullable=False),
-    sa.Column("options", sa.Text, nullable=False),  # JSON list of labels
-    sa.Column("design_params", sa.Text, nullable=False),  # JSON, the current round's design
-    sa.Column("mode", sa.String(16), nullable=False),
-    sa.Column("state", sa.String(16), nullable=False),
-    sa.Column("revealed", sa.Boolean, nullable=False, default=False),
-    sa.Column("round_count", sa.Integer, nullable=False),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
-    sa.CheckConstraint(_KIND_CHECK, name="ck_questions_kind"),
-    sa.CheckConstraint("mode IN ('device', 'physical')", name="ck_questions_mode"),
-    sa.CheckConstraint("state IN ('draft', 'open', 'closed')", name="ck_questions_state"),
-)
-
-rounds = sa.Table(
-    "rounds", metadata,
-    sa.Column("id", sa.Integer, primary_key=True),
-    sa.Column("question_id", sa.Integer, sa.ForeignKey("questions.id", ondelete="CASCADE"),
-              nullable=False),
-    sa.Column("number", sa.Integer, nullable=False),
-    sa.Column("design_params", sa.Text, nullable=False),  # JSON
-    sa.Column("salt", sa.String(64), nullable=False),  # hex, secret
-    sa.Column("opened_at", sa.DateTime(timezone=True), nullable=False),
-    sa.UniqueConstraint("question_id", "number", name="uq_rounds_question_number"),
-)
-
-# Byte-wise comparison for the columns the dashboard groups by: PostgreSQL's
-# default collation makes grouping/sorting 10,000 JSON strings several times
-# slower, and equality of canonical JSON is byte equality anyway. (SQLite's
-# default BINARY collation is already byte-wise.)
-_GroupText = sa.Text().with_variant(sa.Text(collation="C"), "postgresql")
-_GroupString = sa.String(32).with_variant(sa.String(32, collation="C"), "postgresql")
-
-#: One randomized report. There is deliberately no column for a true answer or
-#: a device id; tests assert this exact column set.
-reports = sa.Table(
-    "reports", metadata,
-    sa.Column("id", sa.Integer, primary_key=True),
-    sa.Column("round_id", sa.Integer, sa.ForeignKey("rounds.id", ondelete="CASCADE"),
-              nullable=False),
-    sa.Column("answer", _GroupString, nullable=False),
-    sa.Column("design_params", _GroupText, nullable=False),  # JSON it was produced under
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("submission_id", sa.String(100), nullable=False, unique=True),
-    sa.Column("dedup_token", sa.String(64), nullable=False),
-    sa.Column("simulated", sa.Boolean, nullable=False, default=False),
-    # HMAC of the sender's network address under the round's salt (never the address):
-    # counts distinct addresses per round and nothing across rounds. NULL for simulated
-    # and imported reports.
-    sa.Column("address_tag", sa.String(64), nullable=True),
-    sa.UniqueConstraint("round_id", "dedup_token", name="uq_reports_round_token"),
-    # Covers the dashboard's grouped query without touching the table.
-    sa.Index("ix_reports_round_group", "round_id", "design_params", "answer", "simulated"),
-    sa.Index("ix_reports_round_address", "round_id", "address_tag"),
-)
-
-#: Logged-in instructor browsers. The cookie holds a random session id; only its
-#: HMAC under the instructor key is stored, so a copy of the database logs nobody in.
-instructor_sessions = sa.Table(
-    "instructor_sessions", metadata,
-    sa.Column("id_hash", sa.String(64), primary_key=True),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
-)
-
-#: One-time login links already used (an HMAC of their nonce), until they expire anyway.
-used_login_links = sa.Table(
-    "used_login_links", metadata,
-    sa.Column("nonce_hash", sa.String(64), primary_key=True),
-    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
-)
-
-
-def _migrate_1_to_2(conn: Connection) -> None:
-    """Version 2: per-round address tags on reports, instructor sessions, used links."""
-    conn.execute(sa.text("ALTER TABLE reports ADD COLUMN address_tag VARCHAR(64)"))
-    next(i for i in reports.indexes if i.name == "ix_reports_round_address").create(conn)
-    metadata.create_all(conn, tables=[instructor_sessions, used_login_links])
-
-
-def _migrate_2_to_3(conn: Connection) -> None:
-    """Version 3: a privacy budget per poll, and numeric questions."""
-    conn.execute(sa.text("ALTER TABLE polls ADD COLUMN epsilon_budget FLOAT"))
-    if conn.dialect.name == "postgresql":
-        conn.execute(sa.text("ALTER TABLE questions DROP CONSTRAINT ck_questions_kind"))
-        conn.execute(sa.text(f"ALTER TABLE questions ADD CONSTRAINT ck_questions_kind "
-                             f"CHECK ({_KIND_CHECK})"))
-        return
-    # SQLite cannot alter a CHECK constraint. Its documented way to widen one without
-    # rebuilding the table (which would cascade to the rounds and reports) is to edit the
-    # table's definition in sqlite_schema and bump the schema version ("ALTER TABLE",
-    # section "Making other kinds of table schema changes").
-    sql: str = conn.execute(sa.text("SELECT sql FROM sqlite_master WHERE type = 'table' "
-                                    "AND name = 'questions'")).scalar_one()
-    if sql.count(_OLD_KIND_CHECK) != 1:
-        raise ConfigError("the questions table has an unexpected definition; it cannot be "
-                          "upgraded to schema version 3")
-    version: int = conn.execute(sa.text("PRAGMA schema_version")).scalar_one()
-    conn.execute(sa.text("PRAGMA writable_schema = ON"))
-    conn.execute(sa.text("UPDATE sqlite_master SET sql = :sql WHERE type = 'table' "
-                         "AND name = 'questions'"),
-                 {"sql": sql.replace(_OLD_KIND_CHECK, _KIND_CHECK)})
-    conn.execute(sa.text(f"PRAGMA schema_version = {int(version) + 1}"))
-    conn.execute(sa.text("PRAGMA writable_schema = OFF"))
-
-
-#: ``MIGRATIONS[v](conn)`` upgrades a version-``v`` database to ``v + 1`` inside
-#: the start-up transaction.
-MIGRATIONS: Mapping[int, Callable[[Connection], None]] = MappingProxyType(
-    {1: _migrate_1_to_2, 2: _migrate_2_to_3})
-
-
-# -- engine -------------------------------------------------------------------------------
-
-
-def _sqlite_pragmas(busy_timeout_s: float) -> Callable[[Any, Any], None]:
-    def on_connect(dbapi_conn: Any, _record: Any) -> None:
-        _sqlite_on_connect(dbapi_conn, busy_timeout_s)
-    return on_connect
-
-
-def _sqlite_on_connect(dbapi_conn: Any, busy_timeout_s: float) -> None:
-    dbapi_conn.isolation_level = None  # we issue BEGIN ourselves (see _sqlite_on_begin)
-    cur = dbapi_conn.cursor()
-    try:
-        cur.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
-        cur.execute("PRAGMA journal_mode = WAL")
-        cur.execute("PRAGMA synchronous = NORMAL")
-        cur.execute("PRAGMA foreign_keys = ON")
-    finally:
-        cur.close()
-
-
-def _sqlite_on_begin(conn: Connection) -> None:
-    write = conn.get_execution_options().get("classroom_write", False)
-    conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
-
-
-def _private_sqlite_files(database: str | None) -> None:
-    """Create the SQLite file readable by its owner only (0600), before SQLite does.
-
-    SQLite gives its ``-wal`` and ``-shm`` files the database file's permissions,
-    so they are private too; files left by an older version are tightened. The
-    salts and tokens inside must not be readable by other local users.
-    """
-    if not database or database == ":memory:" or database.startswith("file:"):
-        return
-    path = Path(database)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        pass
-    except OSError:
-        return  # a missing or read-only directory: SQLite reports it, with the path
-    else:
-        os.close(fd)
-    for name in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-        try:
-            if name.exists() and name.stat().st_mode & 0o077:
-                name.chmod(0o600)
-        except OSError:
-            pass
-
-
-def make_engine(url: str, *, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S) -> Engine:
-    """Create the engine for a configured URL (no connection is made yet).
-
-    ``busy_timeout_s``: how long a SQLite writer waits for the write lock.
-    """
-    url = config.normalize_url(url)
-    backend = make_url(url).get_backend_name()
-    if backend == "sqlite":
-        _private_sqlite_files(make_url(url).database)
-        engine = sa.create_engine(
-            url, pool_size=SQLITE_POOL_SIZE, max_overflow=SQLITE_MAX_OVERFLOW, pool_timeout=30,
-            connect_args={"timeout": busy_timeout_s, "check_same_thread": False})
-        event.listen(engine, "connect", _sqlite_pragmas(busy_timeout_s))
-        event.listen(engine, "begin", _sqlite_on_begin)
-        return engine
-    return sa.create_engine(
-        url, pool_pre_ping=True, pool_size=PG_POOL_SIZE, max_overflow=PG_MAX_OVERFLOW,
-        pool_timeout=30,
-        connect_args={"connect_timeout": PG_CONNECT_TIMEOUT_S})
-
-
-def _disk_full(exc: BaseException) -> bool:
-    """Whether a driver error says the disk is full (SQLite's SQLITE_FULL, PostgreSQL's
-    SQLSTATE 53100, or ENOSPC from the file system)."""
-    orig = getattr(exc, "orig", None) or exc
-    if getattr(orig, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:
-        return True
-    if getattr(orig, "sqlstate", None) == _PG_DISK_FULL:
-        return True
-    return isinstance(orig, OSError) and orig.errno == errno.ENOSPC
-
-
-def _reason(exc: BaseException, url: str) -> str:
-    """The first line of a driver error, with any password removed."""
-    orig = getattr(exc, "orig", None) or exc
-    text = str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
-    try:
-        password = make_url(url).password
-    except Exception:  # noqa: BLE001 - best effort only
-        password = None
-    if password:
-        text = text.replace(str(password), "***")
-    return text[:300]
-
-
-# -- rows ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class RoundSecret:
-    """A round's id with its salt: for computing dedup tokens, never for display."""
-
-    round_id: int
-    number: int
-    salt: bytes = b""
-
-    def __repr__(self) -> str:  # keep the salt out of logs and tracebacks
-        return f"RoundSecret(round_id={self.round_id}, number={self.number}, salt=<hidden>)"
-
-
-@dataclass(frozen=True)
-class ReportRow:
-    round_id: int
-    answer: str
-    design_json: str
-    created_at: datetime
-    simulated: bool
-    submission_id_matched: bool = False
-
-
-class EstimateInputs(NamedTuple):
-    """What one estimate needs, read in one transaction (see :meth:`Store.estimate_inputs`)."""
-
-    question: Question
-    rounds: list[Round]
-    groups: list[tuple[int, str, str, bool, int]]
-    addresses: dict[int, int]
-    #: ``(design JSON, answer)`` of the current round in arrival order, when asked for
-    #: (yes/no questions only), else None.
-    answers: list[tuple[str, str]] | None = None
-
-
-@dataclass(frozen=True)
-class RoundUse:
-    """What a round of a poll may have cost its students (see ``PollService.budget``)."""
-
-    question_id: int
-    number: int
-    design_json: str
-    current: bool
-    question_state: str
-    reports: int
-    #: The designs of the round's real reports (a round's design can change while open).
-    report_designs: tuple[str, ...] = ()
-
-
-_QUESTION_COLS = (
-    questions.c.id, questions.c.poll_id, questions.c.position, questions.c.text,
-    questions.c.kind, questions.c.options, questions.c.design_params, questions.c.mode,
-    questions.c.state, questions.c.revealed, questions.c.created_at, questions.c.updated_at,
-    questions.c.round_count,
-)
-
-
-def _poll(row: Any) -> Poll:
-    return Poll(id=row.id, join_code=row.join_code, title=row.title,
-                created_at=as_utc(row.created_at), rehearsal=bool(row.rehearsal),
-                epsilon_budget=row.epsilon_budget)
-
-
-def _question(row: Any) -> Question:
-    return Question(
-        id=row.id, poll_id=row.poll_id, position=row.position, text=row.text,
-        kind=row.kind, options=tuple(json.loads(row.options)), design_json=row.design_params,
-        mode=row.mode, state=row.state, revealed=bool(row.revealed),
-        created_at=as_utc(row.created_at), updated_at=as_utc(row.updated_at),
-        round_number=row.round_count)
-
-
-def _round(row: Any, kind: str) -> Round:
-    return Round(id=row.id, question_id=row.question_id, number=row.number,
-                 design_json=row.design_params, opened_at=as_utc(row.opened_at), kind=kind)
 
 
 def _report_context_stmt() -> sa.Select[Any]:
@@ -415,16 +72,13 @@ def _report_context_stmt() -> sa.Select[Any]:
     return (sa.select(polls.c.id.label("p_id"), polls.c.join_code.label("p_code"),
                       polls.c.title.label("p_title"), polls.c.created_at.label("p_created"),
                       polls.c.rehearsal.label("p_rehearsal"),
-                      polls.c.epsilon_budget.label("p_budget"), *_QUESTION_COLS,
+                      polls.c.epsilon_budget.label("p_budget"), *QUESTION_COLS,
                       rounds.c.id.label("r_id"), rounds.c.salt.label("r_salt"))
             .select_from(polls.outerjoin(
                 questions, sa.and_(questions.c.poll_id == polls.c.id, questions.c.id == qid))
                 .outerjoin(rounds, sa.and_(rounds.c.question_id == questions.c.id,
                                            rounds.c.number == questions.c.round_count)))
             .where(polls.c.join_code == sa.bindparam("join_code", type_=sa.String)))
-
-
-# -- the store ----------------------------------------------------------------------------
 
 
 class Store:
@@ -473,7 +127,7 @@ class Store:
                                                                            expanding=True)),
                                        reports.c.simulated.is_(False))
                                 .group_by(reports.c.round_id))
-        self._stmt_question = sa.select(*_QUESTION_COLS).where(
+        self._stmt_question = sa.select(*QUESTION_COLS).where(
             questions.c.id == sa.bindparam("question_id"))
         self._stmt_rounds = (sa.select(rounds.c.id, rounds.c.question_id, rounds.c.number,
                                        rounds.c.design_params, rounds.c.opened_at)
@@ -495,7 +149,7 @@ class Store:
             self.engine.dispose()
             raise StoreUnavailable(
                 f"cannot open the classroom database {self.masked_url}: "
-                f"{_reason(exc, raw)}. Check {config.DATABASE_URL_ENV} (or "
+                f"{driver_reason(exc, raw)}. Check {config.DATABASE_URL_ENV} (or "
                 f"{config.SECRETS_KEY} in .streamlit/secrets.toml)") from exc
 
     def close(self) -> None:
@@ -528,8 +182,8 @@ class Store:
             # The page tells the student "not saved, try again"; the operator's log says
             # which database failed and why (disk full, read-only, refused), password masked.
             _LOG.warning("classroom database %s: %s failed: %s", self.masked_url,
-                         "write" if write else "read", _reason(exc, self.url))
-            if _disk_full(exc):
+                         "write" if write else "read", driver_reason(exc, self.url))
+            if disk_full(exc):
                 raise DiskFull(DISK_FULL) from exc
             raise StoreUnavailable(UNAVAILABLE_WRITE if write else UNAVAILABLE_READ) from exc
 
@@ -539,35 +193,7 @@ class Store:
             if self.backend == "sqlite":
                 conn.execution_options(classroom_write=True)
             with conn.begin():
-                if self.backend == "postgresql":
-                    conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"),
-                                 {"k": _PG_SCHEMA_LOCK_KEY})
-                inspector = sa.inspect(conn)
-                if not inspector.has_table("schema_version"):
-                    metadata.create_all(conn)
-                    conn.execute(schema_version.insert().values(version=target))
-                    return
-                version = conn.execute(sa.select(schema_version.c.version)).scalar()
-                if version is None:
-                    metadata.create_all(conn)
-                    conn.execute(schema_version.insert().values(version=target))
-                    return
-                if version > target:
-                    raise StoreUnavailable(
-                        f"the classroom database {self.masked_url} has schema version "
-                        f"{version}, newer than this app understands ({target}); "
-                        "upgrade the app instead of pointing it at this database")
-                start = version
-                while version < target:
-                    step = migrations.get(version)
-                    if step is None:
-                        raise StoreUnavailable(
-                            f"no migration from schema version {version} to {version + 1} "
-                            f"for {self.masked_url}; the database was left unchanged")
-                    step(conn)
-                    version += 1
-                if version != start:
-                    conn.execute(schema_version.update().values(version=version))
+                ensure_schema(conn, self.masked_url, migrations, target)
 
     def schema_version(self) -> int:
         with self.transaction(write=False) as conn:
@@ -589,29 +215,29 @@ class Store:
                 .returning(*polls.c))
         with self.transaction(write=True) as conn:
             row = conn.execute(stmt).first()
-        return _poll(row) if row else None
+        return poll_of(row) if row else None
 
     def poll(self, poll_id: int) -> Poll | None:
         with self.transaction(write=False) as conn:
             row = conn.execute(sa.select(polls).where(polls.c.id == poll_id)).first()
-        return _poll(row) if row else None
+        return poll_of(row) if row else None
 
     def poll_by_code(self, join_code: str) -> Poll | None:
         with self.transaction(write=False) as conn:
             row = conn.execute(sa.select(polls).where(polls.c.join_code == join_code)).first()
-        return _poll(row) if row else None
+        return poll_of(row) if row else None
 
     def list_polls(self) -> list[Poll]:
         with self.transaction(write=False) as conn:
             rows = conn.execute(sa.select(polls).order_by(polls.c.created_at.desc(),
                                                           polls.c.id.desc())).all()
-        return [_poll(r) for r in rows]
+        return [poll_of(r) for r in rows]
 
     def set_budget(self, poll_id: int, budget: float | None) -> Poll | None:
         with self.transaction(write=True) as conn:
             row = conn.execute(polls.update().where(polls.c.id == poll_id)
                                .values(epsilon_budget=budget).returning(*polls.c)).first()
-        return _poll(row) if row else None
+        return poll_of(row) if row else None
 
     def poll_rounds_use(self, poll_id: int) -> list[RoundUse]:
         """Every round of the poll's questions: its design, whether it is its question's
@@ -665,24 +291,24 @@ class Store:
                     options=options_json, design_params=design_json, mode=mode,
                     state="draft", revealed=False, round_count=1, created_at=now,
                     updated_at=now)
-                .returning(*_QUESTION_COLS)).one()
+                .returning(*QUESTION_COLS)).one()
             conn.execute(rounds.insert().values(
                 question_id=row.id, number=1, design_params=design_json, salt=salt.hex(),
                 opened_at=now))
-        return _question(row)
+        return question_of(row)
 
     def question(self, question_id: int) -> Question | None:
         with self.transaction(write=False) as conn:
-            row = conn.execute(sa.select(*_QUESTION_COLS)
+            row = conn.execute(sa.select(*QUESTION_COLS)
                                .where(questions.c.id == question_id)).first()
-        return _question(row) if row else None
+        return question_of(row) if row else None
 
     def questions(self, poll_id: int) -> list[Question]:
         with self.transaction(write=False) as conn:
-            rows = conn.execute(sa.select(*_QUESTION_COLS)
+            rows = conn.execute(sa.select(*QUESTION_COLS)
                                 .where(questions.c.poll_id == poll_id)
                                 .order_by(questions.c.position, questions.c.id)).all()
-        return [_question(r) for r in rows]
+        return [question_of(r) for r in rows]
 
     def delete_question(self, question_id: int) -> bool:
         with self.transaction(write=True) as conn:
@@ -696,21 +322,21 @@ class Store:
         with self.transaction(write=True) as conn:
             row = conn.execute(questions.update().where(questions.c.id == question_id)
                                .values(state=state, updated_at=now)
-                               .returning(*_QUESTION_COLS)).first()
+                               .returning(*QUESTION_COLS)).first()
             if row is not None and close_others:
                 conn.execute(questions.update()
                              .where(questions.c.poll_id == row.poll_id,
                                     questions.c.id != question_id,
                                     questions.c.state == "open")
                              .values(state="closed", updated_at=now))
-        return _question(row) if row else None
+        return question_of(row) if row else None
 
     def set_revealed(self, question_id: int, revealed: bool, now: datetime) -> Question | None:
         with self.transaction(write=True) as conn:
             row = conn.execute(questions.update().where(questions.c.id == question_id)
                                .values(revealed=revealed, updated_at=now)
-                               .returning(*_QUESTION_COLS)).first()
-        return _question(row) if row else None
+                               .returning(*QUESTION_COLS)).first()
+        return question_of(row) if row else None
 
     def set_design(self, question_id: int, design_json: str, now: datetime) -> Question | None:
         """Change the design of the question and of its current round.
@@ -720,14 +346,14 @@ class Store:
         with self.transaction(write=True) as conn:
             row = conn.execute(questions.update().where(questions.c.id == question_id)
                                .values(design_params=design_json)
-                               .returning(*_QUESTION_COLS)).first()
+                               .returning(*QUESTION_COLS)).first()
             if row is None:
                 return None
             conn.execute(rounds.update()
                          .where(rounds.c.question_id == question_id,
                                 rounds.c.number == row.round_count)
                          .values(design_params=design_json))
-        return _question(row)
+        return question_of(row)
 
     def insert_round(self, question_id: int, design_json: str | None, salt: bytes,
                      now: datetime, state: str) -> Round | None:
@@ -753,13 +379,13 @@ class Store:
                 question_id=question_id, number=row.round_count,
                 design_params=row.design_params, salt=salt.hex(), opened_at=now)
                 .returning(*rounds.c)).one()
-        return _round(new, row.kind)
+        return round_of(new, row.kind)
 
     def rounds(self, question_id: int, kind: str) -> list[Round]:
         with self.transaction(write=False) as conn:
             rows = conn.execute(sa.select(rounds).where(rounds.c.question_id == question_id)
                                 .order_by(rounds.c.number)).all()
-        return [_round(r, kind) for r in rows]
+        return [round_of(r, kind) for r in rows]
 
     # -- the report path ------------------------------------------------------------------
     def report_context(self, join_code: str, question_id: int
@@ -775,13 +401,13 @@ class Store:
                     epsilon_budget=row.p_budget)
         if row.id is None or row.r_id is None:
             return poll, None, None
-        return poll, _question(row), RoundSecret(row.r_id, row.round_count,
+        return poll, question_of(row), RoundSecret(row.r_id, row.round_count,
                                                  bytes.fromhex(row.r_salt))
 
     def current_round_secret(self, question_id: int) -> tuple[Question, RoundSecret] | None:
         with self.transaction(write=False) as conn:
             row = conn.execute(
-                sa.select(*_QUESTION_COLS, rounds.c.id.label("r_id"),
+                sa.select(*QUESTION_COLS, rounds.c.id.label("r_id"),
                           rounds.c.salt.label("r_salt"))
                 .select_from(questions.join(
                     rounds, sa.and_(rounds.c.question_id == questions.c.id,
@@ -789,7 +415,7 @@ class Store:
                 .where(questions.c.id == question_id)).first()
         if row is None:
             return None
-        return _question(row), RoundSecret(row.r_id, row.round_count, bytes.fromhex(row.r_salt))
+        return question_of(row), RoundSecret(row.r_id, row.round_count, bytes.fromhex(row.r_salt))
 
     def poll_round_secrets(self, poll_id: int) -> list[RoundSecret]:
         """Every round of every question of a poll, with salts."""
@@ -894,18 +520,6 @@ class Store:
                                 ).rowcount
 
     # -- reading reports back -------------------------------------------------------------
-    def answers_in_order(self, question_id: int, round_number: int, *,
-                         include_simulated: bool = True) -> list[tuple[str, str]]:
-        """``(design JSON, answer)`` of one round's reports, in arrival order."""
-        stmt = (sa.select(reports.c.design_params, reports.c.answer)
-                .select_from(reports.join(rounds, reports.c.round_id == rounds.c.id))
-                .where(rounds.c.question_id == question_id, rounds.c.number == round_number)
-                .order_by(reports.c.id))
-        if not include_simulated:
-            stmt = stmt.where(reports.c.simulated.is_(False))
-        with self.transaction(write=False) as conn:
-            return [(r.design_params, r.answer) for r in conn.execute(stmt)]
-
     def estimate_inputs(self, question_id: int, *, include_simulated: bool = True,
                         with_answers: bool = False) -> EstimateInputs | None:
         """The question, its rounds, its grouped counts and its distinct-address counts,
@@ -923,7 +537,7 @@ class Store:
             qrow = conn.execute(self._stmt_question, {"question_id": question_id}).first()
             if qrow is None:
                 return None
-            question = _question(qrow)
+            question = question_of(qrow)
             round_rows = conn.execute(self._stmt_rounds, {"question_id": question_id}).all()
             ids = [r.id for r in round_rows]
             stmt = self._stmt_grouped if include_simulated else self._stmt_grouped_real
@@ -936,7 +550,7 @@ class Store:
                     self._answers_stmt(current, include_simulated))]
         numbers = {r.id: r.number for r in round_rows}
         return EstimateInputs(
-            question, [_round(r, question.kind) for r in round_rows],
+            question, [round_of(r, question.kind) for r in round_rows],
             [(numbers[r[0]], r[1], r[2], bool(r[3]), int(r[4])) for r in rows],
             {numbers[r[0]]: int(r[1]) for r in tagged if r[1]}, answers)
 

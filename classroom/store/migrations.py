@@ -1,0 +1,113 @@
+"""Migrations: each schema version's upgrade to the next, applied in place at start.
+
+``MIGRATIONS[v](conn)`` upgrades a version-``v`` database to ``v + 1``;
+:func:`ensure_schema` runs the steps a database needs inside the start-up
+transaction, so an existing classroom database is upgraded, never recreated. The
+constraints each step writes are spelled out here as they were at that version (the
+history of the databases out there), not taken from the current vocabulary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from ..domain import ConfigError, StoreUnavailable
+from .schema import (
+    SCHEMA_VERSION,
+    check_in,
+    instructor_sessions,
+    metadata,
+    reports,
+    schema_version,
+    used_login_links,
+)
+
+__all__ = ["KIND_CHECK_AT", "MIGRATIONS", "ensure_schema"]
+
+_PG_SCHEMA_LOCK_KEY = 0x1D9C1A55  # advisory lock serialising schema set-up
+
+#: The CHECK on a question's kind as each schema version wrote it.
+KIND_CHECK_AT: Mapping[int, str] = MappingProxyType({
+    2: check_in("kind", ("binary", "categorical")),
+    3: check_in("kind", ("binary", "categorical", "numeric")),
+})
+_V2_KIND_CHECK, _V3_KIND_CHECK = KIND_CHECK_AT[2], KIND_CHECK_AT[3]
+
+
+def _migrate_1_to_2(conn: Connection) -> None:
+    """Version 2: per-round address tags on reports, instructor sessions, used links."""
+    conn.execute(sa.text("ALTER TABLE reports ADD COLUMN address_tag VARCHAR(64)"))
+    next(i for i in reports.indexes if i.name == "ix_reports_round_address").create(conn)
+    metadata.create_all(conn, tables=[instructor_sessions, used_login_links])
+
+
+def _migrate_2_to_3(conn: Connection) -> None:
+    """Version 3: a privacy budget per poll, and numeric questions."""
+    conn.execute(sa.text("ALTER TABLE polls ADD COLUMN epsilon_budget FLOAT"))
+    if conn.dialect.name == "postgresql":
+        conn.execute(sa.text("ALTER TABLE questions DROP CONSTRAINT ck_questions_kind"))
+        conn.execute(sa.text(f"ALTER TABLE questions ADD CONSTRAINT ck_questions_kind "
+                             f"CHECK ({_V3_KIND_CHECK})"))
+        return
+    # SQLite cannot alter a CHECK constraint. Its documented way to widen one without
+    # rebuilding the table (which would cascade to the rounds and reports) is to edit the
+    # table's definition in sqlite_schema and bump the schema version ("ALTER TABLE",
+    # section "Making other kinds of table schema changes").
+    sql: str = conn.execute(sa.text("SELECT sql FROM sqlite_master WHERE type = 'table' "
+                                    "AND name = 'questions'")).scalar_one()
+    if sql.count(_V2_KIND_CHECK) != 1:
+        raise ConfigError("the questions table has an unexpected definition; it cannot be "
+                          "upgraded to schema version 3")
+    version: int = conn.execute(sa.text("PRAGMA schema_version")).scalar_one()
+    conn.execute(sa.text("PRAGMA writable_schema = ON"))
+    conn.execute(sa.text("UPDATE sqlite_master SET sql = :sql WHERE type = 'table' "
+                         "AND name = 'questions'"),
+                 {"sql": sql.replace(_V2_KIND_CHECK, _V3_KIND_CHECK)})
+    conn.execute(sa.text(f"PRAGMA schema_version = {int(version) + 1}"))
+    conn.execute(sa.text("PRAGMA writable_schema = OFF"))
+
+
+#: ``MIGRATIONS[v](conn)`` upgrades a version-``v`` database to ``v + 1`` inside
+#: the start-up transaction.
+MIGRATIONS: Mapping[int, Callable[[Connection], None]] = MappingProxyType(
+    {1: _migrate_1_to_2, 2: _migrate_2_to_3})
+
+
+def ensure_schema(conn: Connection, masked_url: str,
+                  migrations: Mapping[int, Callable[[Connection], None]] = MIGRATIONS,
+                  target: int = SCHEMA_VERSION) -> None:
+    """Create the schema of an empty database, or upgrade an older one to ``target``
+    step by step, inside the caller's transaction; refuse a newer one
+    (:class:`~classroom.domain.StoreUnavailable`, naming ``masked_url``).
+
+    On PostgreSQL an advisory lock serialises processes starting at once.
+    """
+    if conn.dialect.name == "postgresql":
+        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_SCHEMA_LOCK_KEY})
+    inspector = sa.inspect(conn)
+    version = (conn.execute(sa.select(schema_version.c.version)).scalar()
+               if inspector.has_table("schema_version") else None)
+    if version is None:
+        metadata.create_all(conn)
+        conn.execute(schema_version.insert().values(version=target))
+        return
+    if version > target:
+        raise StoreUnavailable(
+            f"the classroom database {masked_url} has schema version {version}, newer "
+            f"than this app understands ({target}); upgrade the app instead of pointing it "
+            "at this database")
+    start = version
+    while version < target:
+        step = migrations.get(version)
+        if step is None:
+            raise StoreUnavailable(
+                f"no migration from schema version {version} to {version + 1} for "
+                f"{masked_url}; the database was left unchanged")
+        step(conn)
+        version += 1
+    if version != start:
+        conn.execute(schema_version.update().values(version=version))

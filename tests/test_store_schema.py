@@ -1,0 +1,55 @@
+"""The schema's CHECK constraints come from the domain's vocabulary, and the migrations
+keep up with them.
+
+A new kind, mode or state in :mod:`classroom.domain` changes the constraints a fresh
+database gets; an existing database learns them only from a migration. These tests
+fail when the vocabulary moves without one (the contract suite runs the migrations
+themselves on both backends).
+"""
+
+from __future__ import annotations
+
+import pytest
+import sqlalchemy as sa
+
+from classroom.domain import KINDS, MODES, STATES
+from classroom.store import KIND_CHECK, MODE_CHECK, SCHEMA_VERSION, STATE_CHECK, questions
+from classroom.store.migrations import KIND_CHECK_AT
+from classroom.store.schema import check_in
+
+
+def test_the_constraints_are_the_vocabulary():
+    assert KIND_CHECK == "kind IN ('binary', 'categorical', 'numeric')"
+    assert (KIND_CHECK, MODE_CHECK, STATE_CHECK) == \
+        (check_in("kind", KINDS), check_in("mode", MODES), check_in("state", STATES))
+    named = {c.name: str(c.sqltext) for c in questions.constraints
+             if isinstance(c, sa.CheckConstraint)}
+    assert named == {"ck_questions_kind": KIND_CHECK, "ck_questions_mode": MODE_CHECK,
+                     "ck_questions_state": STATE_CHECK}
+
+
+def test_the_latest_migration_writes_the_current_kinds():
+    """A kind added to the vocabulary needs a new schema version whose migration widens
+    the CHECK of existing databases to exactly this."""
+    assert KIND_CHECK_AT[SCHEMA_VERSION] == KIND_CHECK
+    assert max(KIND_CHECK_AT) == SCHEMA_VERSION
+
+
+@pytest.mark.parametrize("column, values", [("kind; DROP TABLE x", ("a",)),
+                                            ("kind", ("a'); DROP TABLE x; --",))])
+def test_a_check_is_built_only_from_plain_names(column, values):
+    with pytest.raises(ValueError, match="not plain identifiers"):
+        check_in(column, values)
+
+
+def test_the_database_refuses_what_the_vocabulary_does_not_know(store):
+    poll = store.insert_poll("K7QM2P", "t", False, sa.func.now())
+    assert poll is not None
+    row = {"poll_id": poll.id, "position": 1, "text": "?", "options": "[]",
+           "design_params": "{}", "revealed": False, "round_count": 1,
+           "created_at": sa.func.now(), "updated_at": sa.func.now()}
+    for bad in ({"kind": "olh", "mode": "device", "state": "draft"},
+                {"kind": "binary", "mode": "by-post", "state": "draft"},
+                {"kind": "binary", "mode": "device", "state": "revealed"}):
+        with pytest.raises(sa.exc.IntegrityError), store.engine.begin() as conn:
+            conn.execute(questions.insert().values(**row, **bad))
