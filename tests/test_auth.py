@@ -22,6 +22,7 @@ from starlette.testclient import TestClient
 import web
 from classroom import auth, config
 from classroom.store import Store
+from tests.support.web import local_edge, local_middleware
 
 KEY = "the-right-key-0123456"
 ORIGIN = {"origin": "http://testserver"}
@@ -58,7 +59,7 @@ def _app(instructor) -> Starlette:
 
     return Starlette(routes=[Route("/dashboard", dashboard),
                              *web.make_routes(web.AuthApi(lambda: instructor))],
-                     middleware=web.middleware())
+                     middleware=local_middleware())
 
 
 @pytest.fixture
@@ -317,7 +318,8 @@ def test_a_full_disk_says_so_on_login_and_logout(instructor, monkeypatch):
 
 # -- guessing ------------------------------------------------------------------------------------
 
-def test_failed_keys_are_limited_per_address_and_logged_without_it(instructor, caplog):
+def test_failed_keys_of_a_browser_without_cookie_are_limited_and_logged_without_address(
+        instructor, caplog):
     app = _app(instructor)
     guesser = TestClient(app, follow_redirects=False, client=("203.0.113.7", 5000))
     with caplog.at_level(logging.WARNING, logger="web.login"):
@@ -333,6 +335,39 @@ def test_failed_keys_are_limited_per_address_and_logged_without_it(instructor, c
     # Another address is not slowed down by this one.
     other = TestClient(app, follow_redirects=False, client=("198.51.100.9", 5000))
     assert _post_key(other, KEY).status_code == 303
+
+
+def test_nat_classmates_and_the_instructor_log_in_after_a_guesser_sent_many_keys(instructor):
+    """Behind one NAT, a student sends more wrong keys than the address limit, loading the
+    login page for a fresh cookie whenever his own is slowed down. Before, the address
+    then got 429 for a minute, the right key included. Now a browser that logged in
+    before, and one that opens the login page now, log in with the right key; the
+    guesser gets one try per fresh cookie."""
+    app = _app(instructor)
+    nat = ("203.0.113.88", 5000)
+
+    def browser() -> TestClient:
+        b = TestClient(app, follow_redirects=False, client=nat)
+        b.get("/auth/login", headers={"accept": "text/html"})  # the form, and a device cookie
+        return b
+
+    laptop = browser()
+    assert _post_key(laptop, KEY).status_code == 303  # logged in before the attack
+    guesser, statuses = TestClient(app, follow_redirects=False, client=nat), []
+    for i in range(web.LOGIN_FAILURES_PER_ADDRESS + 20):
+        if i % web.LOGIN_FAILURES_PER_MINUTE == 0:
+            guesser.cookies.clear()
+            guesser.get("/auth/login", headers={"accept": "text/html"})
+        statuses.append(_post_key(guesser, f"guess-{i:03d}-xxxxxxxxxx").status_code)
+    limit = web.LOGIN_FAILURES_PER_ADDRESS
+    assert statuses[:limit] == [403] * limit
+    assert statuses[limit:].count(403) == 2 and set(statuses[limit:]) == {403, 429}
+    assert _post_key(guesser, KEY).status_code == 429  # his cookie guessed: it waits
+    assert _post_key(laptop, KEY).status_code == 303
+    assert _post_key(browser(), KEY).status_code == 303  # the instructor, arriving now
+    # A valid one-time link is never refused: it is signed with the key.
+    assert guesser.get("/auth/login", params={"token": auth.login_link_token(KEY)}
+                       ).status_code == 303
 
 
 def test_spent_links_count_as_failures(instructor):

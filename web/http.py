@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 
 __all__ = ["MAX_ROW_ID", "MAX_SAFE_INTEGER", "client_address", "is_secure", "json_depth",
            "own_origin", "parse_json", "same_origin"]
@@ -20,7 +20,7 @@ MAX_SAFE_INTEGER = 2**53 - 1
 MAX_ROW_ID = 2**31 - 1
 
 
-def client_address(request: Request) -> str:
+def client_address(request: HTTPConnection) -> str:
     """The request's network address: the connection's, or, from a proxy uvicorn trusts
     (``FORWARDED_ALLOW_IPS``), the one it forwarded."""
     return request.client.host if request.client else "unknown"
