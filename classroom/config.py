@@ -37,6 +37,7 @@ __all__ = [
     "DATABASE_URL_ENV",
     "DATA_DIR_ENV",
     "FORWARDED_ALLOW_IPS_ENV",
+    "FRAME_ANCESTORS_ENV",
     "KEY_ENV",
     "MAX_PER_ADDRESS_ENV",
     "MIN_KEY_CHARS",
@@ -47,6 +48,7 @@ __all__ = [
     "allowed_hosts",
     "data_dir",
     "database_url",
+    "frame_ancestors",
     "instructor_key",
     "masked_url",
     "max_reports_per_address",
@@ -268,6 +270,26 @@ def rate_limit_storage(*, environ: Mapping[str, str] | None = None,
     return raw
 
 
+FRAME_ANCESTORS_ENV = "LDP_CLASSROOM_FRAME_ANCESTORS"
+
+
+def frame_ancestors(*, environ: Mapping[str, str] | None = None,
+                    root: Path | None = None) -> str:
+    """Who may show the app's pages in a frame: ``'none'`` (nobody, the default), or
+    ``'self'`` (pages of the app's own origin: Streamlit Community Cloud shows the app in
+    a frame of its own origin), from ``LDP_CLASSROOM_FRAME_ANCESTORS`` or
+    ``frame_ancestors`` in secrets.toml. Another site never may: a page that frames the
+    dashboard can make the instructor click its buttons."""
+    env = os.environ if environ is None else environ
+    raw = _setting(env, FRAME_ANCESTORS_ENV, "frame_ancestors", root).strip("'\" ").lower()
+    if raw in ("", "none"):
+        return "'none'"
+    if raw == "self":
+        return "'self'"
+    raise ConfigError(f"{FRAME_ANCESTORS_ENV} must be none (the default) or self, got "
+                      f"{raw[:40]!r}")
+
+
 FORWARDED_ALLOW_IPS_ENV = "FORWARDED_ALLOW_IPS"
 #: uvicorn's own default: a proxy on this machine.
 _LOCAL_PROXIES = "127.0.0.1,::1"
@@ -358,6 +380,8 @@ class Settings:
     rate_limit_storage: str | None = field(default=None, repr=False)
     #: The proxies whose X-Forwarded-For is believed (uvicorn's ``FORWARDED_ALLOW_IPS``).
     trusted_proxies: str = _LOCAL_PROXIES
+    #: Who may frame the app's pages: ``'none'``, or ``'self'`` (Community Cloud).
+    frame_ancestors: str = "'none'"
 
     @classmethod
     def read(cls, *, environ: Mapping[str, str] | None = None,
@@ -372,4 +396,5 @@ class Settings:
                    max_reports_per_address=max_reports_per_address(environ=environ, root=root),
                    allowed_hosts=allowed_hosts(environ=environ, root=root),
                    rate_limit_storage=rate_limit_storage(environ=environ, root=root),
-                   trusted_proxies=trusted_proxies(environ=environ))
+                   trusted_proxies=trusted_proxies(environ=environ),
+                   frame_ancestors=frame_ancestors(environ=environ, root=root))

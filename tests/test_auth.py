@@ -395,17 +395,21 @@ def _wrong_keys_until_refused(base: str, forwarded: list[str]) -> list[int]:
 
 
 @pytest.mark.server
+@pytest.mark.parametrize("bound", ["127.0.0.1", None], ids=["loopback", "every-interface"])
 @pytest.mark.parametrize("trusted", [None, "", "10.0.0.0/8"])
-def test_forwarded_addresses_are_believed_only_from_trusted_proxies(tmp_path, trusted):
+def test_forwarded_addresses_are_believed_only_from_trusted_proxies(tmp_path, trusted, bound):
     """uvicorn's FORWARDED_ALLOW_IPS names the trusted proxies; by default 127.0.0.1 and
-    ::1 (nginx on the same machine). This test's requests come from 127.0.0.1."""
+    ::1 (nginx on the same machine). This test's requests come from 127.0.0.1, a proxy on
+    this machine. Bound to every interface (the README's ``streamlit run app.py``, a
+    dual-stack socket) they arrive as ``::ffff:127.0.0.1``: before, that matched no
+    trusted proxy and the forwarded address was never believed."""
     from tests.support.server import running_server
 
     env = {"LDP_CLASSROOM_DATA_DIR": str(tmp_path), config.KEY_ENV: KEY}
     if trusted is not None:
         env["FORWARDED_ALLOW_IPS"] = trusted
     forwarded = [f"198.51.100.{i}" for i in range(web.LOGIN_FAILURES_PER_MINUTE + 2)]
-    with running_server(env) as base:
+    with running_server(env, address=bound) as base:
         codes = _wrong_keys_until_refused(base, forwarded)
     if trusted is None:  # a local proxy: each forwarded address is its own client
         assert codes == [403] * len(forwarded)

@@ -96,6 +96,28 @@ def test_every_answer_carries_the_security_headers_redirects_and_errors_included
             raise AssertionError(f"{name}: {exc!r}") from None
 
 
+def test_a_deployment_that_frames_the_app_itself_may_allow_its_own_origin(tmp_path):
+    """Streamlit Community Cloud shows the app in a frame of the app's own origin:
+    LDP_CLASSROOM_FRAME_ANCESTORS=self allows that, and still no other site."""
+    from classroom import config
+    from classroom.domain import ConfigError
+
+    env = {"LDP_CLASSROOM_DATA_DIR": str(tmp_path), config.KEY_ENV: "k" * 20,
+           config.FRAME_ANCESTORS_ENV: "self"}
+    assert config.Settings.read(environ=env, root=tmp_path).frame_ancestors == "'self'"
+    with pytest.raises(ConfigError, match="must be none"):
+        config.frame_ancestors(environ={config.FRAME_ANCESTORS_ENV: "https://evil.example"})
+    edge = local_edge(framing="'self'")
+    app = Starlette(routes=_routes(), middleware=local_middleware(edge))
+    framed = TestClient(app)
+    for path in ("/", "/framing-csp", "/own-csp"):
+        r = framed.get(path)
+        assert r.headers["x-frame-options"] == "SAMEORIGIN", path
+        policies = r.headers.get_list("content-security-policy")
+        assert any("frame-ancestors 'self'" in p for p in policies), (path, policies)
+        assert not any("frame-ancestors 'none'" in p for p in policies), (path, policies)
+
+
 def test_a_500_is_a_sentence_and_the_traceback_goes_to_the_log(client):
     r = client.get("/broken")
     assert r.status_code == 500 and r.text.startswith("Something went wrong")
@@ -305,6 +327,12 @@ def test_a_foreign_host_is_refused_with_the_security_headers(hosts_app, host):
                                   socket.gethostname(), f"{socket.gethostname()}:8501"])
 def test_the_apps_own_hosts_are_served(hosts_app, host):
     assert TestClient(hosts_app).get("/", headers={"host": host}).status_code == 200
+
+
+def test_two_host_headers_are_refused(hosts_app):
+    """A browser never sends two; a proxy or a server could read either one."""
+    r = TestClient(hosts_app).get("/", headers=[("host", "127.0.0.1"), ("host", "localhost")])
+    assert r.status_code == 421  # each is the app's own, but which did the client mean?
 
 
 def test_the_public_urls_host_and_any_name_when_asked():

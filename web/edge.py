@@ -72,6 +72,8 @@ class Edge:
     devices: DeviceCookies
     #: uvicorn's own X-Forwarded-For rule, on the proxies the settings trust.
     forwarded: ForwardedRule
+    #: Who may frame the app's pages (CSP frame-ancestors): ``'none'`` or ``'self'``.
+    framing: str = "'none'"
 
     @classmethod
     def build(cls, settings: Settings) -> Edge:
@@ -80,12 +82,12 @@ class Edge:
                              secret=_derived(settings.instructor_key, "rate-limit keys"))
         return cls(AllowedHosts(settings.allowed_hosts, public_url=settings.public_url),
                    limits, DeviceCookies(settings.instructor_key, limits),
-                   _forwarded_rule(settings.trusted_proxies))
+                   _forwarded_rule(settings.trusted_proxies), settings.frame_ancestors)
 
     @classmethod
     def local(cls, key: str = "a local key for tests and tools", *,
               hosts: Iterable[str] = (), limits: Limits | None = None,
-              trusted_proxies: str = _LOCAL_PROXIES,
+              trusted_proxies: str = _LOCAL_PROXIES, framing: str = "'none'",
               clock: Callable[[], float] = time.time) -> Edge:
         """An edge of its own, counting in memory: for tests and tools that serve the routes
         without the app (``hosts``: names to allow beyond the app's own, such as the test
@@ -93,7 +95,7 @@ class Edge:
         limits = limits or Limits(MemoryStorage(), secret=_derived(key, "rate-limit keys"),
                                   clock=clock)
         return cls(AllowedHosts(hosts), limits, DeviceCookies(key, limits, clock=clock),
-                   _forwarded_rule(trusted_proxies))
+                   _forwarded_rule(trusted_proxies), framing)
 
     async def unmap_client(self, scope: Scope) -> None:
         """On a dual-stack socket (``streamlit run app.py`` listens on ``::``), an IPv4

@@ -39,17 +39,23 @@ from .hosts import host_name
 from .http import client_address, is_secure
 from .serving import ServerLimits
 
-__all__ = ["DEVICE_COOKIE", "NO_FRAMING", "SECURITY_HEADERS", "AppMiddleware", "middleware"]
+__all__ = ["DEVICE_COOKIE", "NO_FRAMING", "SAME_ORIGIN_FRAMING", "SECURITY_HEADERS",
+           "AppMiddleware", "middleware"]
 
 #: Sent with every HTTP response of the app, Streamlit's pages, redirects and errors
-#: included. No page may be framed: a page on another origin (even another port of the
-#: same host) that frames the dashboard could make the instructor click its buttons.
+#: included, with the framing headers below.
 SECURITY_HEADERS = ((b"referrer-policy", b"same-origin"),
-                    (b"x-content-type-options", b"nosniff"),
-                    (b"x-frame-options", b"DENY"))
-#: Added beside a response's own Content-Security-Policy when that one does not say who
-#: may frame it (browsers enforce every CSP header a response carries).
-NO_FRAMING = (b"content-security-policy", b"frame-ancestors 'none'")
+                    (b"x-content-type-options", b"nosniff"))
+#: No page may be framed: a page on another origin (even another port of the same host)
+#: that frames the dashboard could make the instructor click its buttons. Added beside a
+#: response's own Content-Security-Policy when that one does not say who may frame it
+#: (browsers enforce every CSP header a response carries).
+NO_FRAMING = ((b"x-frame-options", b"DENY"),
+              (b"content-security-policy", b"frame-ancestors 'none'"))
+#: The same for a deployment that frames the app from its own origin (Streamlit
+#: Community Cloud's page does; LDP_CLASSROOM_FRAME_ANCESTORS=self).
+SAME_ORIGIN_FRAMING = ((b"x-frame-options", b"SAMEORIGIN"),
+                       (b"content-security-policy", b"frame-ancestors 'self'"))
 _ERROR_500 = (b"Something went wrong on the class server. Reload the page; if it happens "
               b"again, tell the instructor.")
 
@@ -85,8 +91,9 @@ class AppMiddleware:
         edge = self._edge()
         await edge.unmap_client(scope)
         connection = HTTPConnection(scope)
-        host = connection.headers.get("host")
-        if not edge.hosts.allows(host):
+        hosts = connection.headers.getlist("host")
+        host = hosts[0] if hosts else None
+        if len(hosts) > 1 or not edge.hosts.allows(host):  # two Host headers: never a browser
             await _refuse_host(scope, receive, send, host)
             return
         raw = connection.cookies.get(DEVICE_COOKIE)
@@ -103,7 +110,7 @@ class AppMiddleware:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
-                _add_headers(MutableHeaders(scope=message), cookie)
+                _add_headers(MutableHeaders(scope=message), cookie, edge.framing)
             await send(message)
 
         if scope["path"] == "/" and "poll" in request.query_params:
@@ -143,16 +150,26 @@ async def _refuse_host(scope: Scope, receive: Receive, send: Send, host: str | N
     await PlainTextResponse(text, status_code=421)(scope, receive, with_headers)
 
 
-def _add_headers(headers: MutableHeaders, cookie: str | None) -> None:
-    """What every response carries: one ``Vary``, the security headers, no framing (a
-    CSP of the response's own that says nothing of framing gets a second one that
-    does), and a new device cookie where one is due."""
+def _add_headers(headers: MutableHeaders, cookie: str | None, framing: str = "'none'") -> None:
+    """What every response carries: one ``Vary``, the security headers, the framing rule
+    (``'none'``; ``'self'`` where the settings allow it, which then also stands in the
+    pages' own policies; a CSP of the response's own that says nothing of framing gets a
+    second one that does), and a new device cookie where one is due."""
     _merge_vary(headers)
-    for name, value in SECURITY_HEADERS:
+    (frame_options, frame_policy) = NO_FRAMING if framing == "'none'" else SAME_ORIGIN_FRAMING
+    for name, value in (*SECURITY_HEADERS, frame_options):
         if name.decode() not in headers:
             headers.raw.append((name, value))
-    if not any("frame-ancestors" in csp for csp in headers.getlist("content-security-policy")):
-        headers.raw.append(NO_FRAMING)
+    policies = headers.raw
+    said = False
+    for i, (name, value) in enumerate(policies):
+        if name.lower() == b"content-security-policy" and b"frame-ancestors" in value:
+            said = True
+            if framing != "'none'":
+                policies[i] = (name, value.replace(b"frame-ancestors 'none'",
+                                                   b"frame-ancestors " + framing.encode()))
+    if not said:
+        policies.append(frame_policy)
     if cookie is not None:
         headers.raw.append((b"set-cookie", cookie.encode("latin-1")))
 
