@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from .privacy_numbers import epsilon_up
+
 __all__ = ["DESIGNS", "DesignText", "describe", "name", "phone_animation",
            "physical_instructions"]
 
@@ -74,34 +76,36 @@ DESIGNS: Mapping[str, DesignText] = MappingProxyType({
         animation="spinner"),
     "epsilon": DesignText(
         "ε-randomized response",
-        lambda p: f"ε-randomized response, ε = {p['epsilon']:.2f}", animation="spinner"),
+        lambda p: f"ε-randomized response, ε = {epsilon_up(p['epsilon'])}", animation="spinner"),
     "forced": DesignText(
         "Forced response",
         lambda p: f"forced response: truth {p['p_truth']:.2f}, forced yes {p['p_yes']:.2f}",
         animation="spinner"),
     "grr": DesignText(
         "Generalized randomized response (GRR)",
-        lambda p: f"GRR over {p['d']} options, ε = {p['epsilon']:.2f}"),
+        lambda p: f"GRR over {p['d']} options, ε = {epsilon_up(p['epsilon'])}"),
     "ue": DesignText(
         "Unary encoding",
         lambda p: f"unary encoding over {p['d']} options, p = {p['p']:.3f}, q = {p['q']:.3f}"),
     "olh": DesignText(
         "Optimized local hashing (OLH)",
-        lambda p: f"OLH over {p['d']} options, ε = {p['epsilon']:.2f}"),
+        lambda p: f"OLH over {p['d']} options, ε = {epsilon_up(p['epsilon'])}"),
     "duchi": DesignText(
         "Duchi et al.'s one-bit mechanism",
         lambda p: f"Duchi et al. (one bit) on [{p['lo']:g}, {p['hi']:g}], "
-                  f"ε = {p['epsilon']:.2f}"),
+                  f"ε = {epsilon_up(p['epsilon'])}"),
     "piecewise": DesignText(
         "Piecewise Mechanism (Wang et al.)",
         lambda p: f"Piecewise Mechanism on [{p['lo']:g}, {p['hi']:g}], "
-                  f"ε = {p['epsilon']:.2f}"),
+                  f"ε = {epsilon_up(p['epsilon'])}"),
     "hybrid": DesignText(
         "Hybrid Mechanism (Wang et al.)",
-        lambda p: f"Hybrid Mechanism on [{p['lo']:g}, {p['hi']:g}], ε = {p['epsilon']:.2f}"),
+        lambda p: f"Hybrid Mechanism on [{p['lo']:g}, {p['hi']:g}], "
+                  f"ε = {epsilon_up(p['epsilon'])}"),
     "laplace": DesignText(
         "Laplace mechanism on the phone",
-        lambda p: f"local Laplace on [{p['lo']:g}, {p['hi']:g}], ε = {p['epsilon']:.2f}"),
+        lambda p: f"local Laplace on [{p['lo']:g}, {p['hi']:g}], "
+                  f"ε = {epsilon_up(p['epsilon'])}"),
 })
 
 _UNKNOWN = DesignText("Another design", lambda p: str(p.get("design", "another design")))

@@ -114,9 +114,9 @@ def _numeric_round(design_of: Callable[[str], Any], items: list[tuple[str, str, 
 
 def trajectory(answers: Sequence[tuple[str, str]], *, points: int = 60,
                level: float = 0.95) -> tuple[TrajectoryPoint, ...]:
-    """μ̂ and its normal interval after the first k of these ``(design JSON, answer)``
-    reports (arrival order), for up to ``points`` values of k spread over them, the last
-    one included; each report corrected with its own design."""
+    """μ̂ and its exact interval (the dashboard's headline CI) after the first k of these
+    ``(design JSON, answer)`` reports (arrival order), for up to ``points`` values of k
+    spread over them, the last one included; each report corrected with its own design."""
     total = len(answers)
     if total == 0:
         return ()
@@ -124,18 +124,29 @@ def trajectory(answers: Sequence[tuple[str, str]], *, points: int = 60,
     marks = sorted({max(1, round(total * i / steps)) for i in range(1, steps + 1)})
     designs: dict[str, BinaryDesign] = {}
     counts: dict[str, list[int]] = {}
-    out: list[TrajectoryPoint] = []
+    taken: list[BinaryCounts] = []
     for k, (design_json, answer) in enumerate(answers, start=1):
         if design_json not in designs:
             designs[design_json] = parse_binary_design(design_json)
             counts[design_json] = [0, 0]
         counts[design_json][0] += 1
         counts[design_json][1] += answer == "1"
-        if k == marks[len(out)]:
-            bc = BinaryCounts(tuple((designs[j], n, y) for j, (n, y) in counts.items()))
-            interval, mu = bc.normal_interval(level), bc.unbiased()
-            if interval is not None and mu is not None:  # k >= 1: both exist
-                out.append(TrajectoryPoint(k, mu, *interval))
+        if k == marks[len(taken)]:
+            taken.append(BinaryCounts(tuple((designs[j], n, y) for j, (n, y) in counts.items())))
+    if len(designs) == 1:  # one design: every interval in one vectorised call
+        design = next(iter(designs.values()))
+        lows, highs = ldp_core.exact_interval(
+            design.a, design.b, np.array([bc.n for bc in taken]),
+            np.array([bc.yes for bc in taken]), level)
+        intervals: list[tuple[float, float] | None] = list(
+            zip(lows.tolist(), highs.tolist(), strict=True))
+    else:
+        intervals = [bc.exact_interval(level) for bc in taken]
+    out: list[TrajectoryPoint] = []
+    for bc, interval in zip(taken, intervals, strict=True):
+        mu = bc.unbiased()
+        if interval is not None and mu is not None:  # k >= 1: both exist
+            out.append(TrajectoryPoint(bc.n, mu, *interval))
     return tuple(out)
 
 

@@ -26,6 +26,7 @@ import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -37,16 +38,15 @@ from .domain import (
     MAX_TITLE_CHARS,
     BadInput,
     BudgetStatus,
-    Design,
+    Designed,
     check_kind_and_mode,
     clean_countdown,
     clean_options,
     clean_text,
-    design_epsilon,
-    design_from_json,
     finite_or_inf,
     question_design,
 )
+from .privacy_numbers import epsilon_up
 
 __all__ = [
     "CS208_PLAN",
@@ -58,6 +58,7 @@ __all__ = [
     "LessonPlan",
     "PlanError",
     "PlanQuestion",
+    "SavedPlan",
     "dumps",
     "loads",
     "plan_from_dict",
@@ -100,7 +101,7 @@ class PlanError(BadInput):
 
 
 @dataclass(frozen=True)
-class PlanQuestion:
+class PlanQuestion(Designed):
     """One question of a plan, checked as :meth:`PollService.add_question` checks it.
 
     Build one with :meth:`build`. ``options`` follows the classroom's answer encoding
@@ -143,22 +144,8 @@ class PlanQuestion:
         return self.design.params()
 
     @property
-    def design(self) -> Design:
-        return design_from_json(self.kind, self.design_json)
-
-    @property
-    def epsilon(self) -> float:
-        return design_epsilon(self.design)
-
-    @property
     def unit(self) -> str:
         return self.options[0] if self.kind == "numeric" else ""
-
-    def add_question_args(self) -> dict[str, Any]:
-        """The keyword arguments of :meth:`PollService.add_question` for this question."""
-        return {"text": self.text, "options": self.options, "kind": self.kind,
-                "design_params": self.design_params, "mode": self.mode,
-                "countdown_s": self.countdown_s}
 
 
 @dataclass(frozen=True)
@@ -186,10 +173,10 @@ class LessonPlan:
         return finite_or_inf(list(self.epsilons))
 
     def budget_status(self) -> BudgetStatus:
-        """The plan's questions against its budget, as the poll will count them once every
-        question has been answered once."""
-        return BudgetStatus(budget=self.budget, committed=self.total_epsilon,
-                            rounds=tuple((0, i + 1, e) for i, e in enumerate(self.epsilons)))
+        """The plan's budget against what a student spends who answers every question
+        once: the poll's own count once the plan has been run (its rounds are not
+        created yet, so none are listed)."""
+        return BudgetStatus(budget=self.budget, committed=self.total_epsilon, rounds=())
 
     def problems(self) -> tuple[str, ...]:
         """Everything that stops this plan from being saved or started (empty when none)."""
@@ -226,6 +213,21 @@ class LessonPlan:
         qs = list(self.questions)
         qs[index] = question
         return replace(self, questions=tuple(qs))
+
+
+@dataclass(frozen=True)
+class SavedPlan:
+    """A plan saved in the classroom database, kept as its TOML file."""
+
+    id: int
+    title: str
+    document: str
+    created_at: datetime
+    updated_at: datetime
+
+    def plan(self) -> LessonPlan:
+        """The plan, read back through the import path (:func:`loads`)."""
+        return loads(self.document)
 
 
 # -- validation: the one path from plain data to a plan -----------------------------------
@@ -340,8 +342,8 @@ def _budget(value: object, problems: list[str]) -> float | None:
     return float(value)
 
 
-def _ceil2(x: float) -> str:
-    return f"{math.ceil(x * 100 - 1e-9) / 100:.2f}"
+def _clip(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
 def _afford(plan: LessonPlan, problems: list[str]) -> None:
@@ -356,12 +358,12 @@ def _afford(plan: LessonPlan, problems: list[str]) -> None:
         if not status.allows(eps):
             total = plan.total_epsilon
             need = "no finite budget covers it" if math.isinf(total) else \
-                f"raise the budget to at least {_ceil2(total)}, or remove questions"
+                f"raise the budget to at least {epsilon_up(total)}, or remove questions"
             problems.append(
                 f"budget: ε = {plan.budget:g} does not cover the plan: a student who answers "
-                f"every question spends ε = {total:.2f} (each answer's ε adds up), and "
-                f"questions[{i + 1}] (“{plan.questions[i].text[:40]}”) would bring it to "
-                f"ε = {status.committed + eps:.2f}; {need}")
+                f"every question spends ε = {epsilon_up(total)} (each answer's ε adds up), and "
+                f"questions[{i + 1}] (“{_clip(plan.questions[i].text)}”) would bring it to "
+                f"ε = {epsilon_up(status.committed + eps)}; {need}")
             return
 
 
@@ -402,16 +404,13 @@ def plan_from_dict(data: object, *, lines: _Lines | None = None) -> LessonPlan:
     else:
         questions = [_question(q, f"questions[{i + 1}]", problems)
                      for i, q in enumerate(raw_questions)]
-    if lines is not None:
-        problems = [lines.locate(p) for p in problems]
-    if problems:
-        raise PlanError(problems)
-    plan = LessonPlan(title=title, description=description, budget=budget,
-                      questions=tuple(q for q in questions if q is not None))
-    _afford(plan, problems)
-    if problems:
-        raise PlanError([lines.locate(p) for p in problems] if lines else problems)
-    return plan
+    if not problems:
+        plan = LessonPlan(title=title, description=description, budget=budget,
+                          questions=tuple(q for q in questions if q is not None))
+        _afford(plan, problems)
+        if not problems:
+            return plan
+    raise PlanError(problems if lines is None else [lines.locate(p) for p in problems])
 
 
 def plan_to_dict(plan: LessonPlan) -> dict[str, Any]:

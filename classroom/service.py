@@ -16,7 +16,7 @@ import json
 import logging
 import re
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -45,11 +45,13 @@ from .domain import (
     Receipt,
     Round,
     StoreUnavailable,
+    UnknownPlan,
     UnknownPoll,
     UnknownQuestion,
     answer_label,
     canonical_design,
     check_kind_and_mode,
+    clean_countdown,
     clean_options,
     clean_text,
     design_epsilon,
@@ -66,6 +68,8 @@ from .estimates import (
     parse_design,
     trajectory,
 )
+from .plans import LessonPlan, SavedPlan, dumps, loads
+from .privacy_numbers import epsilon_up
 from .store import ReportRow, RoundSecret, RoundUse, Store
 
 __all__ = [
@@ -88,6 +92,16 @@ _MAX_DEVICE_ID = 256
 def new_join_code() -> str:
     """Six characters from the unambiguous alphabet, from the OS CSPRNG."""
     return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
+
+
+def _with_join_code(insert: Callable[[str], T | None]) -> T:
+    """``insert(code)`` with fresh join codes until one is free (it returns None when the
+    code is taken)."""
+    for _ in range(20):
+        created = insert(new_join_code())
+        if created is not None:
+            return created
+    raise StoreUnavailable("could not find a free join code — try again")
 
 
 def dedup_token(salt: bytes, device_id: str) -> str:
@@ -203,11 +217,8 @@ class PollService:
     def create_poll(self, title: str = "", *, rehearsal: bool = False) -> Poll:
         """A new poll with a fresh join code (title 0..100 characters)."""
         clean = clean_text("poll title", title, 0, MAX_TITLE_CHARS)
-        for _ in range(20):
-            poll = self._store.insert_poll(new_join_code(), clean, bool(rehearsal), utcnow())
-            if poll is not None:
-                return poll
-        raise StoreUnavailable("could not find a free join code — try again")
+        return _with_join_code(
+            lambda code: self._store.insert_poll(code, clean, bool(rehearsal), utcnow()))
 
     def poll(self, poll_id: int) -> Poll:
         pid = _id("poll id", poll_id)
@@ -274,7 +285,8 @@ class PollService:
             if status.committed > value * (1 + 1e-9):
                 raise OverBudget(
                     f"this poll's questions already let a student spend ε = "
-                    f"{status.committed:.2f}; a budget of ε = {value:.2f} could not be kept. "
+                    f"{epsilon_up(status.committed)}; a budget of ε = {epsilon_up(value)} could "
+                    "not be kept. "
                     "Set at least that much, or start a new poll")
             budget = value
         out = self._store.set_budget(poll.id, budget)
@@ -308,17 +320,72 @@ class PollService:
                 epsilon = max(epsilon, self._round_cost(current))
         if not status.allows(epsilon):
             raise OverBudget(
-                f"{refused} a student spend ε = {status.committed + epsilon:.2f} in this "
-                f"poll, over its budget of ε = {poll.epsilon_budget:.2f} (the questions "
-                f"answered so far already cost ε = {status.committed:.2f}). Give it a "
+                f"{refused} a student spend ε = {epsilon_up(status.committed + epsilon)} in "
+                f"this poll, over its budget of ε = {epsilon_up(poll.epsilon_budget)} (the "
+                f"questions answered so far already cost ε = {epsilon_up(status.committed)}). "
+                "Give it a "
                 "smaller ε, or raise the budget")
+
+    # -- lesson plans ---------------------------------------------------------------------
+    def list_plans(self) -> list[SavedPlan]:
+        """The saved lesson plans, the most recently changed first."""
+        return self._store.list_plans()
+
+    def saved_plan(self, plan_id: int) -> SavedPlan:
+        pid = _id("plan id", plan_id)
+        saved = self._store.plan(pid)
+        if saved is None:
+            raise UnknownPlan(f"no saved lesson plan with id {pid}")
+        return saved
+
+    def save_plan(self, plan: LessonPlan, plan_id: int | None = None) -> SavedPlan:
+        """Save a plan: a new one, or over the saved plan ``plan_id``. The plan is
+        validated whole first (:class:`~classroom.plans.PlanError` lists every problem)
+        and kept as its TOML file; nothing is written on a refusal."""
+        checked = plan.checked()
+        document = dumps(checked)
+        if plan_id is None:
+            return self._store.insert_plan(checked.title, document, utcnow())
+        pid = _id("plan id", plan_id)
+        saved = self._store.update_plan(pid, checked.title, document, utcnow())
+        if saved is None:
+            raise UnknownPlan(f"no saved lesson plan with id {pid}; save it as a new plan")
+        return saved
+
+    def import_plan(self, data: bytes | str) -> SavedPlan:
+        """Read a plan file and save it as a new plan. The whole file is validated before
+        anything is written (:func:`classroom.plans.loads`)."""
+        return self.save_plan(loads(data))
+
+    def delete_plan(self, plan_id: int) -> bool:
+        """Delete a saved plan (classes started from it stay); False if it was not there."""
+        return self._store.delete_plan(_id("plan id", plan_id))
+
+    def start_class(self, plan: LessonPlan, *,
+                    rehearsal: bool = False) -> tuple[Poll, list[Question]]:
+        """One click before class: a poll titled after the plan, with the plan's budget and
+        every question as a draft in the plan's order, ready to open one by one.
+
+        The plan is validated whole first, by the same checks as :meth:`add_question` and
+        :meth:`set_budget` (its budget covers every question once), and everything is
+        written in one transaction: a refusal creates nothing.
+        """
+        checked = plan.checked()
+        rows = [{"text": q.text, "kind": q.kind, "options_json": json.dumps(list(q.options)),
+                 "design_json": q.design_json, "mode": q.mode, "countdown_s": q.countdown_s,
+                 "salt": secrets.token_bytes(SALT_BYTES)} for q in checked.questions]
+        return _with_join_code(lambda code: self._store.insert_class(
+            join_code=code, title=checked.title, rehearsal=bool(rehearsal),
+            budget=checked.budget, question_rows=rows, now=utcnow()))
 
     # -- questions ------------------------------------------------------------------------
     def add_question(self, poll_id: int, text: str, *, options: Sequence[str] = ("No", "Yes"),
                      design_params: dict[str, Any], kind: str = "binary",
-                     mode: str = "device", open_now: bool = False) -> Question:
+                     mode: str = "device", open_now: bool = False,
+                     countdown_s: int | None = None) -> Question:
         """Add a question with round 1: a draft, or open at once with ``open_now`` (any
-        other open question of the poll is then closed).
+        other open question of the poll is then closed). ``countdown_s``: seconds of
+        voting before a round closes by itself (10 to 3600), or None.
 
         Binary: ``options[0]`` is answer 0, ``options[1]`` answer 1 (the share
         estimated), e.g. ``("Chocolate", "Vanilla")``. Under a privacy budget, a question
@@ -329,12 +396,13 @@ class PollService:
         body = clean_text("question text", text, 1, MAX_QUESTION_CHARS, multiline=True)
         labels = clean_options(tuple(options) if isinstance(options, list) else options, kind)
         design, design_json = question_design(kind, design_params, labels)
+        countdown = clean_countdown(countdown_s)
         self._check_budget(pid, design_epsilon(design), question=None, same_round=False,
                            refused=f"“{body[:60]}” was not added: it would let")
         q = _poll_found(self._store.insert_question(
             poll_id=pid, text=body, kind=kind, options_json=json.dumps(list(labels)),
             design_json=design_json, mode=mode, salt=secrets.token_bytes(SALT_BYTES),
-            now=utcnow()), pid)
+            now=utcnow(), countdown_s=countdown), pid)
         if not open_now:
             return q
         try:
@@ -509,8 +577,8 @@ class PollService:
                     return existing
                 raise OverBudget(
                     f"this answer would bring the privacy this phone has spent in the "
-                    f"poll to ε = {total:.2f}, over the poll's budget of ε = "
-                    f"{poll.epsilon_budget:.2f}, so it was not saved")
+                    f"poll to ε = {epsilon_up(total)}, over the poll's budget of ε = "
+                    f"{epsilon_up(poll.epsilon_budget)}, so it was not saved")
         now = utcnow()
         tag = address_tag(rnd.salt, address) if address else None
         try:

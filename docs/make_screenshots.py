@@ -12,7 +12,11 @@ downloaded browser) through it and writes small palette PNGs:
   rehearsal class of 40 simulated students whose true share of Vanilla is 60%;
 * ``dashboard-rehearsal.png``: the desk view's "Rehearse with simulated
   students" controls;
-* ``study-local-vs-central.png``: the self-study page "Local vs central".
+* ``study-local-vs-central.png``: the self-study page "Local vs central";
+* ``dashboard-lesson-plans.png``: the desk view's "Lesson plans" with the shipped
+  CS208 plan.
+
+``--only NAME`` (student, dashboard, study, plans) writes one group of pictures.
 
 The simulated students are added with ``PollService.add_simulated_reports`` on
 the same SQLite file while the projected dashboard is open (the dashboard's own
@@ -165,6 +169,21 @@ def dashboard(browser, base: str, key: str, svc, poll, question) -> None:
     ctx.close()
 
 
+def lesson_plans(browser, base: str, key: str) -> None:
+    ctx = browser.new_context(viewport=DESK, device_scale_factor=1, reduced_motion="reduce")
+    page = ctx.new_page()
+    log_in(page, base, key)
+    settle(page)
+    expander = page.locator("[data-testid='stExpander']").filter(has_text="Lesson plans")
+    expander.first.get_by_text("Lesson plans").click()
+    page.get_by_role("button", name="Start a class from this plan").wait_for(timeout=WAIT_MS)
+    settle(page)
+    page.mouse.move(0, 0)
+    check_clean(page, "lesson plans")
+    save_png(expander.first.screenshot(scale="device"), "dashboard-lesson-plans.png")
+    ctx.close()
+
+
 def study(browser, base: str) -> None:
     ctx = browser.new_context(viewport=DESK, device_scale_factor=1, reduced_motion="reduce")
     page = ctx.new_page()
@@ -183,7 +202,10 @@ def study(browser, base: str) -> None:
 
 
 def main() -> None:
-    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", choices=("student", "dashboard", "study", "plans"),
+                        help="write only this group of pictures")
+    only = parser.parse_args().only
     from playwright.sync_api import sync_playwright
 
     from classroom.service import PollService
@@ -214,9 +236,14 @@ def main() -> None:
         with running_server(env, timeout=90) as base, sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             try:
-                student(browser, base, phone_poll.join_code)
-                dashboard(browser, base, key, svc, class_poll, svc.question(cq.id))
-                study(browser, base)
+                if only in (None, "student"):
+                    student(browser, base, phone_poll.join_code)
+                if only in (None, "dashboard"):
+                    dashboard(browser, base, key, svc, class_poll, svc.question(cq.id))
+                if only in (None, "study"):
+                    study(browser, base)
+                if only in (None, "plans"):
+                    lesson_plans(browser, base, key)
             finally:
                 browser.close()
         store.close()

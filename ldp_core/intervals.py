@@ -74,25 +74,39 @@ def _log_gamma(x: np.ndarray) -> np.ndarray:
     """``ln Gamma(x)`` for x > 0, vectorised: Stirling's series at ``z = x + k >= 16``,
     ``ln Gamma(x) = ln Gamma(z) - ln(x (x + 1) ... (z - 1))``. Relative error below 2e-14."""
     x = np.asarray(x, dtype=float)
-    shift = np.maximum(0.0, np.ceil(16.0 - x))
-    z = x + shift
-    down = np.zeros_like(z)
-    for k in range(int(shift.max()) if shift.size else 0):
-        down += np.log(np.where(shift > k, x + k, 1.0))
+    z = np.maximum(x, 16.0)
     zi = 1 / z
     zi2 = zi * zi
     series = zi * (1 / 12 - zi2 * (1 / 360 - zi2 * (1 / 1260 - zi2 * (1 / 1680
                                                                        - zi2 / 1188))))
-    return (z - 0.5) * np.log(z) - z + _LOG_SQRT_2PI + series - down
+    out = (z - 0.5) * np.log(z) - z + _LOG_SQRT_2PI + series
+    small = x < 16.0
+    if small.any():  # shift the few small arguments up to 16 and back down
+        xs = x[small]
+        shift = np.ceil(16.0 - xs)
+        zs = xs + shift
+        zsi = 1 / zs
+        zsi2 = zsi * zsi
+        down = np.zeros_like(xs)
+        for k in range(int(shift.max())):
+            down += np.log(np.where(shift > k, xs + k, 1.0))
+        out[small] = ((zs - 0.5) * np.log(zs) - zs + _LOG_SQRT_2PI
+                      + zsi * (1 / 12 - zsi2 * (1 / 360 - zsi2 * (1 / 1260 - zsi2 * (
+                          1 / 1680 - zsi2 / 1188)))) - down)
+    return out
 
 
-@functools.lru_cache(maxsize=64)
-def _log_comb(n: int) -> np.ndarray:
-    """``ln C(n, k)`` for k = 0..n (read-only; cached, every pmf of n reports needs it)."""
-    log_fact = _log_gamma(np.arange(n + 1, dtype=float) + 1)
-    out = log_fact[n] - log_fact - log_fact[::-1]
+@functools.lru_cache(maxsize=8)
+def _log_factorial_table(size: int) -> np.ndarray:
+    """``ln k!`` for k = 0..size-1 (read-only, cached)."""
+    out = _log_gamma(np.arange(size, dtype=float) + 1)
     out.flags.writeable = False
     return out
+
+
+def _log_factorials(n: int) -> np.ndarray:
+    """``ln k!`` for k = 0..n, from a cached table of the next power of two."""
+    return _log_factorial_table(1 << max(6, (n + 1).bit_length()))[: n + 1]
 
 
 def _binom_logpmf(k: np.ndarray, n: int, p: object) -> np.ndarray:
@@ -106,7 +120,9 @@ def _binom_logpmf(k: np.ndarray, n: int, p: object) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         yes = np.where(kf > 0, kf * np.log(pp), 0.0)
         no = np.where(n - kf > 0, (n - kf) * np.log1p(-pp), 0.0)
-    return np.where(inside, _log_comb(n)[kk] + yes + no, -np.inf)
+    log_fact = _log_factorials(n)
+    comb = log_fact[n] - log_fact[kk] - log_fact[n - kk]
+    return np.where(inside, comb + yes + no, -np.inf)
 
 
 def _binom_pmf(n: int, p: float) -> np.ndarray:
@@ -439,8 +455,13 @@ def _accepts(method: str, a: float, b: float, n: int, mu: np.ndarray, xs: np.nda
         crit = NormalDist().inv_cdf(0.5 + level / 2) ** 2
         top = _loglik(np.asarray(nf), x, _mle_lambda(a, b, np.asarray(nf), x))
         return 2 * (top - _loglik(np.asarray(nf), x, lam)) <= crit
-    low, high = share_intervals(a, b, n, xs.ravel().astype(np.int64), level, method)
-    return ((low.reshape(xs.shape) <= mu[:, None]) & (mu[:, None] <= high.reshape(xs.shape)))
+    if method == "normal":
+        low, high = _normal(a, b, np.asarray(nf), x, level)
+    else:  # feldman_cousins: its intervals, built on a grid, decide
+        counts, where = np.unique(xs, return_inverse=True)
+        ends = share_intervals(a, b, n, counts, level, method)
+        low, high = ends[0][where.reshape(xs.shape)], ends[1][where.reshape(xs.shape)]
+    return (low <= mu[:, None]) & (mu[:, None] <= high)
 
 
 def _probabilities(a: float, b: float, n: int, mu: np.ndarray, xs: np.ndarray,
@@ -505,8 +526,9 @@ def expected_width(a: float, b: float, n: int, mu: object, *, method: str = "exa
     grid = _shares(mu, nn, "population")
     xs = _window(nn, report_probability(fa, fb, grid))
     probs = _probabilities(fa, fb, nn, grid, xs, "population")
-    low, high = share_intervals(fa, fb, nn, xs.ravel(), lv, method)
-    width = (np.clip(high, 0.0, 1.0) - np.clip(low, 0.0, 1.0)).reshape(xs.shape)
+    counts, where = np.unique(xs, return_inverse=True)
+    low, high = share_intervals(fa, fb, nn, counts, lv, method)
+    width = (np.clip(high, 0.0, 1.0) - np.clip(low, 0.0, 1.0))[where.reshape(xs.shape)]
     return np.sum(probs * np.maximum(width, 0.0), axis=1)
 
 

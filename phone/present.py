@@ -21,12 +21,13 @@ from classroom.domain import (
     format_value,
     sentence,
 )
+from classroom.privacy_numbers import at_least_percent, at_most_factor, epsilon_up
 
 __all__ = ["device_scheme", "join_error", "physical_instructions", "privacy_note",
            "question_view", "receipt_view", "results_view"]
 
 
-def _numeric_scheme(design_params: dict) -> dict[str, Any]:
+def _numeric_scheme(design_params: dict[str, Any]) -> dict[str, Any]:
     design = ldp_core.numeric_design_from_params(design_params)
     mech = design.mechanism
     scheme: dict[str, Any] = {"type": "numeric", "mechanism": mech.kind,
@@ -52,7 +53,7 @@ def _numeric_scheme(design_params: dict) -> dict[str, Any]:
     return scheme
 
 
-def device_scheme(design_params: dict) -> dict[str, Any]:
+def device_scheme(design_params: dict[str, Any]) -> dict[str, Any]:
     """What the browser needs to randomize exactly, derived from the design in ldp_core:
     integer branch weights for binary designs (``sampling_weights``) and Duchi et al.'s
     bit, probabilities on the 2**-53 grid for categorical ones (``device_pq``) and the
@@ -80,22 +81,27 @@ def device_scheme(design_params: dict) -> dict[str, Any]:
 
 
 def privacy_note(question: Question) -> str:
-    """The receipt's privacy guarantee in plain words, with the design's numbers."""
+    """The receipt's privacy guarantee in plain words, with the design's numbers rounded
+    toward privacy (:mod:`classroom.privacy_numbers`): the floor on the report's chance
+    down, the factor on the odds and ε up."""
     eps = question.epsilon
-    ratio = f"{math.exp(eps):.3g}×" if eps < 50 else "a huge factor"
+    if math.isinf(eps):
+        return ("Your privacy: this design gives no guarantee (ε = ∞): some of its reports "
+                "can only come from one true answer.")
+    ratio, shown = at_most_factor(math.exp(eps)), epsilon_up(eps)
     if question.kind == "binary":
         floor = float(question.design.channel.min())  # type: ignore[union-attr]  # a binary question's design is a BinaryDesign
         return (f"Your privacy: whatever you truly prefer, this report was at least "
-                f"{floor:.0%} likely, and the odds between your two possible true answers "
-                f"change by at most {ratio}: ε = {eps:.2f}. Nobody, including the "
+                f"{at_least_percent(floor)} likely, and the odds between your two possible "
+                f"true answers change by at most {ratio}: ε = {shown}. Nobody, including the "
                 "instructor, can be sure from it what you really think.")
     if question.kind == "numeric":
         return (f"Your privacy: your phone added noise to your number before sending it. "
                 f"Whatever your true value, the chance of the report it sent changes by at "
-                f"most {ratio} (ε = {eps:.2f}). Nobody, including the instructor, can tell "
+                f"most {ratio} (ε = {shown}). Nobody, including the instructor, can tell "
                 "your number from it; the class average still comes through.")
-    return (f"Your privacy: the report your phone sent is almost as likely whatever your "
-            f"true answer is: the odds change by at most {ratio} (ε = {eps:.2f}).")
+    return (f"Your privacy: whatever your true answer, the chance of the report your phone "
+            f"sent changes by at most {ratio} from one answer to another (ε = {shown}).")
 
 
 def physical_instructions(question: Question) -> str | None:
@@ -127,7 +133,7 @@ def results_view(question: Question, est: QuestionEstimate) -> dict[str, Any]:
         b = est.binary
         return {"n": est.n, "binary": {
             "label": question.options[1], "share": _finite(b.mu_hat), "sd": _finite(b.sd_worst),
-            "ci_low": _finite(b.ci_low), "ci_high": _finite(b.ci_high)}}
+            "ci_low": _finite(b.exact_low), "ci_high": _finite(b.exact_high)}}
     cat = est.categorical
     shares = cat.shares() if cat is not None else None
     return {"n": est.n, "categorical": [
@@ -155,7 +161,7 @@ def question_view(question: Question, est: QuestionEstimate | None) -> dict[str,
         numeric: dict[str, Any] | None = {
             "lo": lo, "hi": hi, "unit": question.unit, "step": step,
             "start": round(round((lo + hi) / 2 / step) * step, digits)}  # the slider's start
-        order: list[int] = []
+        order: tuple[int, ...] = ()
     else:
         numeric, order = None, display_order(question.text, question.options, question.kind)
     return {

@@ -71,7 +71,7 @@ class _Entry:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     waiters: int = 0
-    refresher: asyncio.Task | None = None
+    refresher: asyncio.Task[None] | None = None
 
 
 class PollStates:

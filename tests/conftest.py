@@ -133,15 +133,18 @@ def pg_shared_url(pg_base_url) -> Iterator[str]:
 @pytest.fixture
 def db_url(backend, fresh_db, request) -> str:
     """An empty classroom database: a new SQLite file, or the shared PostgreSQL schema
-    emptied (deleting the polls cascades to questions, rounds and reports)."""
+    emptied (deleting the polls cascades to questions, rounds and reports; the saved
+    lesson plans are deleted too)."""
     if backend == "sqlite":
         return fresh_db()
     url = request.getfixturevalue("pg_shared_url")
     engine = sa.create_engine(url, poolclass=sa.NullPool)
     try:
         with engine.begin() as conn:
-            if conn.execute(sa.text("SELECT to_regclass('polls')")).scalar() is not None:
-                conn.execute(sa.text("DELETE FROM polls"))
+            for table in ("polls", "plans"):
+                if conn.execute(sa.text(f"SELECT to_regclass('{table}')")).scalar() \
+                        is not None:
+                    conn.execute(sa.text(f"DELETE FROM {table}"))
     finally:
         engine.dispose()
     return url

@@ -98,7 +98,14 @@ def test_die_v30_n40_shows_mu_1_and_sd_sqrt_3_over_160(app_env):
     assert m["Estimate μ̂"] == "1.000"
     assert m["SD, fixed class"] == f3(math.sqrt(3 / 160)) == "0.137"
     sd = math.sqrt(3 / 160)
-    assert m["95% CI"] == f"[{f3(1 - 1.959964 * sd)}, {f3(1 + 1.959964 * sd)}]"
+    # The headline CI is the exact one (Clopper-Pearson on V/n = 30/40, mapped through the
+    # die: lambda >= 0.5881 gives mu >= 0.676; the top clips at 1)...
+    low, high = ldp_core.exact_interval(0.75, 0.25, 40, 30)
+    assert (f3(low), f3(high)) == ("0.676", "1.000")
+    assert m["95% CI"] == "[0.676, 1.000]"
+    # ...and the normal interval is kept beside it, labelled as the large-n approximation.
+    normal = f"[{f3(1 - 1.959964 * sd)}, {f3(1 + 1.959964 * sd)}]"
+    assert f"large-n approximation $\\hat\\mu \\pm 1.96\\,\\mathrm{{SD}}$ = {normal}" in texts(at)
     assert m["Privacy loss ε"] == "1.10"
     # The plug-in SD: sqrt(ybar (1 - ybar) / ((n - 1)(a - b)^2)) with ybar = 3/4.
     assert m["SD, population (plug-in)"] == f3(math.sqrt(0.75 * 0.25 / (39 * 0.25)))
@@ -260,7 +267,7 @@ def test_custom_design_by_gamma_or_by_epsilon(app_env):
     # Starts at the exercise's privacy, set by gamma = 1/4 (eps = ln 3 beside it).
     assert at.radio(key="dash_q_by").value == "gamma"
     assert at.slider(key="dash_q_gamma").value == pytest.approx(0.25)
-    assert r"= 1.0986$" in texts(at)
+    assert r"\approx 1.0987$ (rounded up)" in texts(at)  # ln 3 = 1.09861…: a bound, so up
     at.radio(key="dash_q_by").set_value("epsilon").run()
     assert at.slider(key="dash_q_eps").value == pytest.approx(1.10)
     at.slider(key="dash_q_eps").set_value(2.0).run()

@@ -11,6 +11,7 @@ state it asserts (the page or the database), never a fixed time.
 from __future__ import annotations
 
 import json
+import math
 import time
 
 import pytest
@@ -234,7 +235,8 @@ def test_next_question_and_results_appear_without_a_reload(classroom, chromium):
     page.get_by_text("Class results").wait_for(timeout=WAIT_MS)
     est = svc.estimate(q.id).binary
     text = page.locator("#main").inner_text()
-    assert f"{round(100 * est.ci_low)}% to {round(100 * est.ci_high)}%" in text
+    # the exact interval, its ends rounded outward to whole percent
+    assert f"{math.floor(100 * est.exact_low)}% to {math.ceil(100 * est.exact_high)}%" in text
     assert "NaN" not in text
     _, nxt = _question(svc, "Tea or coffee?", options=("Tea", "Coffee"), poll=poll)
     opened = time.monotonic()

@@ -168,12 +168,20 @@ def test_a_typed_number_never_leaves_the_phone(classroom):
 DRAWS = 40_000
 
 
+def _duchi_share_fits(mech, draws: list[float]) -> bool:
+    """The Hybrid Mechanism's share of Duchi values (exactly ±c_ε) within 4 SE of 1 - alpha."""
+    alpha = mech.p_piecewise
+    share = sum(abs(y) == mech.duchi.c_epsilon for y in draws) / len(draws)
+    return abs(share - (1 - alpha)) <= 4 * math.sqrt(alpha * (1 - alpha) / len(draws))
+
+
 @pytest.mark.parametrize("name", ["duchi", "piecewise", "laplace", "hybrid"])
 def test_the_phone_samplers_are_unbiased_and_on_their_grid(classroom, name):
     """The page's own randomizeNumeric, run DRAWS times for two true values: the mean and
     the variance of its reports against the mechanism's exact ones. The Hybrid Mechanism's
     reports are Duchi's two values, exactly, as often as its coin says, or on the
-    Piecewise part's grid."""
+    Piecewise part's grid. Power: the same mean test rejects the page's sampler run at a
+    true value off by 10 SE (toward the middle of the range)."""
     from playwright.sync_api import sync_playwright
 
     import ldp_core
@@ -186,22 +194,31 @@ def test_the_phone_samplers_are_unbiased_and_on_their_grid(classroom, name):
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = browser.new_page()
         page.goto(f"{base}/join")
-        for value in (1.5, 12.0):
-            out = page.evaluate(
+
+        def draw(value: float, sampler: dict = scheme) -> list[float]:
+            return page.evaluate(
                 "([s, v, n]) => Array.from({length: n}, () => randomizeNumeric(s, v))",
-                [scheme, value, DRAWS])
+                [sampler, value, DRAWS])
+
+        def as_reports(out: list[float]) -> list[float]:
+            return [float(mech.report_of_bit(b)) if name == "duchi" else b for b in out]
+
+        def mean_fits(reports: list[float], x: float, se: float) -> bool:
+            return abs(sum(reports) / len(reports) - x) <= 4 * se
+
+        for value in (1.5, 12.0):
+            out = draw(value)
             x = (2 * value - 12) / 12
-            reports = [float(mech.report_of_bit(b)) if name == "duchi" else b for b in out]
+            reports = as_reports(out)
             if name == "duchi":
                 assert set(out) <= {0, 1}
             elif name == "hybrid":
-                c = mech.duchi.c_epsilon
-                share = sum(abs(y) == c for y in out) / DRAWS
-                alpha = mech.p_piecewise
-                se_share = math.sqrt(alpha * (1 - alpha) / DRAWS)
-                assert abs(share - (1 - alpha)) <= 4 * se_share, (share, alpha)
-                assert abs(share - math.exp(-1.0)) > 4 * se_share  # power: a wrong coin
-                rest = [y for y in out if abs(y) != c][:2000]
+                assert _duchi_share_fits(mech, out), mech.p_piecewise
+                # Power: the page's sampler with a wrong coin (the Piecewise part at
+                # 1 - e^-ε instead of alpha) fails the same test.
+                wrong_coin = {**scheme, "p_piecewise": 1 - math.exp(-1.0)}
+                assert not _duchi_share_fits(mech, draw(value, wrong_coin))
+                rest = [y for y in out if abs(y) != mech.duchi.c_epsilon][:2000]
                 assert all(mech.piecewise.snap(y) == pytest.approx(y, abs=1e-9) for y in rest)
                 assert all(abs(y) < mech.piecewise.big_c for y in out)
             else:
@@ -210,8 +227,10 @@ def test_the_phone_samplers_are_unbiased_and_on_their_grid(classroom, name):
                 assert all(mech.snap(y) == pytest.approx(y, abs=1e-9) for y in out[:2000])
             se = math.sqrt(mech.variance(x) / DRAWS)
             mean = sum(reports) / DRAWS
-            assert abs(mean - x) <= 4 * se, (name, value, mean, x, se)
-            assert abs(mean - (x + 8 * se)) > 4 * se  # power: a bias of 8 SE is caught
+            assert mean_fits(reports, x, se), (name, value, mean, x, se)
+            # The range [0, 12] is [-1, 1] on the mechanism's scale: 6 units per unit of x.
+            off = value + (1 if value < 6 else -1) * 6 * 10 * se
+            assert not mean_fits(as_reports(draw(off)), x, se), (name, value, off)
             # The spread too: the sample variance within 4 of its SEs of the exact one.
             var = sum((r - mean) ** 2 for r in reports) / (DRAWS - 1)
             m4 = sum((r - mean) ** 4 for r in reports) / DRAWS

@@ -36,3 +36,10 @@ def test_dashboard_is_not_in_the_navigation_without_the_key(app_env):
     at = _home()
     links = " ".join(str(link.proto.page) for link in at.get("page_link"))
     assert "dashboard" not in links
+
+
+def test_the_teaching_door_offers_the_cs208_lecture_beside_the_exercise(app_env):
+    at = _home()
+    text = " ".join(m.value for m in at.markdown)
+    assert "vanilla-or-chocolate exercise live in one click" in text
+    assert "**The local model \\(CS208\\)**" in text and "lesson plan" in text

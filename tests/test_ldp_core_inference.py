@@ -59,7 +59,7 @@ def test_no_reports_yet_is_a_state_not_an_error(design) -> None:
     assert isinstance(s, BinaryEstimate)
     assert s.n == 0 and s.yes == 0 and s.empty
     none_fields = ["reported_share", "mu_hat", "sd_worst", "sd_plugin", "ci_low", "ci_high",
-                   "mle", "lr_low", "lr_high"]
+                   "mle", "lr_low", "lr_high", "exact_low", "exact_high"]
     for name in none_fields:
         assert getattr(s, name) is None, name
     assert s.epsilon == design.epsilon

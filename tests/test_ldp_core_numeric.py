@@ -60,19 +60,39 @@ def test_piecewise_density_integrates_to_one_and_its_ratio_is_e_eps(eps):
     assert inside / outside == pytest.approx(math.exp(eps), rel=1e-12)
 
 
+def mean_fits(y: np.ndarray, mean: float, var: float) -> bool:
+    """The sample mean of ``y`` within 4 SE of ``mean`` (``var``: one draw's variance)."""
+    return abs(float(y.mean()) - mean) <= 4 * math.sqrt(var / y.size)
+
+
+def variance_fits(y: np.ndarray, var: float) -> bool:
+    """The sample variance of ``y`` within 4 of its own SEs of ``var`` (the SE from the
+    fourth central moment)."""
+    m4 = float(np.mean((y - y.mean()) ** 4))
+    se_var = math.sqrt(max(m4 - float(y.var()) ** 2, 0.0) / y.size)
+    return abs(float(y.var(ddof=1)) - var) <= 4 * se_var
+
+
+def overdispersed(y: np.ndarray, x: float, factor: float = 1.1) -> np.ndarray:
+    """A deliberately wrong sampler: the same reports spread ``factor`` times the variance
+    around the same mean."""
+    return x + (y - x) * math.sqrt(factor)
+
+
 @pytest.mark.parametrize("name", NUMERIC_NAMES)
 @pytest.mark.parametrize("x", XS)
 def test_reports_are_unbiased_with_the_exact_variance(name, x):
     """Mean within 4 SE of x; the sample variance within 4 of its own SE of the exact one.
-    Power: the same test rejects a variance 10% too large."""
+    Power: the same tests reject the mechanism run at x shifted by 8 SE, and its reports
+    spread to a variance 10% too large."""
     mech = numeric_mechanism(name, 1.0)
-    y = mech.perturb(np.full(N, x), rng=np.random.default_rng([11, int(10 * x) + 20]))
+    rng = np.random.default_rng([11, int(10 * x) + 20])
+    y = mech.perturb(np.full(N, x), rng=rng)
     var = float(mech.variance(x))
-    assert abs(y.mean() - x) <= 4 * math.sqrt(var / N)
-    m4 = float(np.mean((y - y.mean()) ** 4))
-    se_var = math.sqrt((m4 - var ** 2) / N)
-    assert abs(y.var(ddof=1) - var) <= 4 * se_var
-    assert abs(y.var(ddof=1) - 1.1 * var) > 4 * se_var  # power
+    assert mean_fits(y, x, var) and variance_fits(y, var)
+    shift = 8 * math.sqrt(var / N) * (-1 if x > 0 else 1)  # stays in [-1, 1]
+    assert not mean_fits(mech.perturb(np.full(N, x + shift), rng=rng), x, var)
+    assert not variance_fits(overdispersed(y, x), var)
 
 
 @pytest.mark.parametrize("eps", [0.5, 2.0])
@@ -296,9 +316,11 @@ def test_snapped_reports_stay_unbiased_and_on_the_grid(name):
     k = (snapped - low) / width - 0.5
     assert np.allclose(k, np.round(k), atol=1e-6) and snapped.min() > low and snapped.max() < high
     assert np.abs(snapped - raw).max() <= width / 2 + 1e-12
-    se = math.sqrt(mech.variance(x) / N)
-    assert abs(snapped.mean() - x) <= 4 * se
-    assert abs(snapped.mean() - 0.6 - 8 * se) > 4 * se  # power: a shift of 8 SE is caught
+    var = float(mech.variance(x))
+    assert mean_fits(snapped, x, var)
+    # Power: the same test rejects the snapped reports of x shifted by 8 SE.
+    shifted = mech.snap(mech.perturb(np.full(N, x - 8 * math.sqrt(var / N)), rng=rng))
+    assert not mean_fits(shifted, x, var)
     assert DuchiMechanism(1.0).snap(2.0) == 2.0  # two reports: nothing to snap
 
 
@@ -310,8 +332,11 @@ def test_duchi_exact_aggregate_matches_the_per_respondent_sampler():
     k = d.sample_plus_counts(x, counts, size=20_000, rng=5)
     p = d.p_plus(x)
     mean, var = float((counts * p).sum()), float((counts * p * (1 - p)).sum())
-    se = math.sqrt(var / k.size)
-    assert abs(k.mean() - mean) <= 4 * se and abs(k.mean() - (mean + 8 * se)) > 4 * se
+    assert mean_fits(k, mean, var)
+    # Power: the same test rejects classes whose values sit higher by what moves the mean
+    # by 8 SE (each student's p_plus rises by delta / (2 c_eps)).
+    delta = 8 * math.sqrt(var / k.size) * 2 * d.c_epsilon / counts.sum()
+    assert not mean_fits(d.sample_plus_counts(x + delta, counts, size=20_000, rng=7), mean, var)
     assert k.var() == pytest.approx(var, rel=4 * math.sqrt(2 / k.size))
     per = d.perturb(np.repeat(x, counts), rng=6)
     est = d.c_epsilon * (2 * k - 100) / 100  # the class estimate from the aggregate
@@ -398,22 +423,27 @@ def test_the_mixed_channel_is_exactly_epsilon_and_tight_on_both_parts(eps):
 @pytest.mark.parametrize("x", [-1.0, 0.0, 0.6])
 def test_hybrid_reports_are_unbiased_with_the_exact_variance_and_mixture(eps, x):
     """Mean within 4 SE of x and the sample variance within 4 of its SEs of the exact one,
-    at ε below and above ε*; the share of Duchi values is 1 - alpha within 4 SE. Power: a
-    variance 10% off, or the Piecewise part's share at 1 - e^-ε instead, is rejected."""
+    at ε below and above ε*; the share of Duchi values is 1 - alpha within 4 SE. Power: the
+    same tests reject reports spread to a variance 10% too large, and a mixture whose coin
+    picks the Piecewise part with probability 1 - e^-ε instead of alpha."""
     hm = HybridMechanism(eps)
-    y = hm.perturb(np.full(N, x), rng=np.random.default_rng([23, int(10 * eps), int(10 * x) + 20]))
+    rng = np.random.default_rng([23, int(10 * eps), int(10 * x) + 20])
+    y = hm.perturb(np.full(N, x), rng=rng)
     var = float(hm.variance(x))
-    assert abs(y.mean() - x) <= 4 * math.sqrt(var / N)
-    m4 = float(np.mean((y - y.mean()) ** 4))
-    se_var = math.sqrt((m4 - var ** 2) / N)
-    assert abs(y.var(ddof=1) - var) <= 4 * se_var
-    assert abs(y.var(ddof=1) - 1.1 * var) > 4 * se_var
-    duchi_share = float(np.mean(np.abs(y) == hm.duchi.c_epsilon))
+    assert mean_fits(y, x, var) and variance_fits(y, var)
+    assert not variance_fits(overdispersed(y, x), var)
     alpha = hm.p_piecewise
-    se = math.sqrt(max(alpha * (1 - alpha), 0.25 / N) / N)
-    assert abs(duchi_share - (1 - alpha)) <= 4 * se
-    if alpha > 0:
-        assert abs(duchi_share - math.exp(-eps)) > 4 * se
+
+    def share_fits(reports: np.ndarray) -> bool:
+        share = float(np.mean(np.abs(reports) == hm.duchi.c_epsilon))
+        return abs(share - (1 - alpha)) <= 4 * math.sqrt(max(alpha * (1 - alpha), 0.25 / N) / N)
+
+    assert share_fits(y)
+    if alpha > 0:  # the wrong coin differs from alpha here by far more than 4 SE
+        coin = rng.random(N) < 1 - math.exp(-eps)
+        wrong = np.where(coin, hm.piecewise.perturb(np.full(N, x), rng=rng),
+                         hm.duchi.perturb(np.full(N, x), rng=rng))
+        assert not share_fits(wrong)
 
 
 @pytest.mark.parametrize("eps", np.concatenate((np.linspace(0.02, 0.6, 30),

@@ -186,8 +186,10 @@ def test_revealed_results_carry_the_estimate_and_its_interval(client, svc):
     est = svc.estimate(q.id).binary
     assert res["n"] == 40
     assert res["binary"]["share"] == pytest.approx(est.mu_hat)
-    assert res["binary"]["ci_low"] == pytest.approx(est.ci_low)
-    assert res["binary"]["ci_high"] == pytest.approx(est.ci_high)
+    # the headline interval: exact, at least 95% coverage at any n (not the normal one)
+    assert res["binary"]["ci_low"] == pytest.approx(est.exact_low)
+    assert res["binary"]["ci_high"] == pytest.approx(est.exact_high)
+    assert (est.exact_low, est.exact_high) != pytest.approx((est.ci_low, est.ci_high))
 
 
 # -- join errors: one clear sentence each ----------------------------------------------------

@@ -383,3 +383,15 @@ def test_editing_returns_new_plans_and_problems_say_what_blocks_saving():
 def test_an_unknown_shipped_plan_is_a_clear_refusal():
     with pytest.raises(plans.BadInput, match="no shipped lesson plan is called 'nope'"):
         plans.shipped_plan("nope")
+
+
+def test_the_docs_show_the_shipped_file_and_its_true_messages():
+    """docs/lesson-plans.md quotes the shipped plan and three messages about it: each
+    quotation is what the app reads and says."""
+    doc = (ROOT / "docs" / "lesson-plans.md").read_text()
+    shipped = (plans.SHIPPED_DIR / "cs208-local-model.toml").read_text()
+    assert "```toml\n" + shipped + "```" in doc
+    flat = " ".join(doc.split())
+    for old, new in (("epsilon = 1.0986122886681098", "epsilon = 25.0"),
+                     ('design = "warner"', 'design = "wheel"'), ("budget = 7.7", "budget = 3")):
+        assert f"`{only_problem(shipped.replace(old, new))}`" in flat

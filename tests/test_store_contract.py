@@ -31,6 +31,7 @@ from classroom import (
     UnknownQuestion,
 )
 from classroom.domain import CLASS_EXERCISE, JOIN_CODE_ALPHABET
+from classroom.plans import CS208_PLAN, shipped_plan
 from classroom.store import SCHEMA_VERSION
 from tests.support.db import count_reports, submission_ids
 
@@ -162,6 +163,12 @@ def _narrow_kind_check(conn) -> None:
     conn.execute(sa.text("PRAGMA writable_schema = OFF"))
 
 
+def _as_version_3_on(conn) -> None:
+    """Take away what version 4 added: lesson plans and the questions' countdown."""
+    conn.execute(sa.text("DROP TABLE plans"))
+    conn.execute(sa.text("ALTER TABLE questions DROP COLUMN countdown_s"))
+
+
 def _as_version_1(db_url: str) -> None:
     """Turn a fresh database back into schema version 1 (before address tags and sessions)."""
     s = Store(db_url)
@@ -173,6 +180,7 @@ def _as_version_1(db_url: str) -> None:
             conn.execute(sa.text("ALTER TABLE reports DROP COLUMN address_tag"))
             conn.execute(sa.text("ALTER TABLE polls DROP COLUMN epsilon_budget"))
             _narrow_kind_check(conn)
+            _as_version_3_on(conn)
             conn.execute(sa.text("UPDATE schema_version SET version = 1"))
     finally:
         s.close()
@@ -189,7 +197,7 @@ def test_a_version_1_database_is_upgraded_in_place(fresh_db):
     _as_version_1(db_url)
     s1 = Store(db_url)
     try:
-        assert s1.schema_version() == SCHEMA_VERSION == 3
+        assert s1.schema_version() == SCHEMA_VERSION == 4
         assert s1.columns("reports") == REPORT_COLUMNS
         assert "epsilon_budget" in s1.columns("polls")
         service = PollService(s1)
@@ -208,6 +216,37 @@ def test_a_version_1_database_is_upgraded_in_place(fresh_db):
             with s1.engine.begin() as conn:
                 conn.execute(sa.text("UPDATE questions SET kind = 'other'"))
         assert service.estimate(q.id).n == 2  # the rounds and reports survived the upgrade
+        assert service.question(q.id).countdown_s is None  # version 4's column
+        assert service.save_plan(shipped_plan(CS208_PLAN)).plan() == shipped_plan(CS208_PLAN)
+    finally:
+        s1.close()
+
+
+def test_a_version_3_database_gets_lesson_plans_and_countdowns(fresh_db):
+    db_url = fresh_db()
+    s0 = Store(db_url)
+    service = PollService(s0)
+    poll = service.create_poll("from version 3")
+    q = service.open_question(service.add_question(poll.id, "Q?", design_params=DIE).id)
+    submit(service, poll, q, device="old-phone")
+    with s0.engine.begin() as conn:
+        _as_version_3_on(conn)
+        conn.execute(sa.text("UPDATE schema_version SET version = 3"))
+    s0.close()
+    s1 = Store(db_url)
+    try:
+        assert s1.schema_version() == SCHEMA_VERSION == 4
+        assert "countdown_s" in s1.columns("questions")
+        assert s1.columns("plans") == {"id", "title", "document", "created_at", "updated_at"}
+        service = PollService(s1)
+        assert service.question(q.id).countdown_s is None and service.estimate(q.id).n == 1
+        timed = service.add_question(poll.id, "Timed?", design_params=DIE, countdown_s=30)
+        assert service.question(timed.id).countdown_s == 30
+        with pytest.raises(sa.exc.IntegrityError):  # the upgraded column has its check
+            with s1.engine.begin() as conn:
+                conn.execute(sa.text("UPDATE questions SET countdown_s = 3601"))
+        started, questions = service.start_class(shipped_plan(CS208_PLAN))
+        assert len(questions) == 6 and started.epsilon_budget == 7.7
     finally:
         s1.close()
 

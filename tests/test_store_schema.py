@@ -12,9 +12,16 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from classroom.domain import KINDS, MODES, STATES
-from classroom.store import KIND_CHECK, MODE_CHECK, SCHEMA_VERSION, STATE_CHECK, questions
-from classroom.store.migrations import KIND_CHECK_AT
+from classroom.domain import KINDS, MAX_COUNTDOWN_S, MIN_COUNTDOWN_S, MODES, STATES
+from classroom.store import (
+    COUNTDOWN_CHECK,
+    KIND_CHECK,
+    MODE_CHECK,
+    SCHEMA_VERSION,
+    STATE_CHECK,
+    questions,
+)
+from classroom.store.migrations import COUNTDOWN_CHECK_AT_4, KIND_CHECK_AT
 from classroom.store.schema import check_in
 
 
@@ -33,6 +40,12 @@ def test_the_latest_migration_writes_the_current_kinds():
     the CHECK of existing databases to exactly this."""
     assert KIND_CHECK_AT[SCHEMA_VERSION] == KIND_CHECK
     assert max(KIND_CHECK_AT) == SCHEMA_VERSION
+
+
+def test_the_countdown_check_is_the_domains_range_as_version_4_wrote_it():
+    assert (MIN_COUNTDOWN_S, MAX_COUNTDOWN_S) == (10, 3600)
+    assert COUNTDOWN_CHECK == COUNTDOWN_CHECK_AT_4
+    assert [str(c.sqltext) for c in questions.c.countdown_s.constraints] == [COUNTDOWN_CHECK]
 
 
 @pytest.mark.parametrize("column, values", [("kind; DROP TABLE x", ("a",)),

@@ -51,8 +51,9 @@ def test_points_follow_arrival_order_and_end_at_the_estimate(svc):
     for p in traj:  # each point is the estimate of exactly the first n reports
         first = BinaryCounts.single(DieRR(4, 3), sum(answers[:p.n]), p.n)
         assert p.mu_hat == pytest.approx(first.unbiased())
-        lo, hi = first.normal_interval()
-        assert (p.ci_low, p.ci_high) == (pytest.approx(lo), pytest.approx(hi))
+        lo, hi = first.exact_interval()  # the headline interval, as on the dashboard
+        assert (p.ci_low, p.ci_high) == (pytest.approx(lo, abs=1e-12), pytest.approx(hi))
+        assert 0.0 <= p.ci_low <= p.ci_high <= 1.0
     final = svc.estimate(q.id).binary
     assert traj[-1].mu_hat == pytest.approx(final.mu_hat)
     assert traj[-1].ci_high - traj[-1].ci_low < traj[0].ci_high - traj[0].ci_low
@@ -68,6 +69,7 @@ def test_design_change_mid_round_uses_each_reports_own_design(svc):
     last = _trajectory(svc, q.id, points=100)[-1]
     mixed = BinaryCounts(((DieRR(4, 3), 4, 4), (WarnerRR(0.8), 6, 3)))
     assert last.n == 10 and last.mu_hat == pytest.approx(mixed.unbiased())
+    assert (last.ci_low, last.ci_high) == pytest.approx(mixed.exact_interval())
     assert math.isfinite(last.ci_low) and math.isfinite(last.ci_high)
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from ldp_core import model_share_sds, sd_with_se, simulate_model_shares
 from tests.test_study_pages import check_page, metric, page_app, sweep
-from ui.fmt import fmt, fmt_fixed
+from ui.fmt import fmt, fmt_eps_allowed, fmt_fixed
 
 
 def _table(at) -> dict[str, list[str]]:
@@ -50,7 +50,9 @@ def test_a_large_class_shows_what_anonymity_buys():
     sds = model_share_sds(2000, 1.0, 1e-6, 6)
     assert sds.shuffle_local_epsilon > 3
     assert metric(at, "Shuffle model: SD") == fmt(sds.shuffle, 4)
-    assert any(f"ε0 = {fmt_fixed(sds.shuffle_local_epsilon, 2)}" in m.value
+    shown = fmt_eps_allowed(sds.shuffle_local_epsilon)  # the largest allowed ε0, rounded down
+    assert float(shown) <= sds.shuffle_local_epsilon
+    assert any(f"ε0 = {shown}" in m.value
                and "more accurate" in m.value for m in at.markdown)
 
 

@@ -26,9 +26,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from statistics import NormalDist
+from typing import Any
 
 import altair as alt
 import numpy as np
+from altair.utils.schemapi import UndefinedType
 
 __all__ = [
     "CENTRAL",
@@ -155,7 +157,7 @@ def _data(name: str) -> alt.NamedData:
     return alt.NamedData(name=name)
 
 
-def quant(name: str, title: str | None = None, **kw: object) -> dict[str, object]:
+def quant(name: str, title: str | None = None, **kw: Any) -> dict[str, Any]:
     """The keywords of a quantitative channel on field ``name`` (``title=None``: Vega's
     default title; ``""``: none)."""
     return {"field": name, "type": "quantitative", **({"title": title} if title is not None
@@ -255,7 +257,7 @@ def compare_bars(categories: Sequence[str], series: Mapping[str, object], *,
     estimated counts). Negative values extend left of the zero rule."""
     cats = [str(c) for c in categories]
     names = list(series)
-    rows = []
+    rows: list[dict[str, object]] = []
     for name in names:
         vals = _finite(series[name])
         rows.extend({"category": c, "series": name, "value": _num(v)}
@@ -515,6 +517,7 @@ def _line_tpl(names: tuple, palette: tuple, dashed: tuple, points: tuple, x_titl
               y_title: str, log_x: bool, log_y: bool,
               y_domain: tuple | None, x_format: str | None, height: int) -> str:
     xscale = alt.Scale(type="log") if log_x else alt.Undefined
+    yscale: alt.Scale | UndefinedType
     if log_y:
         yscale = alt.Scale(type="log")
     elif y_domain is not None:
@@ -689,7 +692,7 @@ def posterior_chart(prior: object, after_yes: object, after_no: object, band_lo:
     pi = _finite(prior)
     band = [{"prior": _num(p), "lo": _num(a), "hi": _num(b)}
             for p, a, b in zip(pi, _finite(band_lo), _finite(band_hi), strict=True)]
-    lines = []
+    lines: list[dict[str, object]] = []
     for name, post in zip(_POSTERIOR_NAMES[:2], (after_yes, after_no), strict=True):
         arr = np.asarray(post, dtype=float)
         ok = np.isfinite(arr)

@@ -13,13 +13,17 @@ proper minus sign and thousands separators so they read well on a projector.
 from __future__ import annotations
 
 import math
-from decimal import ROUND_CEILING, Decimal
+from typing import TypeGuard
+
+from classroom.privacy_numbers import epsilon_down, epsilon_up, significant_down, significant_up
 
 __all__ = [
     "DASH",
     "fmt",
     "fmt_count",
     "fmt_eps",
+    "fmt_eps_allowed",
+    "fmt_eps_value",
     "fmt_fixed",
     "fmt_interval",
     "fmt_pct",
@@ -34,8 +38,9 @@ DASH = "—"
 MINUS = "−"
 
 
-def is_number(x: object) -> bool:
-    """True for a finite real number (bools excluded)."""
+def is_number(x: object) -> TypeGuard[float]:
+    """True for a finite real number (bools excluded); a type checker then reads ``x`` as
+    a float."""
     if x is None or isinstance(x, bool):
         return False
     try:
@@ -104,19 +109,18 @@ def fmt_fixed(x: object, decimals: int = 3) -> str:
 
 
 def fmt_up(x: object, sig: int = 3) -> str:
-    """``sig`` significant digits, rounded UP: an ε shown as a guarantee errs toward privacy.
+    """``sig`` significant digits, rounded UP: an ε shown as a guarantee errs toward privacy
+    (:func:`classroom.privacy_numbers.significant_up`, float noise ignored).
 
     >>> fmt_up(0.5500655), fmt_up(0.551), fmt_up(0.0184387), fmt_up(1.0986), fmt_up(None)
     ('0.551', '0.551', '0.0185', '1.10', '—')
+    >>> fmt_up(3.0000000000000004)
+    '3.00'
     """
     special = _special(x)
     if special is not None:
         return special
-    d = Decimal(repr(float(x)))  # type: ignore[arg-type]  # a number: _special() returned None
-    if d == 0:
-        return "0"
-    quantum = Decimal(1).scaleb(d.adjusted() - sig + 1)
-    return _minus(f"{d.quantize(quantum, rounding=ROUND_CEILING):f}")
+    return _minus(significant_up(float(x), sig))  # type: ignore[arg-type]  # a number: _special() returned None
 
 
 def fmt_power(x: object) -> str:
@@ -170,20 +174,57 @@ def fmt_pvalue(p: object) -> str:
     return fmt_fixed(v, 3)
 
 
-def fmt_eps(eps: object) -> str:
-    """``ε = 1.10``; ``ε = ∞`` for no privacy; ``ε = 0`` for no information."""
+def fmt_eps(eps: object, decimals: int = 2) -> str:
+    """``ε = 1.10``, rounded up (:func:`classroom.privacy_numbers.epsilon_up`: an ε on
+    screen is a guarantee, so it never reads smaller than it is); ``ε = ∞`` for no
+    privacy; ``ε = 0.00`` for no information.
+
+    >>> fmt_eps(math.log(3)), fmt_eps(3.0), fmt_eps(2.001), fmt_eps(float("inf")), fmt_eps(None)
+    ('ε = 1.10', 'ε = 3.00', 'ε = 2.01', 'ε = ∞', 'ε = —')
+    """
+    return "ε = " + fmt_eps_value(eps, decimals)
+
+
+def fmt_eps_value(eps: object, decimals: int = 2) -> str:
+    """The number of :func:`fmt_eps` alone, for a table cell or a metric.
+
+    >>> fmt_eps_value(math.log(3), 4), fmt_eps_value(0.8472978603872037)
+    ('1.0987', '0.85')
+    """
     special = _special(eps)
     if special is not None:
-        return "ε = " + special
-    return "ε = " + fmt_fixed(eps, 2)
+        return special
+    return epsilon_up(float(eps), decimals)  # type: ignore[arg-type]  # a number: _special() returned None
+
+
+def fmt_eps_allowed(eps: object, decimals: int = 2) -> str:
+    """The largest ε something may use (a budget's rest, the local ε a shuffler allows),
+    rounded DOWN (:func:`classroom.privacy_numbers.epsilon_down`): an allowance on screen
+    never reads larger than it is.
+
+    >>> fmt_eps_allowed(1.0986122886681098), fmt_eps_allowed(2.3868), fmt_eps_allowed(None)
+    ('1.09', '2.38', '—')
+    """
+    special = _special(eps)
+    if special is not None:
+        return special
+    return epsilon_down(float(eps), decimals)  # type: ignore[arg-type]  # a number: _special() returned None
 
 
 def fmt_ratio(x: object) -> str:
-    """A multiplicative factor: ``3 -> '×3.00'``; ``'×∞'`` when unbounded."""
+    """A factor the odds are multiplied by, three significant digits, rounded away from 1
+    (up above 1, down below): the factor never reads gentler than it is
+    (:mod:`classroom.privacy_numbers`); ``'×∞'`` when unbounded.
+
+    >>> fmt_ratio(3.0000000000000004), fmt_ratio(math.e), fmt_ratio(1 / 3), fmt_ratio(float("inf"))
+    ('×3', '×2.72', '×0.333', '×∞')
+    """
     special = _special(x)
     if special is not None:
         return "×" + special
-    return "×" + fmt(x, 3)
+    v = float(x)  # type: ignore[arg-type]  # a number: _special() returned None
+    text = significant_up(v, 3) if v >= 1 else significant_down(v, 3)
+    return "×" + (text.rstrip("0").rstrip(".") if "." in text else text)
 
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")

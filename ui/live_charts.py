@@ -104,7 +104,8 @@ def reported_counts(labels: Sequence[str], counts: Sequence[int], *,
                              text=[f"{v:,}" for v in values], height=44 * len(values) + 10)
 
 
-def log_likelihood(mu: Sequence[float], values: Sequence[float], *, top: float,
+def log_likelihood(mu: Sequence[float] | np.ndarray, values: Sequence[float] | np.ndarray, *,
+                   top: float,
                    mle: float | None, lr_low: float | None, lr_high: float | None,
                    critical: float, level: float = 0.95, floor: float = -8.0) -> Figure:
     """``l(mu) - l(MLE)`` over mu in [0, 1], the LR interval shaded, the cut-off ``-critical/2``.
@@ -224,8 +225,8 @@ def _histogram_tpl(options: tuple, names: tuple, height: int) -> str:
     return _freeze(alt.layer(bars, err, zero).properties(height=height))
 
 
-def histogram(options: Sequence[str], shares: Mapping[str, Sequence[float]],
-              raw_low: Sequence[float], raw_high: Sequence[float]) -> Figure:
+def histogram(options: Sequence[str], shares: Mapping[str, Sequence[float | None]],
+              raw_low: Sequence[float | None], raw_high: Sequence[float | None]) -> Figure:
     """Estimated share of each option for three named series (raw, clipped, Norm-Sub, in
     that order), with an error bar ``[raw_low, raw_high]`` on the raw estimate."""
     names = tuple(shares)
@@ -270,8 +271,8 @@ def _sd_tpl(labels: tuple, y_title: str, height: int, ticks: tuple) -> str:
     return _freeze(alt.layer(line, dots).properties(height=height))
 
 
-def sd_vs_epsilon(curve: Sequence[tuple[float, float]],
-                  marks: Sequence[tuple[str, float, float]]) -> Figure:
+def sd_vs_epsilon(curve: Sequence[tuple[float, float | None]],
+                  marks: Sequence[tuple[str, float, float | None]]) -> Figure:
     """The worst-case SD at a fixed n against ε (``curve``: (ε, SD) pairs), with
     labelled points ``marks``: (label, ε, SD), e.g. the current and the what-if design."""
     pts = [(str(lb), float(e), float(s)) for lb, e, s in marks

@@ -2,11 +2,11 @@
 
 This view composes the panels of :mod:`ui.dashboard`, each with one job:
 selection (which poll and question), controls, the join panel, the live panel
-and its estimates, what-if, adding questions, rehearsal, the privacy budget and
-deleting, and the style. Every number comes from ``PollService`` or ``ldp_core``. The module only
-defines functions: ``app.py`` registers :func:`render` for instructors, and
-:func:`render` checks access again itself, so running this file directly shows
-nothing and a non-instructor sees only a login hint.
+and its estimates, what-if, adding questions, lesson plans, rehearsal, the privacy
+budget and deleting, and the style. Every number comes from ``PollService`` or
+``ldp_core``. The module only defines functions: ``app.py`` registers
+:func:`render` for instructors, and :func:`render` checks access again itself, so
+running this file directly shows nothing and a non-instructor sees only a login hint.
 
 Two modes:
 
@@ -40,6 +40,7 @@ from ui.dashboard.controls import (
 from ui.dashboard.join import join_panel
 from ui.dashboard.live import live_panel
 from ui.dashboard.management import manage_panel, rehearsal_panel
+from ui.dashboard.plans import lecture_panel, plans_panel
 from ui.dashboard.questions import add_question_panel
 from ui.dashboard.selection import resolve, sync_url
 from ui.dashboard.style import css
@@ -80,7 +81,12 @@ def _render_desk(svc, polls) -> None:
         st.error(str(exc))
         return
     if poll is None:
-        start_panel()
+        exercise, lecture = st.columns(2, gap="large")
+        with exercise:
+            start_panel()
+        with lecture:
+            lecture_panel()
+        plans_panel()
         return
     sync_url(poll.id, question.id if question else None)
     to_projector.button("Projection mode", icon=":material/present_to_all:",
@@ -93,6 +99,7 @@ def _render_desk(svc, polls) -> None:
         st.info(f"Poll **{poll.join_code}** has no questions yet. Add one: the class exercise "
                 "is one click.")
         add_question_panel(poll, expanded=True)
+        plans_panel()
         budget_panel(poll, questions)
         join_panel(poll, big=False)
         manage_panel(poll, None)
@@ -108,6 +115,7 @@ def _render_desk(svc, polls) -> None:
         what_if_panel(svc, question)
     rehearsal_panel(question)
     add_question_panel(poll, expanded=False)
+    plans_panel()
     budget_panel(poll, questions)
     manage_panel(poll, question)
 

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from classroom.domain import ClassroomError
+from classroom.plans import CS208_PLAN, shipped_plan
+from ui.text import plain
+
 #: A plain HTML form: the code goes to the phone page, which is not a Streamlit page.
 _JOIN_FORM = """
 <form action="/join" method="get" class="ldp-join">
@@ -23,6 +27,15 @@ _JOIN_FORM = """
 """
 
 
+def _lecture() -> str:
+    """": **The local model (CS208)**, from …": the lecture the app ships as a plan."""
+    try:
+        title = shipped_plan(CS208_PLAN).title
+    except ClassroomError:  # the page stays up; the dashboard says what is wrong
+        return ""
+    return f": **{plain(title)}**, from the class exercise to unary encoding"
+
+
 def render(*, teach: st.Page, study: list[st.Page]) -> None:
     """The home page; ``teach`` and ``study`` are the pages its doors link to."""
     st.title("LDP classroom")
@@ -37,7 +50,9 @@ def render(*, teach: st.Page, study: list[st.Page]) -> None:
         st.html(_JOIN_FORM)
     with teacher_door.container(border=True):
         st.header("I'm teaching", anchor=False)
-        st.write("Run the vanilla-or-chocolate exercise live and project the results.")
+        st.write("Run the vanilla-or-chocolate exercise live in one click and project the "
+                 f"results, or a whole lecture from its lesson plan{_lecture()}, ready to "
+                 "open question by question.")
         st.page_link(teach, label="Instructor login", icon=":material/key:")
     with study_door.container(border=True):
         st.header("Learn on my own", anchor=False)

@@ -25,7 +25,7 @@ from ldp_core import (
     share_estimates,
 )
 from ui import charts
-from ui.fmt import fmt, fmt_count, fmt_fixed
+from ui.fmt import fmt, fmt_count, fmt_eps, fmt_eps_value
 
 K_EPS = "asy_eps"
 K_MU = "asy_mu"
@@ -91,8 +91,8 @@ def _theory(eps: float) -> dict[str, np.ndarray]:
     return {
         "sd_local": np.array([local_mean_sd(int(m), eps) for m in N_GRID]),
         "sd_central": np.array([central_mean_sd(int(m), eps) for m in N_GRID]),
-        "rate_local": error_order(n, eps, "local"),
-        "rate_central": error_order(n, eps, "central"),
+        "rate_local": np.asarray(error_order(n, eps, "local")),
+        "rate_central": np.asarray(error_order(n, eps, "central")),
     }
 
 
@@ -127,7 +127,7 @@ def render() -> None:
         log_x=True, log_y=True, x_format="~s",
         x_title="n, number of people (log scale)",
         y_title="RMS error of the estimated share (log scale)",
-        title=f"Error against n at ε = {fmt_fixed(eps, 2)}",
+        title=f"Error against n at {fmt_eps(eps)}",
         subtitle=f"dots: {fmt_count(classes)} simulated classes per n; lines: theory. "
                  "Slope −½ (local) against −1 (central).",
         height=420))
@@ -149,14 +149,14 @@ def render() -> None:
     if need > n_c:
         st.markdown(
             f"To be as accurate as the central model with **{fmt_count(n_c)}** people at "
-            f"ε = {fmt_fixed(eps, 2)}, randomized response needs about "
+            f"{fmt_eps(eps)}, randomized response needs about "
             f"**{fmt_count(need)}** people. For small ε that is about n²/2: the price of "
             "not trusting anyone with the raw answers. This is why successful local "
             "deployments (Google, Apple) have millions of users (CS208).")
     else:
         who = "fewer than one person" if need < 1 else f"about **{fmt_count(need)}** people"
         st.markdown(
-            f"At ε = {fmt_fixed(eps, 2)} and n = {fmt_count(n_c)}, randomized response is "
+            f"At {fmt_eps(eps)} and n = {fmt_count(n_c)}, randomized response is "
             f"not worse: {who} already match the central "
             "accuracy. With a large ε almost nobody's answer is flipped, while the Laplace "
             "mechanism still adds noise of scale 1/(εn). The √n gap is a statement about "
@@ -192,10 +192,11 @@ def _seed_bound_check() -> None:
             "is twice as large, so there the bound is off by a factor of 2. Exact values "
             "for a class of n = 100 with half +1 and half −1 (from the binomial "
             "distribution of the reports, no simulation):")
-        rows = {"ε": [], "c_ε/(2√n)": [], "E|share − true share|": [], "E|A − mean| (±1)": []}
+        rows: dict[str, list[str]] = {"ε": [], "c_ε/(2√n)": [], "E|share − true share|": [],
+                                      "E|A − mean| (±1)": []}
         for eps in (0.25, 0.5, 1.0, 2.0):
             err = pm1_mean_abs_error(eps, 100, 50)
-            rows["ε"].append(fmt_fixed(eps, 2))
+            rows["ε"].append(fmt_eps_value(eps))
             rows["c_ε/(2√n)"].append(fmt(EpsilonRR(eps).c_epsilon / 20, 3))
             rows["E|share − true share|"].append(fmt(err / 2, 3))
             rows["E|A − mean| (±1)"].append(fmt(err, 3))

@@ -26,7 +26,7 @@ from ldp_core import (
     yes_count_distribution,
 )
 from ui import charts
-from ui.fmt import fmt_fixed, fmt_pct
+from ui.fmt import fmt_eps_value, fmt_pct
 
 K_DESIGN = "avg_design"
 K_K = "avg_k"
@@ -69,11 +69,11 @@ def _numbers(design: BinaryDesign, k: int, prior: float) -> None:
     composed = composed_epsilon(design, k)
     post = repeated_posterior(design, k, prior)
     c1, c2, c3, c4 = st.columns(4)
-    c1.metric("ε of one report", fmt_fixed(eps, 3))
-    c2.metric(f"ε of {k} linked reports, from their joint channel", fmt_fixed(composed, 3),
+    c1.metric("ε of one report", fmt_eps_value(eps, 3))
+    c2.metric(f"ε of {k} linked reports, from their joint channel", fmt_eps_value(composed, 3),
               help="The largest |log ratio| between the two truths over every sequence of "
                    "k reports.")
-    c3.metric("k × ε (sequential composition)", fmt_fixed(k * eps, 3))
+    c3.metric("k × ε (sequential composition)", fmt_eps_value(k * eps, 3))
     c4.metric("Majority of the reports = the truth", fmt_pct(
         majority_reveal_probability(design, k), 1))
     tight = math.isclose(composed, k * eps, rel_tol=1e-9)

@@ -27,7 +27,7 @@ from ldp_core import (
     share_estimates,
 )
 from ui import charts
-from ui.fmt import fmt, fmt_count, fmt_fixed, fmt_ratio
+from ui.fmt import fmt, fmt_count, fmt_eps_value, fmt_fixed, fmt_ratio
 
 K_N = "ex_n"
 K_MU = "ex_mu"
@@ -69,7 +69,7 @@ def _many(n: int, v: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     Laplace release of the same true share at the same ε."""
     gen = np.random.default_rng([seed, 7])
     local = share_estimates(DESIGN, DESIGN.sample_yes_counts(v, n, size=CLASSES, rng=gen), n)
-    central = laplace_mechanism(v / n, 1 / n, DESIGN.epsilon, rng=gen, size=CLASSES)
+    central = np.asarray(laplace_mechanism(v / n, 1 / n, DESIGN.epsilon, rng=gen, size=CLASSES))
     return local, central
 
 
@@ -83,7 +83,10 @@ def _population(n: int, mu: float, seed: int) -> np.ndarray:
 
 def _coverage(estimates: np.ndarray, target: float, n: int) -> float:
     """Share of the simulated 95% CIs (μ̂ ± 1.96 × the fixed-class SD) that cover target."""
-    lo, hi = BinaryCounts.single(DESIGN, 0, n).normal_interval(0.95)
+    interval = BinaryCounts.single(DESIGN, 0, n).normal_interval(0.95)
+    if interval is None:  # no students, no interval: none covers
+        return 0.0
+    lo, hi = interval
     return float(np.mean(np.abs(estimates - target) <= (hi - lo) / 2))
 
 
@@ -190,7 +193,7 @@ def render() -> None:
         st.latex(r"\varepsilon = \ln\frac{3/4}{1/4} = \ln 3 \approx 1.1")
         post = posterior_true_yes(DESIGN, 0.5)
         m1, m2 = st.columns(2)
-        m1.metric("ε of the die design", fmt_fixed(DESIGN.epsilon, 4),
+        m1.metric("ε of the die design", fmt_eps_value(DESIGN.epsilon, 4),
                   help="ldp_core DieRR(4, 3).epsilon = max |log-ratio| of the channel")
         m2.metric("A 'vanilla' report multiplies the odds by", fmt_ratio(post.odds_factor_yes))
         left, right = st.columns(2)

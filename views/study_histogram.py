@@ -38,7 +38,7 @@ from ldp_core import (
     subsample_counts,
 )
 from ui import charts
-from ui.fmt import fmt, fmt_count, fmt_fixed
+from ui.fmt import fmt, fmt_count, fmt_eps, fmt_eps_value, fmt_fixed
 
 POPULATION_CSV = Path(__file__).resolve().parent.parent / "assets" / "occupations.csv"
 
@@ -96,6 +96,12 @@ def _runs(kind: str, n: int) -> int:
     return int(min(50, max(10, OLH_WORK // max(n, 1))))
 
 
+def _run_errors(estimates: np.ndarray, sample: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each simulated run's max |error| and RMS error per bin (one value per run)."""
+    summary = error_summary(estimates, sample, axis=-1)
+    return np.asarray(summary.max_abs), np.asarray(summary.rmse)
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def _simulate(params: tuple, n: int, seed: int) -> dict[str, np.ndarray]:
     """Draw N people, then simulate the oracle ``runs`` times.
@@ -138,7 +144,7 @@ def _oracle(kind: str, d: int, eps: float) -> FrequencyOracle | None:
         else:
             st.warning(f"{exc}. Swap p and q to get the same privacy the right way round.")
         return None
-    c3.metric("ε = ln(p(1−q) / ((1−p)q))", fmt_fixed(custom.epsilon, 3),
+    c3.metric("ε = ln(p(1−q) / ((1−p)q))", fmt_eps_value(custom.epsilon, 3),
               help="Near & Abuah: p = .75, q = .25 gives 2.197. The ε slider does not apply "
                    "to this mechanism.")
     return custom
@@ -159,7 +165,7 @@ def _variance_table(d: int, eps: float, n: int, current: FrequencyOracle) -> Non
         oracles.append(("ue", "Unary encoding (your p, q)", current, f"{d} bits"))
     df = pd.DataFrame({
         "mechanism": [o[1] for o in oracles],
-        "ε": [fmt_fixed(o[2].epsilon, 3) for o in oracles],
+        "ε": [fmt_eps_value(o[2].epsilon, 3) for o in oracles],
         "p": [fmt(o[2].p, 3) for o in oracles],
         "q": [fmt(o[2].q, 3) for o in oracles],
         "N·Var(share)": [fmt_fixed(o[2].count_variance(1), 2) for o in oracles],
@@ -175,7 +181,7 @@ def _variance_table(d: int, eps: float, n: int, current: FrequencyOracle) -> Non
     best = "GRR" if rec == "grr" else "OUE"
     st.caption(f"Variance of each estimated count, Var = N q(1−q)/(p−q)² (Wang et al. 2017, "
                f"dropping the small term in the bin's own share). ★ {best} is recommended at "
-               f"d = {d}, ε = {fmt_fixed(eps, 2)}: GRR wins when d < 3e^ε + 2, otherwise OUE "
+               f"d = {d}, {fmt_eps(eps)}: GRR wins when d < 3e^ε + 2, otherwise OUE "
                "(OLH matches OUE while sending less).")
 
 
@@ -210,22 +216,24 @@ def render() -> None:
     sample = sim["sample"]
     runs = sim["raw"].shape[0]
     this = {k: sim[k][0] for k in POSTPROCESSING}
-    per_run = {k: error_summary(sim[k], sample, axis=-1) for k in POSTPROCESSING}
+    errors = {k: _run_errors(sim[k], sample) for k in POSTPROCESSING}
+    max_abs = {k: errors[k][0] for k in POSTPROCESSING}
+    rmse = {k: errors[k][1] for k in POSTPROCESSING}
     scale = max_error_scale(n, d, eps_mech)
 
     m1, m2, m3, m4 = st.columns(4)
-    m1.metric("ε of this mechanism", fmt_fixed(eps_mech, 3))
-    m2.metric("Max |error|, this run", fmt_count(per_run[post].max_abs[0]),
+    m1.metric("ε of this mechanism", fmt_eps_value(eps_mech, 3))
+    m2.metric("Max |error|, this run", fmt_count(max_abs[post][0]),
               help="max over the 14 occupations of |estimate − true count|")
     m3.metric("Scale √(N ln D)/ε", fmt_count(scale),
               help="CS208: the expected max error over D bins is ±O(√(N log D)/ε)")
-    m4.metric(f"Mean max |error|, {fmt_count(runs)} runs", fmt_count(per_run[post].max_abs.mean()))
+    m4.metric(f"Mean max |error|, {fmt_count(runs)} runs", fmt_count(max_abs[post].mean()))
 
     charts.show(charts.compare_bars(
         labels, {"true count": sample, POSTPROCESSING[post]: this[post]},
         colors={"true count": charts.TRUTH, POSTPROCESSING[post]: charts.LOCAL},
         value_title="people", title=f"{MECHANISMS[kind]}: true against estimated counts",
-        subtitle=f"N = {fmt_count(n)}, ε = {fmt_fixed(eps_mech, 2)}; one simulated run"))
+        subtitle=f"N = {fmt_count(n)}, {fmt_eps(eps_mech)}; one simulated run"))
 
     negative = this["raw"] < 0
     if negative.any():
@@ -246,12 +254,12 @@ def render() -> None:
     st.dataframe({
         "estimate": [POSTPROCESSING[k] + (" ◀ shown" if k == post else "")
                      for k in POSTPROCESSING],
-        "max |error|, this run": [fmt_count(per_run[k].max_abs[0]) for k in POSTPROCESSING],
-        "RMS error per bin, this run": [fmt(per_run[k].rmse[0], 3) for k in POSTPROCESSING],
+        "max |error|, this run": [fmt_count(max_abs[k][0]) for k in POSTPROCESSING],
+        "RMS error per bin, this run": [fmt(rmse[k][0], 3) for k in POSTPROCESSING],
         "total (N = " + fmt_count(n) + ")": [fmt_count(this[k].sum()) for k in POSTPROCESSING],
-        f"mean max |error|, {runs} runs": [fmt_count(per_run[k].max_abs.mean())
+        f"mean max |error|, {runs} runs": [fmt_count(max_abs[k].mean())
                                            for k in POSTPROCESSING],
-        f"mean RMS error, {runs} runs": [fmt(per_run[k].rmse.mean(), 3) for k in POSTPROCESSING],
+        f"mean RMS error, {runs} runs": [fmt(rmse[k].mean(), 3) for k in POSTPROCESSING],
     }, hide_index=True)
     if kind == "olh":
         st.caption(f"OLH is simulated person by person (each user hashes with their own seed), "
@@ -259,8 +267,8 @@ def render() -> None:
                    f"{EXACT_RUNS} runs of exact aggregate sampling.")
 
     charts.show(charts.histogram(
-        per_run[post].max_abs, rules={"scale √(N ln D)/ε": scale,
-                                      "this run": float(per_run[post].max_abs[0])},
+        max_abs[post], rules={"scale √(N ln D)/ε": scale,
+                                      "this run": float(max_abs[post][0])},
         rule_colors={"scale √(N ln D)/ε": charts.THEORY, "this run": charts.HIGHLIGHT},
         x_title="max over the 14 occupations of |error| (people)",
         title=f"Max error over {runs} simulated runs ({POSTPROCESSING[post].lower()})",

@@ -156,13 +156,14 @@ def render() -> None:
         level = c2.select_slider("Level", LEVELS, key=K_LEVEL,
                                  persist_state="session", format_func=fmt_pct)
         zoom = c3.toggle("Zoom to the MLE", key=K_ZOOM, persist_state="session")
-    if n == 0:
+    counts = BinaryCounts.single(design, yes, n)
+    test, interval = counts.lr_test(mu0), counts.lr_interval(level)
+    if test is None or interval is None:  # n = 0
         st.info("No reports yet (n = 0): the likelihood is flat, so there is no estimate. "
                 "Enter at least one report.")
         return
-    counts = BinaryCounts.single(design, yes, n)
     est = counts.summary(level)
-    stat, pvalue = counts.lr_test(mu0)
+    stat, pvalue = test
     crit = chi2_1_quantile(level)
 
     m1, m2, m3, m4 = st.columns(4)
@@ -184,12 +185,11 @@ def render() -> None:
                 "likelihood knows that a share lies in [0, 1]; the unbiased formula does not.")
 
     lo, hi = 0.0, 1.0
-    if zoom and est.lr_low is not None:
-        width = max(est.lr_high - est.lr_low, 0.01)
-        lo, hi = max(0.0, est.lr_low - width), min(1.0, est.lr_high + width)
+    if zoom:
+        width = max(interval[1] - interval[0], 0.01)
+        lo, hi = max(0.0, interval[0] - width), min(1.0, interval[1] + width)
     grid = np.linspace(lo, hi, GRID)
     prof = likelihood_profile(counts, grid, level)
-    interval = (est.lr_low, est.lr_high)
     label = f"{fmt_pct(level, 0)} LR interval"
     left, right = st.columns(2)
     with left:
@@ -233,8 +233,8 @@ def render() -> None:
         {"interval": ["normal, μ̂ ± z·SD (worst-case SD)", "likelihood ratio"],
          "from – to": [fmt_interval(est.ci_low, est.ci_high),
                        fmt_interval(est.lr_low, est.lr_high)],
-         "stays in [0, 1]?": ["yes" if est.ci_low is not None and 0 <= est.ci_low
-                              and est.ci_high <= 1 else "no", "yes"]},
+         "stays in [0, 1]?": ["yes" if est.ci_low is not None and est.ci_high is not None
+                              and 0 <= est.ci_low and est.ci_high <= 1 else "no", "yes"]},
         hide_index=True)
     st.markdown(
         "The normal interval is symmetric around μ̂ and can leave [0, 1] in small classes. "

@@ -112,7 +112,8 @@ def _one_class(kind: str, d: int, eps: float, n: int, pi: float, fakes: int, ste
                seed: int):
     design = _design(kind, d, eps)
     return simulate_stuffing(design, n, fakes, pi, stealthy=stealthy,
-                             target=0 if kind != "exercise" else 1, rng=[seed, n, fakes])
+                             target=0 if kind != "exercise" else 1,
+                             rng=np.random.default_rng([seed, n, fakes]))
 
 
 def _verdict(check) -> str:

@@ -15,7 +15,7 @@ import streamlit as st
 
 from ldp_core import ModelSDs, model_share_sds, sd_with_se, simulate_model_shares
 from ui import charts
-from ui.fmt import fmt, fmt_count, fmt_fixed, fmt_power
+from ui.fmt import fmt, fmt_count, fmt_eps, fmt_eps_allowed, fmt_fixed, fmt_power
 
 K_N = "models_n"
 K_EPS = "models_eps"
@@ -58,8 +58,8 @@ def _numbers(n: int, eps: float, delta: float, k: int, seed: int) -> dict:
 
 def _labels(sds: ModelSDs, eps: float, k: int) -> dict[str, str]:
     return {
-        "local": f"Local RR (ε = {fmt_fixed(eps, 2)})",
-        "shuffle": f"Shuffle (ε0 = {fmt_fixed(sds.shuffle_local_epsilon, 2)})",
+        "local": f"Local RR ({fmt_eps(eps)})",
+        "shuffle": f"Shuffle (ε0 = {fmt_eps_allowed(sds.shuffle_local_epsilon)})",
         "federated": f"Federated (k = {fmt_count(k)})",
         "central": "Central",
     }
@@ -76,7 +76,7 @@ def _trust(n: int, eps: float, delta: float, k: int, sds: ModelSDs) -> dict[str,
         "shuffle": "A shuffler, to strip who sent each report and when and to pass the "
                    "reports on in random order. It never sees a true answer, only randomized "
                    f"ones. Hidden among {fmt_count(n)}, each report can be less noisy "
-                   f"(ε0 = {fmt_fixed(sds.shuffle_local_epsilon, 2)}) while the shuffled "
+                   f"(ε0 = {fmt_eps_allowed(sds.shuffle_local_epsilon)}) while the shuffled "
                    f"release stays (ε, δ)-DP with δ = {fmt_power(delta)}.",
         "federated": f"k = {fmt_count(k)} delegates, one per table of {table}: each sees the "
                      "true answers of their own table and nobody else's, and releases its "
@@ -140,32 +140,33 @@ def render() -> None:
         colors=[COLOURS[m] for m in MODELS], text=[fmt(getattr(sds, m), 4) for m in MODELS],
         sim_text=[f"{fmt(sim[m][0], 3)} ± {fmt(sim[m][1], 2)}" for m in MODELS],
         value_title="SD of the estimated share",
-        title=f"n = {fmt_count(n)}, ε = {fmt_fixed(eps, 2)}, δ = {fmt_power(delta)} "
+        title=f"n = {fmt_count(n)}, {fmt_eps(eps)}, δ = {fmt_power(delta)} "
               "(shuffle only)",
         subtitle=f"bars: formulas; dots: {fmt_count(CLASSES)} simulated classes, seed {seed}, "
                  "± 2 SE"))
 
     ratio = sds.local / sds.shuffle
+    federated = (f"Federated with k = {fmt_count(k)} costs √k = "
+                 f"{fmt(sds.federated / sds.central, 3)} times the central SD.")
     if ratio >= 1.05:
         st.markdown(
             f"Through a shuffler each phone can use **ε0 = "
-            f"{fmt_fixed(sds.shuffle_local_epsilon, 2)}** instead of ε = {fmt_fixed(eps, 2)}: "
+            f"{fmt_eps_allowed(sds.shuffle_local_epsilon)}** instead of {fmt_eps(eps)}: "
             f"the class's estimate is **{fmt(ratio, 3)}× more accurate** than in the local "
-            f"model, at the same privacy (plus δ = {fmt_power(delta)}). Federated with "
-            f"k = {fmt_count(k)} costs √k = {fmt(k ** 0.5, 3)} times the central SD.")
+            f"model, at the same privacy (plus δ = {fmt_power(delta)}). {federated}")
     else:
         st.markdown(
             f"With {fmt_count(n)} students a shuffler buys almost nothing at "
-            f"ε = {fmt_fixed(eps, 2)}: a report has too few others to hide among, so "
-            "each phone must stay near ε. Try a larger class. Federated with "
-            f"k = {fmt_count(k)} costs √k = {fmt(k ** 0.5, 3)} times the central SD.")
+            f"{fmt_eps(eps)}: a report has too few others to hide among, so "
+            f"each phone must stay near ε. Try a larger class. {federated}")
 
     st.subheader("What each model trusts")
     trust = _trust(n, eps, delta, k, sds)
     st.markdown("\n".join(f"- **{titles[m]}**: {trust[m]}" for m in MODELS))
 
     st.subheader("Formula and simulation")
-    rows = {"Model": [], "SD, formula": [], "SD, simulated ± SE": [], "Off by": []}
+    rows: dict[str, list[str]] = {"Model": [], "SD, formula": [], "SD, simulated ± SE": [],
+                                  "Off by": []}
     flagged = []
     for model in MODELS:
         formula, (s, se) = getattr(sds, model), sim[model]

@@ -148,7 +148,7 @@ def _eps_design() -> BinaryDesign:
     if eps > 0 and epsilon_to_gamma(eps) > GAMMA_MAX:
         gamma = fmt(epsilon_to_gamma(eps), 5)
         st.caption(f"The γ slider stops at {GAMMA_MAX}; this design uses "
-                   f"ε = {fmt_fixed(eps, 2)} exactly (γ = {gamma}).")
+                   f"{fmt_eps(eps)} exactly (γ = {gamma}).")
     return EpsilonRR(eps) if eps > 0 else GammaRR(0.0)
 
 
@@ -322,8 +322,8 @@ def _tradeoff_section(design: BinaryDesign, n: int) -> None:
     eps_max = float(min(max(6.0, eps + 0.5), 12.0)) if np.isfinite(eps) else 6.0
     grid, sd = _sd_curve(n, eps_max)
     marker = None
-    if design.informative and np.isfinite(eps):
-        sd_here = BinaryCounts.single(design, 0, n).sd_worst()
+    sd_here = BinaryCounts.single(design, 0, n).sd_worst() if design.informative else None
+    if sd_here is not None and np.isfinite(eps):
         marker = (eps, sd_here, f"your design: SD {fmt(sd_here, 2)}")
     name = "ε-RR, worst case: e^(ε/2) / ((e^ε − 1)√n)"
     charts.show(charts.line_chart(
@@ -352,7 +352,7 @@ def _deniability_section(design: BinaryDesign) -> None:
         "A 'vanilla' report multiplies the observer's odds by "
         f"**{fmt_ratio(post.odds_factor_yes)}**, a 'chocolate' report by "
         f"**{fmt_ratio(post.odds_factor_no)}**. ε-local DP "
-        f"guarantees neither factor exceeds e^ε = {fmt(post.max_odds_factor)} "
+        f"guarantees neither factor exceeds e^ε = {fmt_ratio(post.max_odds_factor)[1:]} "
         "(or falls below e^−ε): whatever the observer believed, one answer moves the belief "
         "only inside the shaded band.")
     grid = np.linspace(0.0, 1.0, 101)

@@ -38,6 +38,7 @@ from .answers import (
 )
 from .design import (
     Design,
+    Designed,
     canonical_design,
     design_epsilon,
     design_from_json,
@@ -65,6 +66,7 @@ from .errors import (
     OverBudget,
     QuestionClosed,
     StoreUnavailable,
+    UnknownPlan,
     UnknownPoll,
     UnknownQuestion,
     sentence,
@@ -117,6 +119,7 @@ __all__ = [
     "Conflict",
     "DashboardSnapshot",
     "Design",
+    "Designed",
     "DiskFull",
     "JOIN_CODE_ALPHABET",
     "JOIN_CODE_LENGTH",
@@ -144,6 +147,7 @@ __all__ = [
     "StoreUnavailable",
     "TrajectoryPoint",
     "UnknownPoll",
+    "UnknownPlan",
     "UnknownQuestion",
     "answer_label",
     "as_utc",

@@ -18,6 +18,7 @@ from .vocabulary import CATEGORICAL_DESIGNS, KINDS, NUMERIC_DESIGNS
 
 __all__ = [
     "Design",
+    "Designed",
     "canonical_design",
     "design_epsilon",
     "design_from_json",
@@ -93,3 +94,19 @@ def design_from_json(kind: str, text: str) -> Design:
 
 def design_epsilon(design: Design) -> float:
     return float(design.epsilon)
+
+
+class Designed:
+    """What a question, a round and a plan's question share: from their ``kind`` and
+    canonical ``design_json``, the ldp_core design and its ε (each built when asked)."""
+
+    kind: str
+    design_json: str
+
+    @property
+    def design(self) -> Design:
+        return design_from_json(self.kind, self.design_json)
+
+    @property
+    def epsilon(self) -> float:
+        return design_epsilon(self.design)

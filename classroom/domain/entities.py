@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .answers import answer_label
-from .design import Design, design_epsilon, design_from_json
+from .design import Designed
 
 __all__ = ["BudgetStatus", "Poll", "Question", "Receipt", "Round", "as_utc", "utcnow"]
 
@@ -36,7 +36,7 @@ class Poll:
 
 
 @dataclass(frozen=True)
-class Question:
+class Question(Designed):
     """A question of a poll. ``design_json`` is the current round's design (canonical JSON);
     ``updated_at`` is the time of the last change of state or reveal."""
 
@@ -53,19 +53,13 @@ class Question:
     created_at: datetime
     updated_at: datetime
     round_number: int
+    #: Seconds of voting before a round closes by itself, or None (no countdown).
+    countdown_s: int | None = None
 
     @property
     def design_params(self) -> dict[str, Any]:
         """The current design's parameters (a fresh dict each call)."""
         return json.loads(self.design_json)
-
-    @property
-    def design(self) -> Design:
-        return design_from_json(self.kind, self.design_json)
-
-    @property
-    def epsilon(self) -> float:
-        return design_epsilon(self.design)
 
     @property
     def is_open(self) -> bool:
@@ -82,7 +76,7 @@ class Question:
 
 
 @dataclass(frozen=True)
-class Round:
+class Round(Designed):
     """One asking of a question. Its secret salt lives only in the store."""
 
     id: int
@@ -95,14 +89,6 @@ class Round:
     @property
     def design_params(self) -> dict[str, Any]:
         return json.loads(self.design_json)
-
-    @property
-    def design(self) -> Design:
-        return design_from_json(self.kind, self.design_json)
-
-    @property
-    def epsilon(self) -> float:
-        return design_epsilon(self.design)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ __all__ = [
     "QuestionClosed",
     "StoreUnavailable",
     "UnknownPoll",
+    "UnknownPlan",
     "UnknownQuestion",
     "sentence",
 ]
@@ -55,6 +56,10 @@ class UnknownPoll(NotFound):
 
 class UnknownQuestion(NotFound):
     """No question with that id (in that poll)."""
+
+
+class UnknownPlan(NotFound):
+    """No saved lesson plan with that id."""
 
 
 class QuestionClosed(ClassroomError):

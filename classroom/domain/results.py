@@ -35,7 +35,8 @@ SHUFFLE_DELTA = 1e-6
 
 @dataclass(frozen=True)
 class TrajectoryPoint:
-    """The estimate after the first ``n`` reports of a round, in arrival order."""
+    """The estimate after the first ``n`` reports of a round, in arrival order, with its
+    exact interval (``BinaryCounts.exact_interval``, the dashboard's headline CI)."""
 
     n: int
     mu_hat: float

@@ -26,12 +26,14 @@ from .engine import (
 from .migrations import MIGRATIONS, ensure_schema
 from .rows import EstimateInputs, ReportRow, RoundSecret, RoundUse
 from .schema import (
+    COUNTDOWN_CHECK,
     KIND_CHECK,
     MODE_CHECK,
     SCHEMA_VERSION,
     STATE_CHECK,
     instructor_sessions,
     metadata,
+    plans,
     polls,
     questions,
     reports,
@@ -42,6 +44,7 @@ from .schema import (
 from .storage import DISK_FULL, UNAVAILABLE_READ, UNAVAILABLE_WRITE, Store
 
 __all__ = [
+    "COUNTDOWN_CHECK",
     "DISK_FULL",
     "KIND_CHECK",
     "MIGRATIONS",
@@ -65,6 +68,7 @@ __all__ = [
     "instructor_sessions",
     "make_engine",
     "metadata",
+    "plans",
     "polls",
     "questions",
     "reports",

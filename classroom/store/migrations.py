@@ -21,12 +21,13 @@ from .schema import (
     check_in,
     instructor_sessions,
     metadata,
+    plans,
     reports,
     schema_version,
     used_login_links,
 )
 
-__all__ = ["KIND_CHECK_AT", "MIGRATIONS", "ensure_schema"]
+__all__ = ["COUNTDOWN_CHECK_AT_4", "KIND_CHECK_AT", "MIGRATIONS", "ensure_schema"]
 
 _PG_SCHEMA_LOCK_KEY = 0x1D9C1A55  # advisory lock serialising schema set-up
 
@@ -34,6 +35,7 @@ _PG_SCHEMA_LOCK_KEY = 0x1D9C1A55  # advisory lock serialising schema set-up
 KIND_CHECK_AT: Mapping[int, str] = MappingProxyType({
     2: check_in("kind", ("binary", "categorical")),
     3: check_in("kind", ("binary", "categorical", "numeric")),
+    4: check_in("kind", ("binary", "categorical", "numeric")),  # unchanged
 })
 _V2_KIND_CHECK, _V3_KIND_CHECK = KIND_CHECK_AT[2], KIND_CHECK_AT[3]
 
@@ -71,10 +73,22 @@ def _migrate_2_to_3(conn: Connection) -> None:
     conn.execute(sa.text("PRAGMA writable_schema = OFF"))
 
 
+#: The CHECK on a question's countdown as schema version 4 wrote it.
+COUNTDOWN_CHECK_AT_4 = "countdown_s IS NULL OR countdown_s BETWEEN 10 AND 3600"
+
+
+def _migrate_3_to_4(conn: Connection) -> None:
+    """Version 4: lesson plans, and a countdown per question (a column-level check, the
+    same in a fresh table)."""
+    conn.execute(sa.text(f"ALTER TABLE questions ADD COLUMN countdown_s INTEGER CONSTRAINT "
+                         f"ck_questions_countdown CHECK ({COUNTDOWN_CHECK_AT_4})"))
+    metadata.create_all(conn, tables=[plans])
+
+
 #: ``MIGRATIONS[v](conn)`` upgrades a version-``v`` database to ``v + 1`` inside
 #: the start-up transaction.
 MIGRATIONS: Mapping[int, Callable[[Connection], None]] = MappingProxyType(
-    {1: _migrate_1_to_2, 2: _migrate_2_to_3})
+    {1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4})
 
 
 def ensure_schema(conn: Connection, masked_url: str,

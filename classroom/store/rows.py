@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from ..domain import Poll, Question, Round, as_utc
+from ..plans import SavedPlan
 from .schema import questions
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "poll_of",
     "question_of",
     "round_of",
+    "saved_plan_of",
 ]
 
 
@@ -76,7 +78,7 @@ QUESTION_COLS = (
     questions.c.id, questions.c.poll_id, questions.c.position, questions.c.text,
     questions.c.kind, questions.c.options, questions.c.design_params, questions.c.mode,
     questions.c.state, questions.c.revealed, questions.c.created_at, questions.c.updated_at,
-    questions.c.round_count,
+    questions.c.round_count, questions.c.countdown_s,
 )
 
 
@@ -92,9 +94,14 @@ def question_of(row: Any) -> Question:
         kind=row.kind, options=tuple(json.loads(row.options)), design_json=row.design_params,
         mode=row.mode, state=row.state, revealed=bool(row.revealed),
         created_at=as_utc(row.created_at), updated_at=as_utc(row.updated_at),
-        round_number=row.round_count)
+        round_number=row.round_count, countdown_s=row.countdown_s)
 
 
 def round_of(row: Any, kind: str) -> Round:
     return Round(id=row.id, question_id=row.question_id, number=row.number,
                  design_json=row.design_params, opened_at=as_utc(row.opened_at), kind=kind)
+
+
+def saved_plan_of(row: Any) -> SavedPlan:
+    return SavedPlan(id=row.id, title=row.title, document=row.document,
+                     created_at=as_utc(row.created_at), updated_at=as_utc(row.updated_at))

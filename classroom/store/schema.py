@@ -12,9 +12,10 @@ from collections.abc import Iterable
 
 import sqlalchemy as sa
 
-from ..domain import KINDS, MODES, STATES
+from ..domain import KINDS, MAX_COUNTDOWN_S, MIN_COUNTDOWN_S, MODES, STATES
 
 __all__ = [
+    "COUNTDOWN_CHECK",
     "KIND_CHECK",
     "MODE_CHECK",
     "SCHEMA_VERSION",
@@ -22,6 +23,7 @@ __all__ = [
     "check_in",
     "instructor_sessions",
     "metadata",
+    "plans",
     "polls",
     "questions",
     "reports",
@@ -31,7 +33,7 @@ __all__ = [
 ]
 
 #: The schema version this code creates and understands.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 def check_in(column: str, values: Iterable[str]) -> str:
@@ -70,6 +72,9 @@ polls = sa.Table(
 KIND_CHECK = check_in("kind", KINDS)
 MODE_CHECK = check_in("mode", MODES)
 STATE_CHECK = check_in("state", STATES)
+#: A question's countdown: none, or whole seconds in the domain's range.
+COUNTDOWN_CHECK = (f"countdown_s IS NULL OR countdown_s BETWEEN {MIN_COUNTDOWN_S} "
+                   f"AND {MAX_COUNTDOWN_S}")
 
 questions = sa.Table(
     "questions", metadata,
@@ -87,6 +92,11 @@ questions = sa.Table(
     sa.Column("round_count", sa.Integer, nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    # Seconds of voting before the round closes by itself (NULL: no countdown). A
+    # column-level check, so that a fresh table and one upgraded to version 4 agree.
+    sa.Column("countdown_s", sa.Integer,
+              sa.CheckConstraint(COUNTDOWN_CHECK, name="ck_questions_countdown"),
+              nullable=True),
     sa.CheckConstraint(KIND_CHECK, name="ck_questions_kind"),
     sa.CheckConstraint(MODE_CHECK, name="ck_questions_mode"),
     sa.CheckConstraint(STATE_CHECK, name="ck_questions_state"),
@@ -148,4 +158,15 @@ used_login_links = sa.Table(
     "used_login_links", metadata,
     sa.Column("nonce_hash", sa.String(64), primary_key=True),
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+#: Saved lesson plans (classroom.plans), each kept as its TOML file: a plan is read and
+#: written whole, never queried by question, and the file is what export and import use.
+plans = sa.Table(
+    "plans", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("title", sa.String(200), nullable=False),
+    sa.Column("document", sa.Text, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
 )

@@ -34,6 +34,7 @@ from ..domain import (
     StoreUnavailable,
     as_utc,
 )
+from ..plans import SavedPlan
 from .engine import SQLITE_BUSY_TIMEOUT_S, disk_full, driver_reason, make_engine
 from .migrations import MIGRATIONS, ensure_schema
 from .rows import (
@@ -45,10 +46,12 @@ from .rows import (
     poll_of,
     question_of,
     round_of,
+    saved_plan_of,
 )
 from .schema import (
     SCHEMA_VERSION,
     instructor_sessions,
+    plans,
     polls,
     questions,
     reports,
@@ -272,8 +275,26 @@ class Store:
             return conn.execute(polls.delete().where(polls.c.id == poll_id)).rowcount > 0
 
     # -- questions and rounds -------------------------------------------------------------
+    @staticmethod
+    def _add_question(conn: Connection, *, poll_id: int, position: int, text: str, kind: str,
+                      options_json: str, design_json: str, mode: str, salt: bytes,
+                      now: datetime, countdown_s: int | None = None) -> Any:
+        """Insert a draft question and its round 1 on ``conn``; the question's row."""
+        row = conn.execute(
+            questions.insert().values(
+                poll_id=poll_id, position=position, text=text, kind=kind,
+                options=options_json, design_params=design_json, mode=mode,
+                state="draft", revealed=False, round_count=1, created_at=now,
+                updated_at=now, countdown_s=countdown_s)
+            .returning(*QUESTION_COLS)).one()
+        conn.execute(rounds.insert().values(
+            question_id=row.id, number=1, design_params=design_json, salt=salt.hex(),
+            opened_at=now))
+        return row
+
     def insert_question(self, *, poll_id: int, text: str, kind: str, options_json: str,
-                        design_json: str, mode: str, salt: bytes, now: datetime) -> Question | None:
+                        design_json: str, mode: str, salt: bytes, now: datetime,
+                        countdown_s: int | None = None) -> Question | None:
         """Insert a draft question and its round 1; None when the poll does not exist."""
         with self.transaction(write=True) as conn:
             # Lock the poll row so concurrent additions get distinct positions (SQLite's
@@ -285,17 +306,32 @@ class Store:
             position = conn.execute(
                 sa.select(sa.func.coalesce(sa.func.max(questions.c.position), 0))
                 .where(questions.c.poll_id == poll_id)).scalar_one() + 1
-            row = conn.execute(
-                questions.insert().values(
-                    poll_id=poll_id, position=position, text=text, kind=kind,
-                    options=options_json, design_params=design_json, mode=mode,
-                    state="draft", revealed=False, round_count=1, created_at=now,
-                    updated_at=now)
-                .returning(*QUESTION_COLS)).one()
-            conn.execute(rounds.insert().values(
-                question_id=row.id, number=1, design_params=design_json, salt=salt.hex(),
-                opened_at=now))
+            row = self._add_question(
+                conn, poll_id=poll_id, position=position, text=text, kind=kind,
+                options_json=options_json, design_json=design_json, mode=mode, salt=salt,
+                now=now, countdown_s=countdown_s)
         return question_of(row)
+
+    def insert_class(self, *, join_code: str, title: str, rehearsal: bool,
+                     budget: float | None, question_rows: Iterable[Mapping[str, Any]],
+                     now: datetime) -> tuple[Poll, list[Question]] | None:
+        """A poll with its budget and its questions as drafts (each with round 1), in ONE
+        transaction: all of it or nothing. ``question_rows`` are ``insert_question``'s
+        keywords without ``poll_id`` and ``now``. None when the join code is taken."""
+        with self.transaction(write=True) as conn:
+            row = conn.execute(
+                self._insert(polls)
+                .values(join_code=join_code, title=title, rehearsal=rehearsal,
+                        created_at=now, epsilon_budget=budget)
+                .on_conflict_do_nothing()
+                .returning(*polls.c)).first()
+            if row is None:
+                return None
+            poll = poll_of(row)
+            added = [question_of(self._add_question(conn, poll_id=poll.id, position=i + 1,
+                                                    now=now, **q))
+                     for i, q in enumerate(question_rows)]
+        return poll, added
 
     def question(self, question_id: int) -> Question | None:
         with self.transaction(write=False) as conn:
@@ -608,3 +644,37 @@ class Store:
                 .returning(used_login_links.c.nonce_hash))
         with self.transaction(write=True) as conn:
             return conn.execute(stmt).first() is not None
+
+    # -- lesson plans ---------------------------------------------------------------------
+    def insert_plan(self, title: str, document: str, now: datetime) -> SavedPlan:
+        with self.transaction(write=True) as conn:
+            row = conn.execute(plans.insert()
+                               .values(title=title, document=document, created_at=now,
+                                       updated_at=now)
+                               .returning(*plans.c)).one()
+        return saved_plan_of(row)
+
+    def update_plan(self, plan_id: int, title: str, document: str,
+                    now: datetime) -> SavedPlan | None:
+        """Replace a saved plan's file; None when there is no such plan."""
+        with self.transaction(write=True) as conn:
+            row = conn.execute(plans.update().where(plans.c.id == plan_id)
+                               .values(title=title, document=document, updated_at=now)
+                               .returning(*plans.c)).first()
+        return saved_plan_of(row) if row else None
+
+    def plan(self, plan_id: int) -> SavedPlan | None:
+        with self.transaction(write=False) as conn:
+            row = conn.execute(sa.select(plans).where(plans.c.id == plan_id)).first()
+        return saved_plan_of(row) if row else None
+
+    def list_plans(self) -> list[SavedPlan]:
+        """Every saved plan, the most recently changed first."""
+        with self.transaction(write=False) as conn:
+            rows = conn.execute(sa.select(plans).order_by(plans.c.updated_at.desc(),
+                                                          plans.c.id.desc())).all()
+        return [saved_plan_of(r) for r in rows]
+
+    def delete_plan(self, plan_id: int) -> bool:
+        with self.transaction(write=True) as conn:
+            return conn.execute(plans.delete().where(plans.c.id == plan_id)).rowcount > 0

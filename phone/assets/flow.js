@@ -11,6 +11,17 @@
 //
 // screen() is a pure function of the model and can be drawn at any time (a countdown's
 // tick, say); each screen carries a key that changes only when what it shows changes.
+// An ε as a privacy sentence shows it, rounded toward privacy by the rule of
+// classroom/privacy_numbers.py (tests/test_privacy_numbers.py checks both write the same):
+// an ε spent or promised rounds up, an ε left rounds down, after float noise beyond 12
+// significant digits is dropped (so ln 3 reads 1.10 and 3.0000000000000004 reads 3.00).
+function epsilonText(x, down) {
+  if (x === null || x === undefined || Number.isNaN(x)) return 'unknown for now';
+  if (!Number.isFinite(x)) return '∞';
+  const scaled = Number((x * 100).toPrecision(12));
+  return (Math.max(0, down ? Math.floor(scaled) : Math.ceil(scaled)) / 100).toFixed(2);
+}
+
 function createFlow(env) {
   // env: api(path, opts) -> Promise<{status, body, etag}>; pending: {get(), set(value)},
   // the report not yet saved, kept across reloads; show(screen); say(text) for screen
@@ -25,7 +36,7 @@ function createFlow(env) {
     blocked: null,   // a message that stops the page (no cookie)
   };
   const enc = encodeURIComponent;
-  const eps = (x) => (x === null || x === undefined) ? 'unknown for now' : x.toFixed(2);
+  const eps = (x) => epsilonText(x, false);
   const message = (r) => (r.body && r.body.message)
     || 'Something went wrong. Reload the page and try again.';
   const same = (a, qid, round) => !!a && a.qid === qid && a.round === round;
@@ -55,7 +66,7 @@ function createFlow(env) {
     if (left < -1e-9) {
       return { over: true, text: `Answering would take you past this poll's privacy budget (ε = ${eps(budget)}; you have spent ${eps(spent)} and ${cost}), so your phone will not send an answer. Tell the instructor.` };
     }
-    return { over: false, text: `Privacy budget of this poll: ε = ${eps(budget)}. You have spent ${eps(spent)}; ${cost}; ${eps(Math.max(0, left))} will be left.` };
+    return { over: false, text: `Privacy budget of this poll: ε = ${eps(budget)}. You have spent ${eps(spent)}; ${cost}; ${epsilonText(left, true)} will be left.` };
   }
 
   function receiptScreen(q, receipt, here) {

@@ -18,6 +18,9 @@
     return node;
   }
   const pct = (x) => `${Math.round(100 * x)}%`;
+  // An interval's ends in whole percent, rounded outward so that it never reads narrower
+  // than it is (float noise beyond 12 digits dropped first, as for ε in flow.js).
+  const pctOut = (x, up) => `${(up ? Math.ceil : Math.floor)(Number((100 * x).toPrecision(12)))}%`;
 
   async function api(path, opts) {
     let response;
@@ -171,7 +174,7 @@
     if (res.binary) {
       const b = res.binary;
       if (b.share === null) return;
-      const interval = (b.ci_low !== null && b.ci_high !== null) ? ` (95% interval ${pct(b.ci_low)} to ${pct(b.ci_high)})` : '';
+      const interval = (b.ci_low !== null && b.ci_high !== null) ? ` (95% interval ${pctOut(b.ci_low, false)} to ${pctOut(b.ci_high, true)})` : '';
       area.append(el('p', { text: `Estimated share who truly prefer ${b.label}: ${pct(b.share)}${interval}, from ${res.n} randomized answers.` }));
       const bar = el('div', { class: 'bar', 'aria-hidden': 'true' }, el('span'));
       bar.firstChild.style.width = pct(Math.min(1, Math.max(0, b.share)));

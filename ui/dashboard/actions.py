@@ -4,7 +4,8 @@ students arriving batch by batch."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import streamlit as st
 
@@ -18,11 +19,11 @@ from ui.dashboard.selection import (
     exercise_design,
     select,
 )
-from ui.fmt import fmt_count
+from ui.fmt import fmt_count, fmt_eps
 from ui.text import plain
 
 
-def _flash(kind: str, text: str) -> None:
+def flash(kind: str, text: str) -> None:
     st.session_state.setdefault(FLASH, []).append((kind, text))
 
 
@@ -40,23 +41,26 @@ def show_flash(projector: bool = False) -> None:
             getattr(box, kind)(text)
 
 
-def _do(action: Callable[[], object], ok: str | None = None) -> object | None:
+T = TypeVar("T")
+
+
+def run_action(action: Callable[[], T], ok: str | None = None) -> T | None:
     """Run a service action for the instructor; a refusal becomes a message, never a traceback."""
     if not session.is_instructor():
-        _flash("error", "Only the instructor can do that. Log in on the I'm teaching page.")
+        flash("error", "Only the instructor can do that. Log in on the I'm teaching page.")
         return None
     try:
         result = action()
     except (ClassroomError, ValueError) as exc:
-        _flash("error", sentence(exc))
+        flash("error", sentence(exc))
         return None
     if ok:
-        _flash("success", ok)
+        flash("success", ok)
     return result
 
 
 def cb_start_exercise(poll_id: int | None) -> None:
-    def go():
+    def go() -> tuple[int, int]:
         svc = session.service()
         pid = poll_id if poll_id is not None else svc.create_poll("Class exercise").id
         q = svc.add_question(pid, EXERCISE_TEXT, options=EXERCISE_OPTIONS,
@@ -64,7 +68,7 @@ def cb_start_exercise(poll_id: int | None) -> None:
                              open_now=True)
         return pid, q.id
 
-    done = _do(go, "Voting is open for the class exercise. Show the join code.")
+    done = run_action(go, "Voting is open for the class exercise. Show the join code.")
     if done:
         select(*done)
 
@@ -72,17 +76,17 @@ def cb_start_exercise(poll_id: int | None) -> None:
 def cb_create_poll() -> None:
     title = st.session_state.get("dash_new_poll_title", "")
     rehearsal = bool(st.session_state.get("dash_new_poll_rehearsal", False))
-    poll = _do(lambda: session.service().create_poll(title, rehearsal=rehearsal))
+    poll = run_action(lambda: session.service().create_poll(title, rehearsal=rehearsal))
     if poll is not None:
         select(poll.id)
-        _flash("success", f"Poll {poll.join_code} created. Add a question below.")
+        flash("success", f"Poll {poll.join_code} created. Add a question below.")
 
 
 def cb_delete_poll(poll_id: int, code: str) -> None:
     if not st.session_state.get(f"dash_confirm_delete_{poll_id}"):
-        _flash("warning", "Tick the box to confirm, then delete.")
+        flash("warning", "Tick the box to confirm, then delete.")
         return
-    if _do(lambda: session.service().delete_poll(poll_id),
+    if run_action(lambda: session.service().delete_poll(poll_id),
            f"Poll {code} deleted with its questions, rounds and reports.") is not None:
         select(None)
         for key in ("pid", "qid"):
@@ -99,42 +103,43 @@ def cb_pick_question() -> None:
 
 
 def cb_open(qid: int) -> None:
-    _do(lambda: session.service().open_question(qid), "Voting is open.")
+    run_action(lambda: session.service().open_question(qid), "Voting is open.")
 
 
 def cb_close(qid: int) -> None:
-    _do(lambda: session.service().close_question(qid), "Voting is closed.")
+    run_action(lambda: session.service().close_question(qid), "Voting is closed.")
 
 
 def cb_reveal(qid: int, revealed: bool) -> None:
-    _do(lambda: session.service().set_revealed(qid, revealed),
+    run_action(lambda: session.service().set_revealed(qid, revealed),
         "Results are shown." if revealed else "Results are hidden: only the count shows.")
 
 
-def cb_new_round(qid: int, params: dict | None, open_key: str | None = None) -> None:
+def cb_new_round(qid: int, params: dict[str, Any] | None, open_key: str | None = None
+                 ) -> None:
     open_now = bool(st.session_state.get(open_key)) if open_key else False
-    r = _do(lambda: session.service().new_round(qid, params, open_now=open_now))
+    r = run_action(lambda: session.service().new_round(qid, params, open_now=open_now))
     if r is not None:
-        _flash("success", f"Round {r.number} started"
+        flash("success", f"Round {r.number} started"
                + (" and voting is open." if open_now else ". Open voting when ready.")
                + " Earlier rounds stay in the history.")
 
 
-def cb_add_question(poll_id: int, spec: dict, open_key: str) -> None:
+def cb_add_question(poll_id: int, spec: dict[str, Any], open_key: str) -> None:
     open_now = bool(st.session_state.get(open_key))
     # One call: a question refused (over the privacy budget, say) is not added at all.
-    q = _do(lambda: session.service().add_question(poll_id, **spec, open_now=open_now))
+    q = run_action(lambda: session.service().add_question(poll_id, **spec, open_now=open_now))
     if q is not None:
         select(poll_id, q.id)
-        _flash("success", "Question added" + (" and voting is open." if open_now else
+        flash("success", "Question added" + (" and voting is open." if open_now else
                                                ". Open voting when ready."))
 
 
 def cb_delete_question(qid: int) -> None:
     if not st.session_state.get(f"dash_confirm_delete_q_{qid}"):
-        _flash("warning", "Tick the box to confirm, then delete.")
+        flash("warning", "Tick the box to confirm, then delete.")
         return
-    if _do(lambda: session.service().delete_question(qid), "Question deleted.") is not None:
+    if run_action(lambda: session.service().delete_question(qid), "Question deleted.") is not None:
         st.session_state.pop(QID, None)
 
 
@@ -156,13 +161,13 @@ _REHEARSAL = "dash_rehearsal_plan"
 _SIM_CLASS = "dash_simulated_class"
 
 
-def cb_simulate(qid: int, shares: object) -> None:
+def cb_simulate(qid: int, shares: float | Sequence[float]) -> None:
     """Plan a rehearsal class; the live panel lets it arrive batch by batch."""
     if not session.is_instructor():
-        _flash("error", "Only the instructor can do that. Log in on the I'm teaching page.")
+        flash("error", "Only the instructor can do that. Log in on the I'm teaching page.")
         return
     n = int(st.session_state.get("dash_sim_n", 40))
-    truths = _do(lambda: session.service().rehearsal_class(qid, n, shares))
+    truths = run_action(lambda: session.service().rehearsal_class(qid, n, shares))
     if truths is None:
         return
     st.session_state[_REHEARSAL] = {"qid": qid, "truths": list(truths),
@@ -180,7 +185,7 @@ def cb_simulate(qid: int, shares: object) -> None:
             counts += [0] * (v + 1 - len(counts))
             counts[v] += 1
     st.session_state[_SIM_CLASS] = {"qid": qid, "counts": counts, "value_sum": value_sum}
-    _flash("info", f"{n} simulated students are arriving over the next few seconds.")
+    flash("info", f"{n} simulated students are arriving over the next few seconds.")
 
 
 def rehearsal_tick(question_id: int) -> None:
@@ -227,9 +232,9 @@ def cb_stuff(qid: int) -> None:
     chosen target (simulated reports, removed by Clear rehearsal)."""
     n = int(st.session_state.get("dash_stuff_n", 10))
     target = st.session_state.get(f"dash_stuff_target_{qid}")
-    done = _do(lambda: session.service().add_stuffed_reports(qid, n, target=target))
+    done = run_action(lambda: session.service().add_stuffed_reports(qid, n, target=target))
     if done is not None:
-        _flash("warning", f"{fmt_count(done)} stuffed reports added (simulated): each one "
+        flash("warning", f"{fmt_count(done)} stuffed reports added (simulated): each one "
                "pushes the target as far as a report can. Watch the estimate, and the "
                "warning once the reports leave what the design can produce.")
 
@@ -237,15 +242,15 @@ def cb_stuff(qid: int) -> None:
 def cb_clear_simulated(qid: int) -> None:
     st.session_state.pop(_REHEARSAL, None)
     st.session_state.pop(_SIM_CLASS, None)
-    removed = _do(lambda: session.service().clear_simulated(qid))
+    removed = run_action(lambda: session.service().clear_simulated(qid))
     if removed is not None:
-        _flash("success", f"{removed} simulated reports removed; real reports are untouched.")
+        flash("success", f"{removed} simulated reports removed; real reports are untouched.")
 
 
 def cb_set_budget(poll_id: int) -> None:
     """Save the poll's budget from the budget panel (none when its box is unticked)."""
     on = bool(st.session_state.get(f"dash_budget_on_{poll_id}"))
     value = st.session_state.get(f"dash_budget_value_{poll_id}") if on else None
-    ok = (f"Budget set: a student can spend at most ε = {float(value):.2f} in this poll."
+    ok = (f"Budget set: a student can spend at most {fmt_eps(float(value))} in this poll."
           if value is not None else "No budget: the poll's ε is not capped.")
-    _do(lambda: session.service().set_budget(poll_id, value), ok)
+    run_action(lambda: session.service().set_budget(poll_id, value), ok)

@@ -6,9 +6,10 @@ from __future__ import annotations
 import streamlit as st
 
 from classroom.domain import ClassroomError
+from classroom.privacy_numbers import epsilon_down
 from ui import session
 from ui.dashboard.actions import cb_set_budget
-from ui.fmt import fmt_fixed
+from ui.fmt import fmt_eps_value
 from ui.text import plain
 
 __all__ = ["budget_line", "budget_panel"]
@@ -16,12 +17,12 @@ __all__ = ["budget_line", "budget_panel"]
 
 def budget_line(status) -> str:
     """One line: spent by the rounds so far, of the budget, and what is left."""
-    spent = fmt_fixed(status.committed, 2)
+    spent = fmt_eps_value(status.committed)
     if status.budget is None:
         return (f"A student who answered every round so far has spent ε = {spent} in this "
                 "poll. No budget is set.")
-    return (f"Privacy budget: ε = {spent} of {fmt_fixed(status.budget, 2)} committed by the "
-            f"rounds so far; {fmt_fixed(status.left, 2)} left. A round that would pass the "
+    return (f"Privacy budget: ε = {spent} of {fmt_eps_value(status.budget)} committed by the "
+            f"rounds so far; {epsilon_down(status.left)} left. A round that would pass the "
             "budget does not open.")
 
 
@@ -45,7 +46,7 @@ def budget_panel(poll, questions) -> None:
         for qid, number, eps in status.rounds:
             q = by_id.get(qid)
             name = f"Q{q.position}: {plain(q.text)[:50]}" if q else "(deleted question)"
-            rows.append({"Question": name, "Round": str(number), "ε": fmt_fixed(eps, 2)})
+            rows.append({"Question": name, "Round": str(number), "ε": fmt_eps_value(eps)})
         if rows:
             st.table(rows)
         limit = st.checkbox("Limit the total ε per student", value=status.budget is not None,

@@ -20,7 +20,7 @@ from ui.dashboard.formulas import (
 )
 from ui.dashboard.numeric import numeric_rounds
 from ui.dashboard.shuffle import shuffle_caption
-from ui.fmt import fmt_count, fmt_fixed, fmt_interval
+from ui.fmt import fmt_count, fmt_eps, fmt_eps_value, fmt_fixed, fmt_interval
 from ui.text import plain
 
 
@@ -32,7 +32,7 @@ def central_sd_note(n: int, epsilon: float, local_sd: float | None) -> str | Non
     sd = ldp_core.central_mean_sd(n, epsilon)
     ratio = (f", {local_sd / sd:,.0f}× smaller than the local SD" if local_sd and sd > 0
              else "")
-    return (f"A central curator with the same ε = {fmt_fixed(epsilon, 2)}, who saw the true "
+    return (f"A central curator with the same {fmt_eps(epsilon)}, who saw the true "
             f"answers and added Laplace noise to the count, would have had SD "
             f"{fmt_fixed(sd, 4)} (√2/(εn)){ratio}: the price of never trusting the server.")
 
@@ -57,6 +57,20 @@ SD_POPULATION_HELP = (
     "½ it is about √(1/n).")
 
 
+#: The headline interval says what it guarantees.
+CI_HELP = (
+    "Exact interval (Clopper–Pearson on the reported share, mapped through the design): "
+    "it covers the true share in at least 95% of classes, whatever the share and however "
+    "few the reports, and never leaves [0, 1]. μ̂ ± 1.96 SD is its large-n approximation, "
+    "which covers less often in small classes.")
+
+
+def normal_caption(b, z: float) -> str:
+    """The normal interval, labelled as what it is: the large-n approximation."""
+    return (rf"large-n approximation $\hat\mu \pm {z:.2f}\,\mathrm{{SD}}$ = "
+            f"{fmt_interval(b.ci_low, b.ci_high, 3)}")
+
+
 def binary_panel(q, est, rounds, projector: bool, points) -> None:
     b, counts = est.binary, est.binary_counts
     n, v = est.n, est.counts[1]
@@ -71,7 +85,7 @@ def binary_panel(q, est, rounds, projector: bool, points) -> None:
     _stat(top[1], f"Reported “{plain(yes_label)}”", f"{fmt_count(v)} of {fmt_count(n)}",
           None if projector else
           rf"$V = {v}$, reported share $V/n = {v}/{n} = {fmt_fixed(b.reported_share, 3)}$")
-    _stat(top[2], "Privacy loss ε", fmt_fixed(est.epsilon, 2),
+    _stat(top[2], "Privacy loss ε", fmt_eps_value(est.epsilon),
           None if projector else eps_formula(design, est.epsilon) if one_design else
           "largest ε of the designs used in this round")
     with top[2] if projector else st.container():
@@ -87,8 +101,8 @@ def binary_panel(q, est, rounds, projector: bool, points) -> None:
               help=SD_FIXED_CLASS_HELP)
         _stat(row[2], "SD, population", fmt_fixed(b.sd_plugin, 3), None,
               help=SD_POPULATION_HELP)
-        _stat(row[3], f"{level:.0%} CI", fmt_interval(b.ci_low, b.ci_high, 3), None,
-              help=f"μ̂ ± {z:.2f} × the fixed-class SD")
+        _stat(row[3], f"{level:.0%} CI", fmt_interval(b.exact_low, b.exact_high, 3), None,
+              help=CI_HELP)
     else:
         st.markdown(f"**The share whose true answer is “{plain(yes_label)}”**, "
                     "estimated from the randomized reports:")
@@ -100,8 +114,9 @@ def binary_panel(q, est, rounds, projector: bool, points) -> None:
         _stat(row[1], "SD, fixed class", fmt_fixed(b.sd_worst, 3),
               sd_formula(design, n, b.sd_worst) if one_design else "largest over class shares",
               help=SD_FIXED_CLASS_HELP)
-        _stat(row[2], f"{level:.0%} CI", fmt_interval(b.ci_low, b.ci_high, 3),
-              rf"$\hat\mu \pm {z:.2f}\,\mathrm{{SD}}$")
+        _stat(row[2], f"{level:.0%} CI", fmt_interval(b.exact_low, b.exact_high, 3),
+              "exact (Clopper–Pearson), at least 95% at any n; " + normal_caption(b, z),
+              help=CI_HELP)
         with row[1]:
             if b.sd_plugin is None:
                 st.caption("SD, population (plug-in): needs at least 2 reports.")
@@ -167,8 +182,10 @@ def binary_panel(q, est, rounds, projector: bool, points) -> None:
                 "again with fresh dice. **SD, population**: how far it would move with "
                 "another class drawn from the same population; larger, because it also "
                 "counts who happens to be in the class.\n"
-                "- **95% CI**: μ̂ ± 1.96 SD. The **likelihood-ratio interval** (left) "
-                "stays inside [0, 1].\n"
+                "- **95% CI**: the exact interval; it covers the true share in at least "
+                "95% of classes at any n and stays inside [0, 1]. μ̂ ± 1.96 SD is its "
+                "large-n approximation (it covers less in small classes); the "
+                "**likelihood-ratio interval** (left) stays inside [0, 1] too.\n"
                 "- **ε** bounds how much one report can reveal: the odds between the two "
                 "true answers change by at most e^ε.")
     rounds_table(q, est, rounds, projector)
@@ -182,12 +199,12 @@ def _rounds(q, est, rounds) -> tuple[list[dict], list[dict]]:
     for number, e in est.history:
         r = designs.get(number)
         row = {"Round": str(number), "Design": design_text(r.design) if r else "—",
-               "ε": fmt_fixed(r.epsilon, 2) if r else "—", "n": fmt_count(e.n)}
+               "ε": fmt_eps_value(r.epsilon) if r else "—", "n": fmt_count(e.n)}
         if q.kind == "binary":
             row.update({"μ̂": fmt_fixed(e.mu_hat, 3), "SD": fmt_fixed(e.sd_worst, 3),
-                        f"{e.level:.0%} CI": fmt_interval(e.ci_low, e.ci_high, 3)})
-            chart_rows.append({"round": number, "n": e.n, "mu": e.mu_hat, "lo": e.ci_low,
-                               "hi": e.ci_high})
+                        f"{e.level:.0%} CI": fmt_interval(e.exact_low, e.exact_high, 3)})
+            chart_rows.append({"round": number, "n": e.n, "mu": e.mu_hat, "lo": e.exact_low,
+                               "hi": e.exact_high})
         else:
             shares = e.shares("norm_sub")
             for i, opt in enumerate(q.options):
@@ -240,7 +257,7 @@ def categorical_panel(q, est, rounds, projector: bool) -> None:
     z = ldp_core.z_quantile(level)
     top = st.columns(3)
     _stat(top[0], "Reports received", fmt_count(n), "$n$")
-    _stat(top[1], "Privacy loss ε", fmt_fixed(est.epsilon, 2), None)
+    _stat(top[1], "Privacy loss ε", fmt_eps_value(est.epsilon), None)
     _stat(top[2], "Design", _oracle_name(q.design), design_text(q.design))
     with top[1] if projector else st.container():
         shuffle_caption(est, short=projector)

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 from classroom import designs
 from ldp_core import privacy_ratio, unbiased_coefficients, worst_variance_unit
-from ui.fmt import fmt_fixed
+from ui.fmt import fmt_eps_value, fmt_fixed
 
 
 def design_text(design) -> str:
@@ -85,7 +85,7 @@ def eps_formula(design, eps: float) -> str:
     inner = (str(fr.numerator) if fr is not None and fr.denominator == 1 else
              rf"\tfrac{{{fr.numerator}}}{{{fr.denominator}}}" if fr is not None else
              f"{float(ratio):.3g}")
-    return rf"$\varepsilon = \ln {inner} \approx {fmt_fixed(eps, 2)}$"
+    return rf"$\varepsilon = \ln {inner} \approx {fmt_eps_value(eps)}$"
 
 
 def channel_text(design) -> str:

@@ -11,7 +11,7 @@ from ui.dashboard.actions import rehearsal_tick
 from ui.dashboard.estimates import binary_panel, categorical_panel, rounds_table
 from ui.dashboard.formulas import design_text
 from ui.dashboard.numeric import numeric_panel
-from ui.fmt import fmt_count, fmt_fixed
+from ui.fmt import fmt_count, fmt_eps
 from ui.text import plain
 
 
@@ -20,7 +20,7 @@ def _status_line(q, est) -> str:
              "closed": ":red[:material/block: **Voting closed**]",
              "draft": ":gray[:material/edit_note: **Not open yet**]"}.get(q.state, q.state)
     parts = [state, f"round {q.round_number}", design_text(q.design),
-             f"ε = {fmt_fixed(q.epsilon, 2)}"]
+             fmt_eps(q.epsilon)]
     if est.n_simulated:
         parts.append(f"{fmt_count(est.n_simulated)} simulated")
     return " · ".join(parts)

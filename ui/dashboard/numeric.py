@@ -13,7 +13,7 @@ from ui import live_charts
 from ui.dashboard.actions import simulated_class_note
 from ui.dashboard.formulas import design_text
 from ui.dashboard.shuffle import shuffle_caption
-from ui.fmt import fmt_count, fmt_fixed
+from ui.fmt import fmt_count, fmt_eps, fmt_fixed
 
 __all__ = ["central_numeric_note", "numeric_panel", "numeric_rounds"]
 
@@ -35,7 +35,7 @@ def central_numeric_note(n: int, epsilon: float, design, local_sd: float | None,
     sd = ldp_core.central_numeric_sd(n, epsilon, design.range)
     ratio = (f", {local_sd / sd:,.0f}× smaller than the local SD" if local_sd and sd > 0
              else "")
-    return (f"A central curator with the same ε = {fmt_fixed(epsilon, 2)}, who saw the true "
+    return (f"A central curator with the same {fmt_eps(epsilon)}, who saw the true "
             f"values and added Laplace noise to their mean (sensitivity (hi − lo)/n), would "
             f"have had SD {_value(sd, unit)} (√2 (hi − lo)/(εn)){ratio}: the price of never "
             "trusting the server.")
@@ -69,7 +69,7 @@ def numeric_panel(q, est, projector: bool) -> None:
                   "reports (the worst-case SD while there is one report).")
     if not projector:
         st.caption(
-            f"Design: {design_text(design)}. ε = {fmt_fixed(est.epsilon, 2)}. Mean "
+            f"Design: {design_text(design)}. {fmt_eps(est.epsilon)}. Mean "
             r"$\hat m = \frac{1}{n}\sum_i y_i$ with each report $y_i$ mapped back to "
             f"[{design.range.lo:g}, {design.range.hi:g}]; SD per report in the worst case "
             f"{_value(design.worst_sd(), unit)}, so SD(mean) = that/√n. "

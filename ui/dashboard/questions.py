@@ -17,6 +17,7 @@ from ui.dashboard.formulas import (
 )
 from ui.dashboard.selection import EXERCISE_OPTIONS, EXERCISE_TEXT, exercise_design
 from ui.dashboard.what_if import design_picker
+from ui.fmt import fmt_eps
 
 _PRESETS = {
     "exercise": "Class exercise: die 1–4",
@@ -70,13 +71,13 @@ def _categorical_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
     oracle = st.radio("Frequency oracle", list(_ORACLES),
                       format_func=lambda o: _ORACLES[o] + (" — recommended" if o == rec else ""),
                       index=list(_ORACLES).index(rec), key="dash_q_cat_oracle", horizontal=True)
-    st.caption(f"ldp_core recommends {rec.upper()} for k = {k}, ε = {eps:.1f}: GRR has the "
+    st.caption(f"ldp_core recommends {rec.upper()} for k = {k}, {fmt_eps(eps, 1)}: GRR has the "
                "smaller variance when k < 3e^ε + 2 (Wang et al. 2017).")
     try:
         design = ldp_core.oracle(oracle, k, eps)
     except ValueError as exc:
         return None, labels, str(exc)
-    st.caption(f"Design: {design_text(design)}; ε = {design.epsilon:.3f}.")
+    st.caption(f"Design: {design_text(design)}; {fmt_eps(design.epsilon, 3)}.")
     n = st.number_input("Expected class size n", 2, 100_000, 30, step=10, key="dash_q_cat_n",
                         help="How many students you expect to answer: the smallest share "
                         "the class can find depends on it.")
@@ -97,7 +98,7 @@ def class_size_note(chosen: str, recommended: str, k: int, eps: float, n: int) -
                 if share <= 1 else "no option, not even one everybody holds")
 
     verdict = (f"**Is my class big enough?** With n = {n:,} and {chosen.upper()} at "
-               f"ε = {eps:.1f}, the class reliably finds {found(s_min(chosen))}.")
+               f"{fmt_eps(eps, 1)}, the class reliably finds {found(s_min(chosen))}.")
     if recommended != chosen:
         verdict += f" {recommended.upper()}, recommended, finds {found(s_min(recommended))}."
     needed = ldp_core.needed_class_size(ldp_core.oracle(recommended, k, eps), 0.2)
@@ -145,7 +146,7 @@ def _numeric_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
            .worst_sd() for m in names}
     worst = ", ".join(f"{_SHORT[m]} {format_value(sd, unit)}" for m, sd in sds.items())
     st.caption(
-        f"ldp_core recommends {ldp_core.numeric_mechanism(rec, 1.0).label} at ε = {eps:.1f}: "
+        f"ldp_core recommends {ldp_core.numeric_mechanism(rec, 1.0).label} at {fmt_eps(eps, 1)}: "
         f"the smallest worst-case variance. Duchi et al.'s beats the Piecewise Mechanism "
         f"below ε ≈ {ldp_core.numeric_crossover():.2f} (Wang et al. 2019); their Hybrid "
         f"Mechanism mixes the two and beats both at every ε above ε* ≈ "

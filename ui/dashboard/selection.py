@@ -4,9 +4,13 @@ mode keeps it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import streamlit as st
 
-from classroom.domain import CLASS_EXERCISE
+from classroom.domain import CLASS_EXERCISE, Poll, Question
+from classroom.service import PollService
 
 EXERCISE_TEXT = "Vanilla (1) or chocolate (0)?"
 
@@ -24,7 +28,7 @@ QID = "_dash_qid"
 FLASH = "_dash_flash"
 
 
-def exercise_design() -> dict:
+def exercise_design() -> dict[str, Any]:
     """The class exercise (CS208): a die 1-4, tell the truth on 1-3, lie on 4."""
     return dict(CLASS_EXERCISE)
 
@@ -64,7 +68,8 @@ def sync_url(pid: int | None, qid: int | None) -> None:
             st.query_params[name] = str(value)
 
 
-def resolve(svc, polls) -> tuple[object | None, list, object | None]:
+def resolve(svc: PollService, polls: Sequence[Poll]
+            ) -> tuple[Poll | None, list[Question], Question | None]:
     """(poll, its questions, question) for this session; None where there is none."""
     ids = [p.id for p in polls]
     pid = _chosen(_PID, "pid", ids, ids[0] if ids else None)

@@ -50,7 +50,7 @@ def shuffle_line(est, *, short: bool = False) -> tuple[str, str] | None:
     if g.n != est.n:
         parts.append(_MIXED)
     if short:
-        return f"Shuffled: ε {relation} {fmt_up(g.epsilon)}", " ".join([sentence, *parts])
+        return f"Shuffled: ε {relation} {fmt_up(g.epsilon)}", " ".join([f"{sentence}.", *parts])
     return sentence, " ".join(parts)
 
 

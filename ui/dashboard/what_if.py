@@ -16,7 +16,7 @@ import ldp_core
 from classroom.domain import ClassroomError
 from ui import live_charts
 from ui.dashboard.actions import cb_new_round
-from ui.fmt import fmt_count, fmt_fixed
+from ui.fmt import fmt_count, fmt_eps, fmt_eps_value, fmt_fixed
 
 __all__ = ["BY_EPSILON", "BY_GAMMA", "WHAT_IF_N", "design_picker", "what_if_panel"]
 
@@ -77,8 +77,8 @@ def design_picker(prefix: str, start) -> ldp_core.BinaryDesign:
         gamma = st.slider(_BY[BY_GAMMA], *_GAMMA_RANGE, step=0.001, format="%.3f", key=g_key)
         design: ldp_core.BinaryDesign = ldp_core.GammaRR(gamma)
         st.caption(rf"Keep the true answer w.p. {fmt_fixed(design.a, 3)}; "
-                   rf"$\varepsilon = \ln\frac{{1+2\gamma}}{{1-2\gamma}} = "
-                   rf"{design.epsilon:.4f}$.")
+                   rf"$\varepsilon = \ln\frac{{1+2\gamma}}{{1-2\gamma}} \approx "
+                   rf"{fmt_eps_value(design.epsilon, 4)}$ (rounded up).")
     else:
         st.session_state.setdefault(e_key, 1.0)
         eps = st.slider(_BY[BY_EPSILON], *_EPS_RANGE, step=0.01, format="%.2f", key=e_key)
@@ -118,8 +118,8 @@ def what_if_panel(svc, question) -> None:
         sd_new = ldp_core.BinaryCounts.single(whatif, 0, n).sd_worst()
         st.caption(why + " The ratio of the two SDs is the same at every n.")
         a, b = st.columns(2)
-        a.metric(f"SD now (ε = {fmt_fixed(current.epsilon, 2)})", fmt_fixed(sd_now, 3))
-        b.metric(f"SD with this design (ε = {fmt_fixed(whatif.epsilon, 2)})",
+        a.metric(f"SD now ({fmt_eps(current.epsilon)})", fmt_fixed(sd_now, 3))
+        b.metric(f"SD with this design ({fmt_eps(whatif.epsilon)})",
                  fmt_fixed(sd_new, 3))
         grid = np.linspace(0.1, 5.0, 60)
         curve = [(float(e), ldp_core.BinaryCounts.single(ldp_core.EpsilonRR(float(e)), 0, n)
