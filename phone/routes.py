@@ -28,7 +28,7 @@ import gzip
 import hashlib
 import json
 import math
-from typing import Any
+from typing import Any, TypeGuard
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
@@ -316,7 +316,7 @@ def _device(request: Request) -> str:
     raise Refusal(400, "no_cookie", _NO_COOKIE)
 
 
-def _is_report(data: object) -> bool:
+def _is_report(data: object) -> TypeGuard[dict[str, Any]]:
     """Whether parsed JSON has exactly a report's fields, of the right types (a question id
     that no row can have is not one)."""
     return (isinstance(data, dict) and set(data) == _REPORT_FIELDS
