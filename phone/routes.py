@@ -291,12 +291,8 @@ class PhoneApi:
 
 
 def _slow_down(wait: Wait) -> Refusal:
-    if wait.reload:
-        text = ("Many wrong codes came from this network in the last minutes. Reload this "
-                "page, then type the code again.")
-    else:
-        text = (f"Too many codes that did not match: wait {wait.seconds} s, then check the "
-                "code on the projector and try again.")
+    text = wait.sentence(too_many="Too many codes that did not match", wrong="codes",
+                         then="check the code on the projector and try again")
     return Refusal(429, "slow_down", text, {"Retry-After": str(wait.seconds)})
 
 

@@ -25,6 +25,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from limits import RateLimitItem, RateLimitItemPerMinute
 from limits.errors import StorageError
@@ -37,6 +38,8 @@ from classroom.domain import ConfigError
 __all__ = ["Device", "GuessRule", "Guesses", "Limits", "Wait"]
 
 _LOG = logging.getLogger(__name__)
+T = TypeVar("T")
+S = TypeVar("S")
 #: A shared storage that does not answer within this long counts as failed (seconds).
 _STORAGE_TIMEOUT_S = 0.5
 #: A device that found a poll (or logged in) is known for this long (a long lecture).
@@ -105,52 +108,45 @@ class Limits:
             _LOG.warning("rate-limit storage failed (%s); counting in this process's "
                          "memory until it answers again", type(exc).__name__)
 
-    def hit(self, item: RateLimitItem, key: str) -> bool:
-        """Count one event; False if it was over the limit (then it is not counted)."""
+    def _either(self, shared: S, own: S, act: Callable[[S], T]) -> T:
+        """``act`` on the ``shared`` storage's object, or on this process's ``own`` when
+        the storage fails."""
         try:
-            return self._limiter.hit(item, key)
+            return act(shared)
         except StorageError as exc:
             self._failed(exc)
-            return self._fallback.hit(item, key)
+            return act(own)
+
+    def _counted(self, act: Callable[[MovingWindowRateLimiter], T]) -> T:
+        return self._either(self._limiter, self._fallback, act)
+
+    def _kept(self, act: Callable[[Storage], T]) -> T:
+        return self._either(self._storage, self._memory, act)
+
+    def hit(self, item: RateLimitItem, key: str) -> bool:
+        """Count one event; False if it was over the limit (then it is not counted)."""
+        return self._counted(lambda limiter: limiter.hit(item, key))
 
     def test(self, item: RateLimitItem, key: str) -> bool:
         """Whether one more event would be within the limit (nothing is counted)."""
-        try:
-            return self._limiter.test(item, key)
-        except StorageError as exc:
-            self._failed(exc)
-            return self._fallback.test(item, key)
-
-    def _stats(self, item: RateLimitItem, key: str) -> tuple[float, int]:
-        try:
-            return self._limiter.get_window_stats(item, key)
-        except StorageError as exc:
-            self._failed(exc)
-            return self._fallback.get_window_stats(item, key)
+        return self._counted(lambda limiter: limiter.test(item, key))
 
     def retry_after(self, item: RateLimitItem, key: str) -> int:
         """Whole seconds until the window has room again (at least 1)."""
-        reset, _ = self._stats(item, key)
+        reset = self._counted(lambda limiter: limiter.get_window_stats(item, key)).reset_time
         return max(1, math.ceil(reset - time.time()))
 
     def used(self, item: RateLimitItem, key: str) -> int:
         """How many events the window holds now."""
-        return item.amount - self._stats(item, key)[1]
+        stats = self._counted(lambda limiter: limiter.get_window_stats(item, key))
+        return item.amount - stats.remaining
 
     def mark(self, key: str, ttl_s: int) -> None:
         """Remember ``key`` for ``ttl_s`` seconds."""
-        try:
-            self._storage.incr(key, ttl_s)
-        except StorageError as exc:
-            self._failed(exc)
-            self._memory.incr(key, ttl_s)
+        self._kept(lambda storage: storage.incr(key, ttl_s))
 
     def marked(self, key: str) -> bool:
-        try:
-            return self._storage.get(key) > 0
-        except StorageError as exc:
-            self._failed(exc)
-            return self._memory.get(key) > 0
+        return self._kept(lambda storage: storage.get(key)) > 0
 
     def now(self) -> float:
         return self._clock()
@@ -193,6 +189,18 @@ class Wait:
 
     seconds: int
     reload: bool = False
+
+    def sentence(self, *, too_many: str, wrong: str, then: str) -> str:
+        """What the person reads: ``too_many`` (of this device), or the ``wrong`` guesses
+        of its network; then what to do once waited or reloaded (``then``).
+
+        >>> Wait(7).sentence(too_many="Too many keys", wrong="keys", then="try again")
+        'Too many keys: wait 7 s, then try again.'
+        """
+        if self.reload:
+            return (f"Many wrong {wrong} came from this network in the last minutes. Reload "
+                    f"this page, then {then}.")
+        return f"{too_many}: wait {self.seconds} s, then {then}."
 
 
 class Guesses:

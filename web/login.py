@@ -171,13 +171,8 @@ class AuthApi:
 
     @staticmethod
     def _slow_down(wait: Wait) -> Response:
-        if wait.reload:
-            text = ("Many wrong keys came from this network in the last minutes. Reload this "
-                    "page, then type the key again.")
-        else:
-            text = (f"Too many failed logins from here. Wait {wait.seconds} s, then type the "
-                    "key again.")
-        form = _login_form(text, status=429)
+        form = _login_form(wait.sentence(too_many="Too many failed logins from here",
+                                         wrong="keys", then="type the key again"), status=429)
         form.headers["Retry-After"] = str(wait.seconds)
         return form
 
