@@ -5,7 +5,7 @@
 * imported as the module ``app``, it builds the ASGI application: the middleware
   (gzip, device cookie, security headers), the instructor login routes, the
   students' phone page and its JSON API (``phone/``), the lifespan that builds the
-  process's composition root (``web/root.py``: one settings object, store and
+  process's composition root (``web/composition.py``: one settings object, store and
   service) and prints the start-up banner, and the check that drops widget states no
   control could have sent (``ui/widget_guard.py``);
 * executed by Streamlit as ``__main__`` on every rerun, it is the script: it

@@ -8,7 +8,7 @@ import platform
 import tempfile
 from pathlib import Path
 
-__all__ = ["BENCH_DOC", "cpu_model", "update_doc"]
+__all__ = ["BENCH_DOC", "cpu_model", "machine", "update_doc"]
 
 BENCH_DOC = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
 _LOCK = Path(tempfile.gettempdir()) / "ldp-classroom-benchmarks-md.lock"
@@ -23,6 +23,16 @@ def cpu_model() -> str:
     except OSError:
         pass
     return platform.processor() or "unknown CPU"
+
+
+def machine() -> str:
+    """The machine a benchmark ran on: cores, CPU, architecture, Python and numpy."""
+    import os
+
+    import numpy as np
+
+    return (f"{os.cpu_count()} cores, {cpu_model()}, {platform.machine()}, "
+            f"Python {platform.python_version()}, numpy {np.__version__}")
 
 
 def update_doc(name: str, section: list[str], doc: Path = BENCH_DOC) -> None:

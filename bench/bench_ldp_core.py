@@ -18,6 +18,13 @@
   course's ±1 form; and Duchi et al.'s exact aggregate (``sample_plus_counts``)
   for 10,000 classes of n = 10^6 spread over 11 values.
 
+* Yes/no intervals: the exact interval (Clopper-Pearson on the report probability,
+  mapped through the die) for one round at n = 40, 2,000 and 100,000 beside the normal
+  and likelihood-ratio intervals of the same counts; the 60 points of the dashboard's
+  arrival trace in one vectorised call; a round under two designs (the convolution
+  route); and the self-study page's coverage picture (three intervals, 401 shares,
+  exact binomial sums) at n = 60, 2,000 and 100,000, and for a fixed class of 2,000.
+
 Every time is the median of repeated runs (7 for ldp_core, 3 for the slow
 loop), measured side by side in one run. Results go to stdout and to the
 ``bench_ldp_core`` section of docs/benchmarks.md.
@@ -29,7 +36,6 @@ import argparse
 import json
 import math
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -42,8 +48,20 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np
 
-from bench._report import BENCH_DOC, cpu_model, update_doc
-from ldp_core import GRR, NUMERIC_NAMES, DieRR, DuchiMechanism, UnaryEncoding, numeric_mechanism
+from bench._report import BENCH_DOC, machine, update_doc
+from ldp_core import (
+    GRR,
+    NUMERIC_NAMES,
+    BinaryCounts,
+    DieRR,
+    DuchiMechanism,
+    EpsilonRR,
+    UnaryEncoding,
+    coverage_shares,
+    exact_interval,
+    interval_coverage,
+    numeric_mechanism,
+)
 
 D, EPS = 14, 1.0
 CLASSES, CLASS_N = 10_000, 1_000_000
@@ -51,6 +69,13 @@ GOAL_OUE_1E5_MS = 40.0
 GOAL_PEAK_MB = 200.0
 GOAL_AGGREGATE_MS = 50.0
 GOAL_NUMERIC_1E6_MS = 100.0
+#: One round's exact interval, the trace's 60 and a two-design round: a small part of the
+#: dashboard's 2-s refresh. The coverage picture: one study-page rerun (cached after).
+GOAL_INTERVAL_MS = 20.0
+GOAL_TRACE_MS = 50.0
+GOAL_MIXED_MS = 200.0
+GOAL_COVERAGE_SMALL_MS = 300.0
+GOAL_COVERAGE_BIG_MS = 2000.0
 
 
 # -- the course notebooks' way: one user at a time, one bit at a time -------------------------
@@ -213,6 +238,7 @@ def run(args: argparse.Namespace) -> dict:
     print("  peak memory n=10^6: " + ", ".join(
         f"{k} {v['rss_mb']:.0f} MB RSS" for k, v in res["memory"].items()), flush=True)
     res["numeric"] = run_numeric(args, rng)
+    res["intervals"] = run_intervals(args)
     return res
 
 
@@ -247,6 +273,44 @@ def run_numeric(args: argparse.Namespace, rng: np.random.Generator) -> dict:
     out["aggregate_per_respondent"] = out["per_respondent"][big_n]["duchi"] * classes \
         * class_n / big_n
     print(f"  numeric aggregate: Duchi {out['aggregate']:.1f} ms", flush=True)
+    return out
+
+
+def run_intervals(args: argparse.Namespace) -> dict:
+    """The yes/no intervals: one round, the arrival trace, two designs, the coverage page."""
+    die = DieRR(4, 3)
+    out: dict = {"round": {}, "coverage": {}}
+    for n in args.interval_sizes:
+        yes = n * 21 // 40
+        counts = BinaryCounts.single(die, yes, n)
+        row = {
+            "exact": median_ms(lambda c=counts: c.exact_interval(), args.repeats, f"ci_exact{n}"),
+            "normal": median_ms(lambda c=counts: c.normal_interval(), args.repeats,
+                                f"ci_normal{n}"),
+            "lr": median_ms(lambda c=counts: c.lr_interval(), args.repeats, f"ci_lr{n}"),
+        }
+        out["round"][n] = row
+        print(f"  interval n={n:,}: exact {row['exact']:.2f} ms, normal {row['normal']:.3f} ms, "
+              f"LR {row['lr']:.2f} ms", flush=True)
+    n = args.interval_sizes[1]
+    ks = np.unique(np.linspace(1, n, 60).astype(int))
+    ys = ks * 21 // 40
+    out["trace"] = median_ms(lambda: exact_interval(die.a, die.b, ks, ys), args.repeats,
+                             "ci_trace")
+    mixed = BinaryCounts(((die, n // 2, n // 4), (EpsilonRR(2.0), n - n // 2, n // 3)))
+    out["mixed"] = median_ms(lambda: mixed.exact_interval(), args.repeats, "ci_mixed")
+    print(f"  trace of 60 at n={n:,}: {out['trace']:.1f} ms; two designs: "
+          f"{out['mixed']:.1f} ms", flush=True)
+    for n, model in args.coverage_cases:
+        shares = coverage_shares(n, model)
+
+        def picture(n: int = n, model: str = model, shares: np.ndarray = shares) -> None:
+            for method in ("normal", "likelihood_ratio", "exact"):
+                interval_coverage(die.a, die.b, n, shares, method=method, model=model)
+
+        key = f"{model} {n}"
+        out["coverage"][key] = median_ms(picture, max(1, args.repeats // 2), f"cover{key}")
+        print(f"  coverage picture, {model}, n={n:,}: {out['coverage'][key]:.0f} ms", flush=True)
     return out
 
 
@@ -300,6 +364,25 @@ def table(res: dict) -> list[str]:
             lines.append(f"| {numeric_mechanism(name, EPS).label} | {n:,} | "
                          f"{fmt_ms(row[name])} ({fmt_ms(CPU[f'num_{name}{n}'])}) | {loop} | "
                          f"{ratio} |")
+    ivs = res["intervals"]
+    lines += ["", "| yes/no intervals (die, V/n = 21/40) | n | exact wall (CPU) | normal | "
+              "likelihood ratio | exact / likelihood ratio |",
+              "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    for n, row in ivs["round"].items():
+        lines.append(f"| one round | {n:,} | {row['exact']:.2f} ms "
+                     f"({CPU[f'ci_exact{n}']:.2f} ms) | {row['normal']:.3f} ms | "
+                     f"{row['lr']:.2f} ms | {row['exact'] / row['lr']:.1f}× |")
+    lines += ["", "| yes/no intervals, dashboard and study page | wall (CPU) |",
+              "| --- | ---: |",
+              f"| arrival trace: 60 exact intervals in one call, n = "
+              f"{args_sizes(ivs)} | {fmt_ms(ivs['trace'])} ({fmt_ms(CPU['ci_trace'])}) |",
+              f"| a round under two designs (die and RR ε = 2), n = {args_sizes(ivs)} | "
+              f"{fmt_ms(ivs['mixed'])} ({fmt_ms(CPU['ci_mixed'])}) |"]
+    for key, ms in ivs["coverage"].items():
+        model, n = key.split()
+        who = "drawn from a population" if model == "population" else "a fixed class"
+        lines.append(f"| coverage picture: 3 intervals, 401 shares, students {who}, "
+                     f"n = {int(n):,} | {fmt_ms(ms)} ({fmt_ms(CPU['cover' + key])}) |")
     per = num["aggregate_per_respondent"]
     lines += ["", "| exact aggregate: 10,000 classes of n = 10^6 over 11 values | ldp_core "
               "wall (CPU) | per respondent (extrapolated) | ratio |",
@@ -327,7 +410,20 @@ def targets(res: dict) -> list[str]:
          GOAL_NUMERIC_1E6_MS, "ms")
     line("aggregate_duchi_10k_classes_n1e6", res["numeric"]["aggregate"], GOAL_AGGREGATE_MS,
          "ms")
+    ivs = res["intervals"]
+    line("exact_interval_round_n2000", ivs["round"][args_sizes(ivs)]["exact"],
+         GOAL_INTERVAL_MS, "ms")
+    line("exact_interval_trace_60", ivs["trace"], GOAL_TRACE_MS, "ms")
+    line("exact_interval_two_designs", ivs["mixed"], GOAL_MIXED_MS, "ms")
+    covers = sorted(ivs["coverage"].items(), key=lambda kv: int(kv[0].split()[1]))
+    line("coverage_picture_small_n", covers[0][1], GOAL_COVERAGE_SMALL_MS, "ms")
+    line("coverage_picture_largest_n", max(ms for _, ms in covers), GOAL_COVERAGE_BIG_MS, "ms")
     return out
+
+
+def args_sizes(ivs: dict) -> int:
+    """The n of the trace and the two-design round: the middle round size."""
+    return sorted(ivs["round"])[1]
 
 
 def main() -> int:
@@ -340,14 +436,18 @@ def main() -> int:
                          "seconds; no doc update (its targets are not the documented ones)")
     args = ap.parse_args()
     args.sizes, args.classes = (100_000, 1_000_000), (CLASSES, CLASS_N)
+    args.interval_sizes = (40, 2_000, 100_000)
+    args.coverage_cases = ((60, "population"), (2_000, "population"), (100_000, "population"),
+                           (2_000, "class"))
     if args.smoke:
         args.sizes, args.classes = (1_000, 10_000), (10, 10_000)
+        args.interval_sizes = (10, 100, 1_000)
+        args.coverage_cases = ((10, "population"), (100, "class"))
         args.repeats, args.loop_repeats, args.no_doc = 1, 1, True
 
     load = os.getloadavg()
-    machine = (f"{os.cpu_count()} cores, {cpu_model()}, {platform.machine()}, "
-               f"Python {platform.python_version()}, numpy {np.__version__}")
-    print(f"machine: {machine}; load average at start {load[0]:.1f}", flush=True)
+    machine_text = machine()
+    print(f"machine: {machine_text}; load average at start {load[0]:.1f}", flush=True)
     res = run(args)
     load_end = os.getloadavg()
     lines = table(res)
@@ -360,7 +460,7 @@ def main() -> int:
         section = [
             "## ldp_core simulators (`python bench/bench_ldp_core.py`)",
             "",
-            f"Machine: {machine}. Load average {load[0]:.1f} at start, {load_end[0]:.1f} at "
+            f"Machine: {machine_text}. Load average {load[0]:.1f} at start, {load_end[0]:.1f} at "
             f"the end (other jobs share the cores, so times are upper bounds). Run {when}.",
             f"Medians of {args.repeats} runs ({args.loop_repeats} for the Python loop), "
             "measured side by side in one run: wall-clock time, with the process's CPU "

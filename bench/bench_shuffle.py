@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import platform
 import statistics
 import sys
 import time
@@ -37,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np
 
-from bench._report import BENCH_DOC, cpu_model, update_doc
+from bench._report import BENCH_DOC, machine, update_doc
 from ldp_core import (
     DieRR,
     ForcedResponse,
@@ -171,9 +170,8 @@ def main() -> int:
         args.repeats, args.slow_repeats, args.no_doc = 1, 1, True
         args.clones_n, args.readme_n = 300, 3000
     load = os.getloadavg()
-    machine = (f"{os.cpu_count()} cores, {cpu_model()}, {platform.machine()}, "
-               f"Python {platform.python_version()}, numpy {np.__version__}")
-    print(f"machine: {machine}; load average at start {load[0]:.1f}", flush=True)
+    machine_text = machine()
+    print(f"machine: {machine_text}; load average at start {load[0]:.1f}", flush=True)
     res = run(args)
     load_end = os.getloadavg()
     lines, target_lines = table(res), targets(res)
@@ -183,7 +181,7 @@ def main() -> int:
         update_doc("bench_shuffle", [
             "## Shuffle amplification (`python bench/bench_shuffle.py`)",
             "",
-            f"Machine: {machine}. Load average {load[0]:.1f} at start, {load_end[0]:.1f} at "
+            f"Machine: {machine_text}. Load average {load[0]:.1f} at start, {load_end[0]:.1f} at "
             f"the end (other jobs share the cores, so times are upper bounds). Run {when}.",
             f"Medians of {args.repeats} runs ({args.slow_repeats} for the direct way), "
             "measured side by side in one run: wall-clock time, the process's CPU time in "

@@ -3,7 +3,7 @@
 ``PollService(Store())`` is the API the pages use; see docs/architecture.md.
 No streamlit or starlette import, and no module-level mutable state: the app
 builds one ``Store`` and one ``PollService`` per process from one
-``config.Settings`` (its composition root, :mod:`web.root`).
+``config.Settings`` (its composition root, :mod:`web.composition`).
 """
 
 from .config import data_dir, database_url, masked_url

@@ -71,7 +71,7 @@ class InstructorAuth:
     """Login links and sessions on one store, under one key (thread-safe).
 
     One instance per process serves the login routes and the Streamlit pages alike
-    (the composition root, :mod:`web.root`, builds it). A session's validity is
+    (the composition root, :mod:`web.composition`, builds it). A session's validity is
     remembered for :attr:`cache_s` seconds, so a dashboard refreshing every 2 s does not
     read the database each time. A logout takes effect at once in this process, and in
     another process sharing the database within ``cache_s``.

@@ -63,6 +63,7 @@ from .estimate import (
     chi2_1_quantile,
     pm1_mean_abs_error,
     pm1_mean_estimate,
+    t_quantile,
     z_quantile,
 )
 from .explore import (
@@ -81,6 +82,7 @@ from .explore import (
 from .formulas import privacy_ratio, unbiased_coefficients, worst_variance_unit
 from .intervals import (
     INTERVAL_METHODS,
+    coverage_shares,
     exact_interval,
     expected_width,
     feldman_cousins_interval,
@@ -102,6 +104,7 @@ from .numeric import (
     DEVICE_CELLS,
     HYBRID_EPSILON_STAR,
     NUMERIC_NAMES,
+    REPORT_TAIL,
     DuchiMechanism,
     HybridMechanism,
     LaplaceMechanism,
@@ -189,6 +192,7 @@ __all__ = [
     "PiecewiseMechanism",
     "Plausibility",
     "Posterior",
+    "REPORT_TAIL",
     "ShuffleGuarantee",
     "StuffedClass",
     "TwoCoinRR",
@@ -208,6 +212,7 @@ __all__ = [
     "clones_delta",
     "clones_epsilon",
     "composed_epsilon",
+    "coverage_shares",
     "empirical_channel",
     "epsilon_to_gamma",
     "error_order",
@@ -262,6 +267,7 @@ __all__ = [
     "stuffing_alarm_probability",
     "stuffing_shift",
     "subsample_counts",
+    "t_quantile",
     "target_channel",
     "ue_plausibility",
     "unbiased_coefficients",

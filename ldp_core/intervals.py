@@ -49,6 +49,7 @@ from .formulas import coefficients_ab, variance_unit_ab
 
 __all__ = [
     "INTERVAL_METHODS",
+    "coverage_shares",
     "exact_interval",
     "expected_width",
     "feldman_cousins_interval",
@@ -483,6 +484,23 @@ def _shares(mu: object, n: int, model: str) -> np.ndarray:
     elif model != "population":
         raise ValueError(f"model must be 'population' or 'class', got {model!r}")
     return grid
+
+
+def coverage_shares(n: int, model: str = "population", points: int = 401) -> np.ndarray:
+    """The true shares to draw a coverage curve at: ``points`` evenly spaced shares in
+    [0, 1] for ``model="population"``; for a fixed class, the shares v / n it can have
+    (every one when n < points, else ``points`` of them, evenly spaced, 0 and 1 included).
+
+    >>> coverage_shares(4, "class").tolist(), coverage_shares(10, points=3).tolist()
+    ([0.0, 0.25, 0.5, 0.75, 1.0], [0.0, 0.5, 1.0])
+    """
+    nn = _checks.integer("n", n, 1)
+    size = _checks.integer("points", points, 2)
+    if model == "population":
+        return np.linspace(0.0, 1.0, size)
+    if model != "class":
+        raise ValueError(f"model must be 'population' or 'class', got {model!r}")
+    return np.unique(np.round(np.linspace(0, nn, min(nn + 1, size)))) / nn
 
 
 def interval_coverage(a: float, b: float, n: int, mu: object, *, method: str = "exact",

@@ -9,18 +9,26 @@ in a report has the same distribution for every true answer (one bit with p,
 d - 1 bits with q: a Poisson-binomial); all-ones reports are far outside it.
 
 Under a numeric mechanism every report is unbiased for its student's value in
-[lo, hi], so the mean of an honest class's reports lies in [lo, hi] up to noise;
-a mean far beyond the range is stuffing (:func:`numeric_plausibility`: the binary
-check for Duchi et al.'s mechanism, which is randomized response on a bit, and a
-one-sided normal test on the worst-case SD for the others).
+[lo, hi], and its distribution grows with that value, so no honest class sends larger
+reports than the one whose every student is at the top of the range.
+:func:`numeric_plausibility` compares the reports' mean, their most extreme report and
+how many of them lie near the top with what that class would send (the bottom for "too
+low"); for Duchi et al.'s one bit, the count of +c alone.
 
-The first two checks are likelihood-ratio (G) tests; all run at :data:`ALPHA` = 1e-4. The alarm
-rate is kept very low on purpose: an instructor runs a few questions a lecture
-and dozens a term, and a false alarm would accuse honest students; stuffing
-worth flagging is far beyond it (one device voting "Yes" 50 times under the die
-gives p < 1e-7). The chi-squared approximation of the G statistic is a little
-liberal for small classes; at 1e-4 the measured alarm rate on honest classes
-stays well under 0.1% (tests/test_ldp_core_plausibility.py).
+Every check runs at :data:`ALPHA` = 1e-4, and its p-value is computed against the honest
+class most likely to raise it, exactly (binomial tails, the Laplace sum's law, the
+largest of n reports) or with a bound measured to hold (the normal tail of a bounded
+mechanism's mean beyond two SDs): an honest class raises the alarm at most 1e-4 of the
+time, whatever its answers and its size, from one report on (computed and measured in
+tests/test_ldp_core_plausibility.py, tables in docs/numeric-checks.md). The one
+exception is unary encoding's G-test, whose chi-squared approximation is a little
+liberal in small classes: measured, it fires on at most 0.03% of honest classes. The
+rate is kept very low on purpose: an instructor runs a few questions a lecture and dozens
+a term, and a false alarm would accuse honest students; stuffing worth flagging is far
+beyond it (one device voting "Yes" 50 times under the die gives p ≈ 1e-6).
+
+What no check can see: reports a forged client randomizes as a phone would for some true
+answer in the range (stealthy stuffing) are an honest class's reports, and fit.
 """
 
 from __future__ import annotations
@@ -28,13 +36,22 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
-from .binary import EpsilonRR, ForcedResponse
+from .binary import ForcedResponse
 from .categorical import GRR, UnaryEncoding
 from .estimate import BinaryCounts
-from .numeric import DuchiMechanism, NumericDesign, NumericEstimate
+from .intervals import _binom_logpmf
+from .numeric import (
+    DEVICE_CELLS,
+    REPORT_TAIL,
+    LaplaceMechanism,
+    NumericDesign,
+    NumericMechanism,
+)
 
 __all__ = ["ALPHA", "Plausibility", "binary_plausibility", "chi2_sf", "grr_plausibility",
            "numeric_plausibility", "ue_plausibility"]
@@ -50,8 +67,12 @@ class Plausibility:
     ``fits`` is False when the reports do not fit the design for any true share
     (p-value below ``alpha``). ``direction`` says which way they stray:
     ``"too_many_yes"`` (more "yes" than even an all-yes class would report),
-    ``"too_few_yes"``, ``"too_many_ones"``, ``"too_few_ones"``, ``"above_range"`` or
-    ``"below_range"`` (a numeric mean beyond the range of answers); None when they fit.
+    ``"too_few_yes"``, ``"too_many_ones"``, ``"too_few_ones"``; for numbers
+    ``"above_range"`` / ``"below_range"`` (the mean beyond the range of answers),
+    ``"too_many_high"`` / ``"too_many_low"`` (more reports near an end than a class at
+    that end sends) and ``"extreme_high"`` / ``"extreme_low"`` (one report further out
+    than an honest phone sends); None when they fit. ``statistic`` is the deciding test's
+    own number (see each check).
     """
 
     fits: bool
@@ -88,29 +109,57 @@ def chi2_sf(x: float, df: int) -> float:
     return min(1.0, max(0.0, total))
 
 
+@lru_cache(maxsize=512)
+def _binom_tail_table(n: int, q: float) -> np.ndarray:
+    """``P(Bin(n, q) >= k)`` for k = 0..n + 1, the binomial's probabilities
+    (:func:`ldp_core.intervals._binom_logpmf`) summed from the top in log space."""
+    log_pmf = _binom_logpmf(np.arange(n + 1), n, q)
+    with np.errstate(divide="ignore"):  # q = 0 or 1: some counts are impossible
+        log_tail = np.logaddexp.accumulate(log_pmf[::-1])[::-1]
+    table = np.concatenate((np.minimum(1.0, np.exp(log_tail)), [0.0]))
+    table[0] = 1.0
+    table.flags.writeable = False
+    return table
+
+
+def binom_sf(k: Any, n: int, q: float) -> Any:
+    """``P(Bin(n, q) >= k)`` (k an integer or an array of them), summed term by term in
+    log space (no SciPy needed): exact up to rounding even far in the tail.
+
+    >>> [round(float(binom_sf(k, n, q)), 12) for k, n, q in ((3, 3, 0.5), (0, 5, 0.1), (6, 5, 0.9))]
+    [0.125, 1.0, 0.0]
+    >>> round(float(binom_sf(50, 50, 0.75)) / 0.75 ** 50, 12)
+    1.0
+    """
+    table = _binom_tail_table(int(n), float(q))
+    return table[np.clip(np.asarray(k, dtype=np.int64), 0, n + 1)][()]
+
+
 def binary_plausibility(counts: BinaryCounts, alpha: float = ALPHA) -> Plausibility:
     """Do these reports fit their designs for some true share in [0, 1]?
 
-    The statistic compares each design group's own reported share (the
-    unrestricted fit) with the best single share mu in [0, 1] (the MLE):
-    ``G = 2 (l_groups - l(mu_mle))``. With one design G is zero while the
-    reported share lies in [b, a]. Its p-value uses chi-squared with one degree
-    of freedom per design group, which is conservative at the boundary of [0, 1]
-    (there the exact null is a mixture of chi-squared(0) and chi-squared(1)).
+    Under a design with channel (a, b) the count of "yes" reports of a class grows with
+    its true share, so the class most likely to report many "yes" is the one where
+    everyone truly says yes: its count is exactly ``Bin(n, max(a, b))``. The p-value of
+    "too many yes" is that binomial's tail at the count seen, ``P(Bin(n, a) >= yes)``, and
+    "too few" mirrors it with ``min(a, b)``; each side gets half of the significance, and a
+    round whose design changed while it was open has each design group checked on its
+    own, sharing it again (Bonferroni). So an honest class, whatever its share and n,
+    raises the alarm with probability at most ``alpha``; exactly computed in the tests.
+    ``statistic`` is the deciding group's reported share.
     """
-    mle = counts.mle()
-    if mle is None:
+    groups = [g for g in counts._groups_abny() if g[2] > 0]
+    if not groups:
         return Plausibility(True, 1.0, 0.0, alpha, None)
-    saturated = 0.0
-    for _, _, n, y in counts._groups_abny():
-        share = y / n
-        if 0 < y < n:
-            saturated += y * math.log(share) + (n - y) * math.log1p(-share)
-    stat = max(0.0, 2 * (saturated - counts._loglik_scalar(mle)))
-    p = chi2_sf(stat, len(counts._groups_abny()))
+    tests = []
+    for a, b, n, y in groups:
+        hi, lo = max(a, b), min(a, b)
+        tests.append((float(binom_sf(y, n, hi)), "too_many_yes", y / n))
+        tests.append((float(binom_sf(n - y, n, 1 - lo)), "too_few_yes", y / n))
+    p_raw, direction, share = min(tests)
+    p = min(1.0, p_raw * len(tests))
     fits = p >= alpha
-    direction = None if fits else ("too_many_yes" if mle >= 0.5 else "too_few_yes")
-    return Plausibility(fits, p, stat, alpha, direction)
+    return Plausibility(fits, p, share, alpha, None if fits else direction)
 
 
 def ones_distribution(oracle: UnaryEncoding) -> np.ndarray:
@@ -169,49 +218,210 @@ def _pool(obs: np.ndarray, exp: np.ndarray, least: float = 5.0
     return np.array(cells_o), np.array(cells_e)
 
 
+#: The tail probabilities (for a class at the top of the range) of the fixed points whose
+#: reports the numeric check counts: 1/4, 1/16, ... down to :data:`REPORT_TAIL`.
+TAIL_LEVELS = tuple(4.0 ** -j for j in range(1, 16) if 4.0 ** -j >= REPORT_TAIL)
+#: How the numeric check shares its significance on each side: the mean, the most extreme
+#: report, and the counts beyond the fixed points (shared equally among them).
+_SHARES = {"mean": 0.5, "extreme": 0.25, "tail": 0.25}
+
+
+_ERFC = np.frompyfunc(math.erfc, 1, 1)  # math.erfc on arrays (NumPy has no erfc)
+
+
+@lru_cache(maxsize=64)
+def _laplace_sum_coefficients(n: int) -> np.ndarray:
+    """``ln(B_j / j!)`` for j = 0..n-1, where ``P(S_n >= r) = e^-r sum_j B_j r^j / j!`` for a
+    sum of n standard Laplace variables and r >= 0 (see :func:`laplace_sum_sf`)."""
+    k = np.arange(n, dtype=float)
+    lgamma = np.vectorize(math.lgamma, otypes=[float])
+    log_w = (lgamma(2 * n - 1 - k) + (k - 2 * n + 1) * math.log(2) - math.lgamma(n)
+             - lgamma(n - k))
+    log_b = np.logaddexp.accumulate(log_w[::-1])[::-1]  # B_j = W_j + ... + W_(n-1)
+    return log_b - lgamma(k + 1)
+
+
+def laplace_sum_sf(u: Any, n: int, scale: float) -> Any:
+    """``P(L_1 + ... + L_n >= u)`` for independent ``Laplace(0, scale)`` (u a number or an
+    array), exactly. The sum of n standard Laplace variables has the density
+    ``e^-|t| / (2^(2n-1) (n-1)!) sum_k (2n-2-k)! (2|t|)^k / (k! (n-1-k)!)``, k = 0..n-1
+    (Kotz, Kozubowski & Podgórski 2001, "The Laplace Distribution and Generalizations",
+    2.3.25), so its tail beyond r >= 0 is ``e^-r`` times a polynomial in r with positive
+    coefficients, summed here in log space (no cancellation at any n).
+
+    >>> u = 3.0
+    >>> round(float(laplace_sum_sf(u, 1, 1.0)) / (0.5 * math.exp(-u)), 12)
+    1.0
+    >>> round(float(laplace_sum_sf(u, 2, 1.0)) / (math.exp(-u) * (2 + u) / 4), 12)
+    1.0
+    """
+    uu = np.asarray(u, dtype=float)
+    r = np.abs(uu.ravel()) / scale
+    coef = _laplace_sum_coefficients(int(n))
+    j = np.arange(coef.size, dtype=float)
+    upper = np.empty(r.shape)
+    for start in range(0, r.size, 4096):  # a block of rows at a time bounds the memory
+        rr = r[start:start + 4096, None]
+        with np.errstate(divide="ignore", invalid="ignore"):  # r = 0: only j = 0 counts
+            terms = coef + np.where(j > 0, j * np.log(rr), 0.0)
+        top = terms.max(axis=1)
+        upper[start:start + 4096] = np.exp(top - rr[:, 0]
+                                           + np.log(np.exp(terms - top[:, None]).sum(axis=1)))
+    upper = np.minimum(upper, 0.5)
+    return np.where(uu.ravel() >= 0, upper, 1.0 - upper).reshape(uu.shape)[()]
+
+
+def _mean_sf(mech: NumericMechanism, n: int, mean: np.ndarray) -> np.ndarray:
+    """``P(mean of n reports >= mean)`` for a class whose every student is at the top.
+
+    Exact for the local Laplace mechanism (:func:`laplace_sum_sf`; the phone's clamp only
+    lowers large reports, so this bounds it). The normal tail for the others: their report
+    at the top is skewed toward the middle (most of it in a window at the top, a long thin
+    tail down to the bottom), which makes the mean's upper tail lighter than the normal
+    one beyond two SDs, so there the normal tail bounds it (measured for n = 1 to 30, where
+    the skew is largest, in the tests; the alarm needs p < 2.5e-5, four SDs out)."""
+    if isinstance(mech, LaplaceMechanism):
+        return np.asarray(laplace_sum_sf(n * (mean - 1.0), n, mech.scale))
+    z = (mean - 1.0) / math.sqrt(float(mech.variance(1.0)) / n)
+    return 0.5 * np.asarray(_ERFC(z / math.sqrt(2)), dtype=float)
+
+
+@lru_cache(maxsize=256)
+def _tail_points(mech: NumericMechanism) -> tuple[tuple[float, float], ...]:
+    """The points t counted beyond, with the top class's ``P(y >= t)`` for each (taken half
+    a cell lower, :func:`_half_cell`): one per :data:`TAIL_LEVELS`, found by bisection; the
+    same point twice counts once."""
+    lo, hi = mech.device_grid() or mech.output_bounds
+    points: dict[float, float] = {}
+    for level in TAIL_LEVELS:
+        a, b = lo, hi  # survival(a) >= level > survival(b), unless b is reached
+        if float(mech.survival(b, 1.0)) >= level:
+            a = b
+        for _ in range(200):
+            mid = (a + b) / 2
+            if mid in (a, b):
+                break
+            if float(mech.survival(mid, 1.0)) >= level:
+                a = mid
+            else:
+                b = mid
+        points.setdefault(a, float(mech.survival(a - _half_cell(mech), 1.0)))
+    return tuple(sorted(points.items()))
+
+
+def _half_cell(mech: NumericMechanism) -> float:
+    """Half a device cell: a phone's report lies at most this far above the raw one, so a
+    probability taken this much lower bounds the snapped report's."""
+    grid = mech.device_grid()
+    return 0.0 if grid is None else (grid[1] - grid[0]) / DEVICE_CELLS / 2
+
+
+def _upper_tests(mech: NumericMechanism, y: np.ndarray
+                 ) -> list[tuple[np.ndarray, float, str, np.ndarray]]:
+    """``(p-values, share of the side's significance, test, statistics)`` of "too high"
+    against the class at the top, for each row of ``y`` (a class per row); the lower side
+    is the same on ``-y`` (every mechanism is symmetric)."""
+    n = y.shape[1]
+    if mech.device_grid() is None:  # two reports, ±c: the count of +c is all there is
+        top = float(mech.output_bounds[1])
+        plus = (y > 0).sum(axis=1)
+        return [(binom_sf(plus, n, float(mech.survival(top, 1.0))), 1.0, "mean",
+                 y.mean(axis=1))]
+    half = _half_cell(mech)
+    mean, largest = y.mean(axis=1), y.max(axis=1)
+    tests = [(_mean_sf(mech, n, mean - half), _SHARES["mean"], "mean", mean)]
+    # one report SD lower: a bounded mechanism's largest report, which a phone at the top
+    # sends now and then, is no outlier; a Laplace report 20 scales out still is
+    q = np.asarray(mech.survival(largest - half - math.sqrt(float(mech.variance(1.0))), 1.0),
+                   dtype=float)
+    with np.errstate(divide="ignore"):  # q = 1 gives 1
+        extreme = -np.expm1(n * np.log1p(-q))
+    tests.append((extreme, _SHARES["extreme"], "extreme", largest))
+    points = _tail_points(mech)
+    for t, q_t in points:
+        beyond = (y >= t).sum(axis=1)
+        tests.append((binom_sf(beyond, n, q_t), _SHARES["tail"] / len(points), "tail", beyond))
+    return tests
+
+
+def _numeric_p_values(mech: NumericMechanism, y: np.ndarray, groups: int = 1
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each row of ``y`` (one class's reports under ``mech``): the p-value of the whole
+    check (its tests' smallest, divided by the test's share of the significance), the
+    direction of that test and its statistic. ``groups`` mechanisms share the significance.
+    """
+    adjusted, names, stats = [], [], []
+    for side in (1, -1):
+        for p, share, test, stat in _upper_tests(mech, side * y):
+            adjusted.append(np.asarray(p, dtype=float) / (share / 2 / groups))
+            names.append(_DIRECTIONS[test, side])
+            stats.append(side * np.asarray(stat, dtype=float) if test != "tail"
+                         else np.asarray(stat, dtype=float))
+    table = np.vstack(adjusted)
+    best = table.argmin(axis=0)
+    cols = np.arange(y.shape[0])
+    return (np.minimum(1.0, table[best, cols]), np.array(names)[best],
+            np.vstack(stats)[best, cols])
+
+
+_DIRECTIONS = {("mean", 1): "above_range", ("mean", -1): "below_range",
+               ("tail", 1): "too_many_high", ("tail", -1): "too_many_low",
+               ("extreme", 1): "extreme_high", ("extreme", -1): "extreme_low"}
+
+
 def numeric_plausibility(groups: Sequence[tuple[NumericDesign, object]],
                          alpha: float = ALPHA) -> Plausibility:
     """Do these numeric reports fit some class with values in [lo, hi]?
 
     ``groups`` are ``(design, reports on the [-1, 1] scale)``, as for
-    :meth:`NumericEstimate.from_groups`. Duchi et al.'s mechanism is randomized
-    response on a bit whose mean is ``(1 + x) / 2``, so its reports get the exact
-    :func:`binary_plausibility` of ``EpsilonRR(eps)`` on their ``+c_eps`` counts.
-    Otherwise the statistic is the distance of the mean beyond the range in
-    worst-case SDs, ``z = (mean - hi) / sd_worst`` (or ``(lo - mean) / sd_worst``), 0
-    inside it, with the normal tail ``P(Z > z)`` as p-value; the Piecewise Mechanism's
-    variance is largest at the ends of the range and the Laplace mechanism's is flat, so
-    the worst case is the class at the edge.
+    :meth:`NumericEstimate.from_groups`. Every mechanism's reports grow (stochastically)
+    with the student's value (:meth:`NumericMechanism.survival`), so any statistic that
+    grows with the reports is largest, in distribution, for the class whose every student
+    sits at the top of the range. Each test is therefore computed against that class (the
+    bottom one for "too low"), and holds its significance for every honest class at every n:
+
+    * the **mean** of the reports (exact for the Laplace mechanism, the normal tail for the
+      others, see :func:`_mean_sf`): a mean beyond the range;
+    * the **most extreme report**, against the largest of n reports of the top class:
+      ``1 - (1 - P(y >= largest - sd))^n``, one report SD (of the top class) lower so that
+      the end of a bounded mechanism's range, which phones at the top reach now and then,
+      is no outlier: one forged report far out;
+    * the **number of reports beyond fixed points** where the top class's reports fall with
+      probability 1/4, 1/16, ... down to 1e-9 (:data:`TAIL_LEVELS`), each against its exact
+      binomial: too many reports near the top, which the mean of a mid-range class hides;
+    * for Duchi et al.'s two reports, the count of ``+c_eps`` (which fixes the mean) against
+      its exact binomial alone: it says everything the reports can say.
+
+    The significance is split (Bonferroni): half to each side, and on a side half to the
+    mean, a quarter to the extreme report and a quarter shared by the fixed points; a round
+    whose design changed while open has each mechanism's reports checked on its own, sharing
+    it again. ``direction`` names the test that fired and its side: ``"above_range"`` /
+    ``"below_range"`` (the mean), ``"too_many_high"`` / ``"too_many_low"`` (the counts),
+    ``"extreme_high"`` / ``"extreme_low"`` (one report); ``statistic`` is that test's
+    mean, count or report (unit scale).
+
+    Reports randomized as if from a true answer in the range (stealthy stuffing) fit by
+    construction, and no test on the reports can see them.
 
     >>> from ldp_core import numeric_design_from_params
     >>> pm = numeric_design_from_params({"design": "piecewise", "epsilon": 1.0,
     ...                                  "lo": 0, "hi": 12})
     >>> numeric_plausibility([(pm, [pm.mechanism.big_c] * 40)]).direction
-    'above_range'
+    'too_many_high'
     """
-    if groups and all(isinstance(d.mechanism, DuchiMechanism) for d, _ in groups):
-        parts = []
-        for design, reports in groups:
-            arr = np.asarray(reports, dtype=float).ravel()
-            if arr.size:
-                parts.append((EpsilonRR(design.mechanism.epsilon), int(arr.size),
-                               int((arr > 0).sum())))
-        if not parts:
-            return Plausibility(True, 1.0, 0.0, alpha, None)
-        check = binary_plausibility(BinaryCounts(tuple(parts)), alpha)
-        direction = None if check.fits else \
-            "above_range" if check.direction == "too_many_yes" else "below_range"
-        return Plausibility(check.fits, check.p_value, check.statistic, alpha, direction)
-    est = NumericEstimate.from_groups(
-        [(d, np.asarray(r, dtype=float)) for d, r in groups]) if groups else None
-    if est is None or est.mean is None or not est.sd_worst:
+    by_mechanism: dict[NumericMechanism, list[np.ndarray]] = {}
+    for design, reports in groups:
+        arr = np.asarray(reports, dtype=float).ravel()
+        if arr.size:
+            by_mechanism.setdefault(design.mechanism, []).append(arr)
+    if not by_mechanism:
         return Plausibility(True, 1.0, 0.0, alpha, None)
-    beyond = max(est.mean - est.hi, est.lo - est.mean, 0.0)
-    z = beyond / est.sd_worst
-    p = 0.5 * math.erfc(z / math.sqrt(2))
-    fits = p >= alpha
-    direction = None if fits else ("above_range" if est.mean > est.hi else "below_range")
-    return Plausibility(fits, p, z, alpha, direction)
+    results = [_numeric_p_values(mech, np.concatenate(parts)[None, :], len(by_mechanism))
+               for mech, parts in by_mechanism.items()]
+    p, direction, stat = min(results, key=lambda r: float(r[0][0]))
+    fits = bool(p[0] >= alpha)
+    return Plausibility(fits, float(p[0]), float(stat[0]), alpha,
+                        None if fits else str(direction[0]))
 
 
 def grr_plausibility(oracle: GRR, support_counts: object, alpha: float = ALPHA) -> Plausibility:

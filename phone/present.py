@@ -12,7 +12,6 @@ from typing import Any
 import ldp_core
 from classroom import designs
 from classroom.domain import (
-    ClassroomError,
     Question,
     QuestionEstimate,
     Receipt,
@@ -190,7 +189,7 @@ def receipt_view(receipt: Receipt, note: str, spent: float) -> dict[str, Any]:
     }
 
 
-def join_error(exc: ClassroomError, code: str) -> str:
+def join_error(exc: Exception, code: str) -> str:
     """One clear sentence for a join code that did not work."""
     if isinstance(exc, UnknownPoll):
         return (f"No class uses the code {code.strip().upper()[:16]}: check the code on the "

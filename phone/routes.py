@@ -28,6 +28,7 @@ import gzip
 import hashlib
 import json
 import math
+from collections.abc import Callable
 from typing import Any, TypeGuard
 
 from starlette.concurrency import run_in_threadpool
@@ -96,7 +97,6 @@ _FOREIGN_COOKIE = ("This page's class cookie was not made by this class server (
 
 
 def _join_error(request: Request, exc: Exception) -> str:
-    assert isinstance(exc, ClassroomError)
     return join_error(exc, request.path_params["code"])
 
 
@@ -151,10 +151,11 @@ def _etag_matches(request: Request, version: str) -> bool:
 
 class PhoneApi:
     """The handlers, around the process's PollService: ``service_factory()`` gives it on
-    first use (the composition root's, :mod:`web.root`, built at start; tests pass their
-    own)."""
+    first use (the composition root's, :mod:`web.composition`, built at start; tests pass
+    their own)."""
 
-    def __init__(self, service_factory: Any, *, ttl: float = 1.0) -> None:
+    def __init__(self, service_factory: Callable[[], PollService], *, ttl: float = 1.0
+                 ) -> None:
         self._service_factory = service_factory
         self._ttl = ttl
         self._service: PollService | None = None

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+import pytest
+
 import ldp_core
 from tests.support.apptest import app_env
 from tests.test_dashboard import assert_clean, dashboard, metrics, texts
@@ -84,15 +87,19 @@ def test_the_numeric_panel_shows_the_exact_mean_sd_and_central_sd(app_env):
     shown = metrics(at)
     assert shown["Reports received"] == "30"
     assert shown["Estimated mean"] == "10 hours"
-    assert shown["SD, fixed class"] == f"{12 / math.sqrt(30):.4g} hours"
+    assert shown["SD, worst case"] == f"{12 / math.sqrt(30):.4g} hours"
     est = app_env.estimate(q.id).numeric
-    low, high = est.interval()
+    # Duchi et al.'s reports are randomized response (3/4, 1/4) on a bit of mean (1 + x)/2:
+    # the exact (Clopper-Pearson) interval of 20 "+c" of 30, mapped to [0, 12].
+    bit_low, bit_high = ldp_core.exact_interval(0.75, 0.25, 30, 20)
+    low, high = 12 * bit_low, 12 * bit_high
+    assert est.interval() == pytest.approx((low, high))
     assert shown["95% CI"] == f"{low:.4g} to {high:.4g} hours"
     page = texts(at)
     assert f"would have had SD {math.sqrt(2) * 12 / (30 * LN3):.4g} hours" in page
     assert "one of two values, −6 hours or 18 hours" in page  # ±c_ε = ±2 on [0, 12]
     assert "SD per report in the worst case 12 hours" in page  # c_ε · 6
-    assert f"SD estimated from the reports: {est.sd:.4g} hours" in page
+    assert f"The reports' own spread gives {est.sd:.4g} hours" in page
     assert len(at.get("vega_lite_chart")) >= 1
 
 
@@ -110,7 +117,7 @@ def test_a_hybrid_round_is_read_with_both_of_its_parts(app_env):
     assert_clean(at)
     shown, page = metrics(at), texts(at)
     assert shown["Estimated mean"] == f"{6 + 6 * 0.25 / 4:.4g} hours"
-    assert shown["SD, fixed class"] == f"{6 * math.sqrt(hm.worst_variance() / 4):.4g} hours"
+    assert shown["SD, worst case"] == f"{6 * math.sqrt(hm.worst_variance() / 4):.4g} hours"
     big_c = hm.piecewise.big_c
     assert "chance e^(−ε/2) = 37%" in page
     assert f"sends {6 - 6 * c:.4g} hours or {6 + 6 * c:.4g} hours".replace("-", "−") in page
@@ -241,6 +248,42 @@ def test_a_stuffed_numeric_round_is_flagged_as_not_fitting_the_design(app_env):
     page = texts(at)
     assert "These reports do not fit the design" in page
     assert "a mean above the largest possible answer" in page
+
+
+def test_the_numeric_ci_is_the_mean_plus_or_minus_t_times_the_sd_shown(app_env):
+    """The CI is built from the SD beside it: mean ± t(n - 1) SD (worst case)."""
+    poll = app_env.create_poll("sleep")
+    q = _numeric(app_env, poll, {**DUCHI, "design": "piecewise", "epsilon": 2.0})
+    for i, y in enumerate(np.linspace(-1.5, 1.5, 12)):
+        _report(app_env, poll, q, float(y), i)
+    app_env.set_revealed(q.id, True)
+    at = dashboard()
+    assert_clean(at)
+    shown = metrics(at)
+    est = app_env.estimate(q.id).numeric
+    sd = q.design.worst_sd(12)
+    assert shown["SD, worst case"] == f"{sd:.4g} hours"
+    half = ldp_core.t_quantile(0.95, 11) * sd
+    assert shown["95% CI"] == f"{est.mean - half:.4g} to {est.mean + half:.4g} hours"
+    assert any(e.label == "What the stuffing check can and cannot see" for e in at.expander)
+    assert "stealthy stuffing" in texts(at)
+
+
+def test_one_forged_laplace_report_is_flagged_at_once(app_env):
+    """Ten honest reports, then one at the phone's clamp (252 h on [0, 12] at ε = 1)."""
+    poll = app_env.create_poll("sleep")
+    laplace = {"design": "laplace", "epsilon": 1.0, "lo": 0, "hi": 12}
+    q = _numeric(app_env, poll, laplace)
+    for i, y in enumerate(np.linspace(-2.0, 2.0, 10)):
+        _report(app_env, poll, q, float(y), i)
+    _report(app_env, poll, q, q.design.mechanism.device_grid()[1], 10)
+    app_env.set_revealed(q.id, True)
+    at = dashboard()
+    assert_clean(at)
+    page = texts(at)
+    assert "These reports do not fit the design" in page
+    assert "a report so far above the range that no honest phone sends one like it" in page
+    assert "a forged report" in page
 
 
 def test_stuffers_on_a_hybrid_question_send_the_largest_report_and_raise_the_warning(app_env):

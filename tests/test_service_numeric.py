@@ -73,7 +73,7 @@ def test_receipts_show_the_report_in_the_question_units(service):
     (SLEEP, True, "a finite number"),
     (DUCHI, 0.5, "the randomized bit"),
     (DUCHI, 2, "the randomized bit"),
-    (LAPLACE, 1e6, "within 40 noise scales"),
+    (LAPLACE, 1e6, "probability below 1e-09"),
     (HYBRID, 4.1, r"its reports lie in \[-4.08299, 4.08299\]"),
     (HYBRID_LOW, 0.5, r"its reports lie in \[-4.08299, 4.08299\]"),
 ])
@@ -143,3 +143,24 @@ def test_a_hybrid_round_keeps_both_parts_reports_exactly(service):
     assert est.numeric.mean == pytest.approx(6 + 6 * (c + 0.25 - 3.5) / 5)
     assert est.numeric.sd_worst == pytest.approx(6 * math.sqrt(hm.worst_variance() / 5))
     assert est.epsilon == pytest.approx(1.0)
+
+
+def test_one_forged_laplace_report_is_refused_or_flagged(service, store):
+    """The reproduction: [0, 12] hours, ε = 1, 100 honest phones, then one report at the
+    old clamp (81 on the [-1, 1] scale, 492 h): it was stored and moved the mean from about
+    4.5 h to 9.3 h without a warning. Now it is refused, and one at the phone's own clamp
+    (252 h, which an honest phone passes with probability 1e-9) is flagged at once."""
+    poll = service.create_poll("t")
+    q = add(service, poll, LAPLACE)
+    service.add_simulated_answers(q.id, service.rehearsal_class(q.id, 100, 4.5, seed=1),
+                                  seed=2)
+    before = service.estimate(q.id)
+    assert before.plausibility.fits
+    with pytest.raises(BadReport, match="probability below 1e-09"):
+        submit(service, poll, q, 81.0)
+    assert count_reports(store) == 100
+    bound = q.design.mechanism.device_grid()[1]
+    submit(service, poll, q, bound)
+    after = service.estimate(q.id)
+    assert after.n == 101 and after.numeric.mean - before.numeric.mean > 2  # hours
+    assert not after.plausibility.fits and after.plausibility.direction == "extreme_high"

@@ -139,6 +139,7 @@ import ast
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from ldp_core import (
@@ -150,9 +151,11 @@ from ldp_core import (
     GammaRR,
     UnaryEncoding,
     central_mean_sd,
+    coverage_shares,
     epsilon_to_gamma,
     error_summary,
     gamma_to_epsilon,
+    interval_coverage,
     laplace_mechanism,
     local_mean_sd,
     local_n_for_central_accuracy,
@@ -162,7 +165,16 @@ from ldp_core import (
     share_estimates,
     subsample_counts,
 )
-from ui.fmt import fmt, fmt_count, fmt_eps_value, fmt_fixed, fmt_interval, fmt_pct, fmt_pvalue
+from ui.fmt import (
+    fmt,
+    fmt_count,
+    fmt_eps_value,
+    fmt_fixed,
+    fmt_interval,
+    fmt_pct,
+    fmt_pct_down,
+    fmt_pvalue,
+)
 
 PAGES = ["study_rr", "study_exercise", "study_likelihood", "study_asymptotics", "study_models",
          "study_histogram", "study_averaging", "study_manipulation"]
@@ -367,6 +379,75 @@ def test_likelihood_edge_cases_explain_themselves():
     assert any("impossible" in c.value for c in at.caption)
 
 
+def _coverage_chart(at: AppTest, n: int) -> dict[str, np.ndarray]:
+    """The coverage picture's curves by name, from the chart the page drew."""
+    for chart in nodes(at, "vega_lite_chart"):
+        title = json.loads(chart.proto.spec).get("title", {}).get("text", "")
+        if title.startswith(f"Exact coverage at n = {fmt_count(n)}"):
+            tables = chart_tables(chart)
+            rows = pd.concat([tables[k] for k in ("solid", "dashed") if k in tables])
+            return {name: (group["x"].to_numpy(), group["y"].to_numpy())
+                    for name, group in rows.groupby("series")}
+    raise AssertionError("no coverage picture")
+
+
+def test_likelihood_coverage_picture_is_ldp_cores_exact_coverage():
+    """The page draws ldp_core's exact coverage (binomial sums) of the three intervals for
+    the chosen design and n, with the 95% line; the exact one never dips below it, the
+    normal approximation does."""
+    at = page_app("study_likelihood").run()
+    check_page(at)
+    design, n = DieRR(4, 3), 60
+    curves = _coverage_chart(at, n)
+    shares = coverage_shares(n)
+    for name, method in (("exact (the dashboard's CI)", "exact"),
+                         ("likelihood ratio", "likelihood_ratio"),
+                         ("normal μ̂ ± z·SD", "normal")):
+        xs, ys = curves[name]
+        np.testing.assert_allclose(xs, shares)
+        np.testing.assert_allclose(ys, interval_coverage(design.a, design.b, n, shares,
+                                                         method=method), atol=1e-12)
+    assert set(curves["95%: the promise"][1]) == {0.95}
+    table = at.dataframe[1].value.set_index("interval")
+    exact = interval_coverage(design.a, design.b, n, shares)
+    assert table.loc["exact (the dashboard's CI)", "lowest coverage"] == fmt_pct_down(exact.min())
+    assert table.loc["exact (the dashboard's CI)", "never below 95%?"] == "yes"
+    assert table.loc["normal μ̂ ± z·SD", "never below 95%?"] == "no"
+    assert at.dataframe[0].value.iloc[2, 1] == fmt_interval(
+        *BinaryCounts.single(design, int(design.sample_yes_counts(
+            18, n, rng=np.random.default_rng([0, 4]))), n).exact_interval())
+
+
+def test_likelihood_coverage_for_a_fixed_class_and_another_level():
+    at = page_app("study_likelihood").run()
+    at.radio(key="lik_design").set_value("eps").run()
+    at.slider(key="lik_eps").set_value(3.0).run()
+    at.select_slider(key="lik_n_sim").set_value(20).run()
+    at.select_slider(key="lik_level").set_value(0.90).run()
+    at.radio(key="lik_cover_model").set_value("class").run()
+    check_page(at)
+    design = EpsilonRR(3.0)
+    xs, ys = _coverage_chart(at, 20)["exact (the dashboard's CI)"]
+    np.testing.assert_allclose(xs, np.arange(21) / 20)  # the shares a class of 20 can have
+    np.testing.assert_allclose(ys, interval_coverage(design.a, design.b, 20, xs, level=0.90,
+                                                     model="class"), atol=1e-12)
+    assert ys.min() >= 0.90
+    assert set(_coverage_chart(at, 20)["90%: the promise"][1]) == {0.90}
+
+
+def test_likelihood_coverage_limits_explain_themselves():
+    at = page_app("study_likelihood").run()
+    at.radio(key="lik_cover_model").set_value("class").run()
+    at.select_slider(key="lik_n_sim").set_value(5000).run()
+    check_page(at)
+    assert any("fixed-class picture is computed for n up to 2,000" in i.value for i in at.info)
+    _coverage_chart(at, 5000)  # drawn for a population instead
+    at.radio(key="lik_source").set_value("enter").run()
+    at.number_input(key="lik_n").set_value(1_000_000).run()
+    check_page(at)
+    assert any("computed for n up to 100,000" in i.value for i in at.info)
+
+
 # -- local vs central ---------------------------------------------------------------------------
 
 def test_asymptotics_defaults_match_ldp_core():
@@ -551,8 +632,8 @@ def test_exercise_shows_both_coverages_and_both_sds():
     half = 1.959963984540054 * math.sqrt(3 / (4 * n))
     own = float(np.mean(np.abs(local - v / n) <= half))
     popcov = float(np.mean(np.abs(pop - mu) <= half))
-    assert metric(at, "95% CI covers this class's share") == f"{own:.1%}"
-    assert metric(at, "95% CI covers the population's μ") == f"{popcov:.1%}"
+    assert metric(at, "μ̂ ± 1.96 SD covers this class's share") == f"{own:.1%}"
+    assert metric(at, "μ̂ ± 1.96 SD covers the population's μ") == f"{popcov:.1%}"
     assert metric(at, "SD, fixed class") == fmt(float(np.std(local)), 3)
     assert metric(at, "SD, population") == fmt(float(np.std(pop)), 3)
     se = math.sqrt(0.95 * 0.05 / 20_000)

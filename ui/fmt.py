@@ -15,7 +15,13 @@ from __future__ import annotations
 import math
 from typing import TypeGuard
 
-from classroom.privacy_numbers import epsilon_down, epsilon_up, significant_down, significant_up
+from classroom.privacy_numbers import (
+    epsilon_down,
+    epsilon_up,
+    round_down,
+    significant_down,
+    significant_up,
+)
 
 __all__ = [
     "DASH",
@@ -27,6 +33,7 @@ __all__ = [
     "fmt_fixed",
     "fmt_interval",
     "fmt_pct",
+    "fmt_pct_down",
     "fmt_power",
     "fmt_pvalue",
     "fmt_ratio",
@@ -154,6 +161,19 @@ def fmt_pct(x: object, decimals: int = 1) -> str:
     if special is not None:
         return special
     return fmt_fixed(100 * float(x), decimals) + "%"  # type: ignore[arg-type]  # a number: _special() returned None
+
+
+def fmt_pct_down(x: object, decimals: int = 1) -> str:
+    """A share as a percentage rounded down, for a floor ("covers at least …"): it never
+    reads higher than it is (float noise ignored, as in :mod:`classroom.privacy_numbers`).
+
+    >>> fmt_pct_down(0.95096), fmt_pct_down(0.9), fmt_pct_down(None)
+    ('95.0%', '90.0%', '—')
+    """
+    special = _special(x)
+    if special is not None:
+        return special
+    return f"{round_down(100 * float(x), decimals):.{decimals}f}%"  # type: ignore[arg-type]  # a number: _special() returned None
 
 
 def fmt_interval(lo: object, hi: object, decimals: int = 3) -> str:

@@ -1,7 +1,7 @@
 """Per-visitor facts every page needs: the service, the settings, the device id, the role.
 
 The service, the settings and the instructor sessions are the process's own, built once
-by the composition root (:mod:`web.root`) and shared with the phone and login routes;
+by the composition root (:mod:`web.composition`) and shared with the phone and login routes;
 nothing here mutates them. Everything about a visitor comes from their cookies or their
 own ``st.session_state``.
 """

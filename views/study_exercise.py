@@ -96,17 +96,19 @@ def _two_questions(n: int, mu: float, truth: float, local: np.ndarray, seed: int
         "**Two different questions.** *This class again:* the same students roll their dice "
         "again; only the die is random, and √(3/(4n)) is exact. *Another class:* new "
         "students are drawn from a population whose share is μ; who is in the class is "
-        "random too, so μ̂ spreads more (at μ = ½ the SD is √(1/n)). The 95% CI "
-        "μ̂ ± 1.96·√(3/(4n)) answers the first question.")
+        "random too, so μ̂ spreads more (at μ = ½ the SD is √(1/n)). The normal 95% "
+        "interval μ̂ ± 1.96·√(3/(4n)), a large-n approximation, answers the first question; "
+        "the dashboard's exact CI keeps 95% for both at any n (the likelihood lab draws "
+        "both coverages).")
     population = _population(n, mu, seed)
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("SD, fixed class", fmt(float(np.std(local)), 3),
               help="Over simulated re-runs of the dice for this class")
     m2.metric("SD, population", fmt(float(np.std(population)), 3),
               help=f"Over {fmt_count(CLASSES)} classes drawn from a population with share μ")
-    m3.metric("95% CI covers this class's share", f"{_coverage(local, truth, n):.1%}",
+    m3.metric("μ̂ ± 1.96 SD covers this class's share", f"{_coverage(local, truth, n):.1%}",
               help="The share of the simulated re-runs whose CI contains this class's share")
-    m4.metric("95% CI covers the population's μ", f"{_coverage(population, mu, n):.1%}",
+    m4.metric("μ̂ ± 1.96 SD covers the population's μ", f"{_coverage(population, mu, n):.1%}",
               help="The share of the population classes whose CI contains μ: less than "
                    "95%, because the CI leaves out who happens to be in the class")
 

@@ -4,13 +4,15 @@ For entered or simulated counts of randomized reports: the likelihood and
 log-likelihood of the true share μ, the MLE constrained to [0, 1], the
 likelihood-ratio test of a hypothesised μ₀ and the LR interval next to the
 normal interval (CS208 'The Local Model: Foundations', likelihood-based
-correction).
+correction) and the exact interval the dashboard shows; then how often each of the
+three covers the true share, for the chosen design and n, computed exactly.
 
 Layout only: every number comes from ``ldp_core``.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -25,10 +27,20 @@ from ldp_core import (
     WarnerRR,
     binary_design_from_params,
     chi2_1_quantile,
+    coverage_shares,
+    interval_coverage,
     likelihood_profile,
 )
 from ui import charts
-from ui.fmt import fmt, fmt_count, fmt_fixed, fmt_interval, fmt_pct, fmt_pvalue
+from ui.fmt import (
+    fmt,
+    fmt_count,
+    fmt_fixed,
+    fmt_interval,
+    fmt_pct,
+    fmt_pct_down,
+    fmt_pvalue,
+)
 
 K_DESIGN = "lik_design"
 K_WARNER = "lik_warner_p"
@@ -42,6 +54,7 @@ K_MU0 = "lik_mu0"
 K_LEVEL = "lik_level"
 K_ZOOM = "lik_zoom"
 K_SEED = "lik_seed"
+K_MODEL = "lik_cover_model"
 
 DESIGNS = {
     "die": "Die (class exercise)",
@@ -210,34 +223,114 @@ def render() -> None:
                    "prefers vanilla and the design never lies. Those points are not drawn "
                    "on the log scale.")
 
-    st.subheader("Two intervals for μ")
+    st.subheader("Three intervals for μ")
+    _three_intervals(est, truth, level)
+    st.subheader("How often does each interval cover the true share?")
+    _coverage(design, n, level)
+
+
+#: The three intervals, as the coverage picture and the table name them.
+NORMAL, LIKELIHOOD, EXACT = ("normal μ̂ ± z·SD", "likelihood ratio",
+                             "exact (the dashboard's CI)")
+INTERVAL_COLOURS = {NORMAL: charts.LOCAL, LIKELIHOOD: charts.HIGHLIGHT, EXACT: charts.CENTRAL}
+METHODS = {NORMAL: "normal", LIKELIHOOD: "likelihood_ratio", EXACT: "exact"}
+MODELS = {"population": "drawn from a population", "class": "this fixed class"}
+#: Largest n whose coverage the page computes (the sums run over ~20 √n counts per share).
+COVERAGE_N_MAX = 100_000
+#: Largest n for the fixed-class picture (one convolution per class share).
+CLASS_N_MAX = 2_000
+
+
+def _three_intervals(est, truth: float | None, level: float) -> None:
+    """The normal, likelihood-ratio and exact intervals of these counts, side by side."""
     rows, mids, lows, highs, colours = [], [], [], [], []
-    if est.ci_low is not None:
-        rows.append("normal: μ̂ ± z·SD")
-        mids.append(est.mu_hat)
-        lows.append(est.ci_low)
-        highs.append(est.ci_high)
-        colours.append(charts.LOCAL)
-    if est.lr_low is not None:
-        rows.append("likelihood ratio (MLE)")
-        mids.append(est.mle)
-        lows.append(est.lr_low)
-        highs.append(est.lr_high)
-        colours.append(charts.HIGHLIGHT)
+    for name, mid, low, high in ((NORMAL, est.mu_hat, est.ci_low, est.ci_high),
+                                 (LIKELIHOOD, est.mle, est.lr_low, est.lr_high),
+                                 (EXACT, est.mle, est.exact_low, est.exact_high)):
+        if low is not None and high is not None:
+            rows.append(name)
+            mids.append(mid)
+            lows.append(low)
+            highs.append(high)
+            colours.append(INTERVAL_COLOURS[name])
     charts.show(charts.estimate_with_ci(
         rows, mids, lows, highs, truth=truth, colors=colours,
         value_title="share of vanilla lovers μ",
-        title=f"Normal interval against likelihood-ratio interval ({fmt_pct(level, 0)})",
+        title=f"Three {fmt_pct(level, 0)} intervals from the same reports",
         subtitle="dashed: the true share (simulation only)"))
+    inside = est.ci_low is not None and est.ci_high is not None \
+        and 0 <= est.ci_low and est.ci_high <= 1
     st.dataframe(
-        {"interval": ["normal, μ̂ ± z·SD (worst-case SD)", "likelihood ratio"],
+        {"interval": ["normal, μ̂ ± z·SD (worst-case SD): the large-n approximation",
+                      "likelihood ratio", "exact: Clopper–Pearson on V/n, mapped through the "
+                      "design"],
          "from – to": [fmt_interval(est.ci_low, est.ci_high),
-                       fmt_interval(est.lr_low, est.lr_high)],
-         "stays in [0, 1]?": ["yes" if est.ci_low is not None and est.ci_high is not None
-                              and 0 <= est.ci_low and est.ci_high <= 1 else "no", "yes"]},
+                       fmt_interval(est.lr_low, est.lr_high),
+                       fmt_interval(est.exact_low, est.exact_high)],
+         "stays in [0, 1]?": ["yes" if inside else "no", "yes", "yes"]},
         hide_index=True)
     st.markdown(
         "The normal interval is symmetric around μ̂ and can leave [0, 1] in small classes. "
         "The likelihood-ratio interval collects every μ that the LR test does not reject, so "
-        "it stays inside [0, 1] and bends with the likelihood near the edges. For large n the "
-        "two agree.")
+        "it stays inside [0, 1] and bends with the likelihood near the edges. The exact "
+        "interval (Clopper & Pearson 1934) inverts two one-sided binomial tests on the "
+        "reported share V/n and maps them through λ = b + (a − b)μ: it is a little wider, "
+        "and it is the one that keeps its promise at every n (below). For large n the three "
+        "agree.")
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _coverage_curves(a: float, b: float, n: int, level: float, model: str
+                     ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    shares = coverage_shares(n, model)
+    return shares, {name: interval_coverage(a, b, n, shares, method=method, level=level,
+                                            model=model)
+                    for name, method in METHODS.items()}
+
+
+def _coverage(design: BinaryDesign, n: int, level: float) -> None:
+    """The exact coverage of the three intervals against the true share, for this design
+    and n (ldp_core.interval_coverage: binomial probabilities summed, not simulated)."""
+    if n > COVERAGE_N_MAX:
+        st.info(f"The coverage picture is computed for n up to {fmt_count(COVERAGE_N_MAX)}; "
+                "choose a smaller class to see it.")
+        return
+    model = st.radio("The students are", list(MODELS), format_func=MODELS.get,
+                     key=K_MODEL, persist_state="session", horizontal=True,
+                     help="Drawn from a population: who is in the class varies too, so the "
+                          "count of 'vanilla' reports is Binomial(n, λ). This fixed class: "
+                          "only the randomization varies, Binomial(v, a) + Binomial(n − v, b) "
+                          "for v true 'vanilla' among n.")
+    if model == "class" and n > CLASS_N_MAX:
+        st.info(f"The fixed-class picture is computed for n up to {fmt_count(CLASS_N_MAX)}; "
+                "for larger classes it is drawn for students drawn from a population.")
+        model = "population"
+    shares, curves = _coverage_curves(design.a, design.b, n, level, model)
+    target = f"{fmt_pct(level, 0)}: the promise"
+    lowest = min(float(c.min()) for c in curves.values())
+    floor = min(level - 0.05, math.floor(lowest * 20) / 20)
+    charts.show(charts.line_chart(
+        shares, {**curves, target: np.full(shares.shape, level)},
+        colors={**INTERVAL_COLOURS, target: charts.TRUTH}, dashed=[target],
+        x_title="true share μ", y_title="coverage", y_domain=(floor, 1.0), x_format=".0%",
+        title=f"Exact coverage at n = {fmt_count(n)}, {fmt_pct(level, 0)} intervals",
+        subtitle="P(the interval from a class's reports contains the true share), "
+                 "binomial probabilities summed, not simulated"))
+    rows = {"interval": list(curves), "lowest coverage": [], "at μ =": [],
+            f"never below {fmt_pct(level, 0)}?": []}
+    for curve in curves.values():
+        i = int(np.argmin(curve))
+        rows["lowest coverage"].append(fmt_pct_down(float(curve[i]), 1))
+        rows["at μ ="].append(fmt_fixed(float(shares[i]), 3))
+        rows[f"never below {fmt_pct(level, 0)}?"].append(
+            "yes" if curve.min() >= level else "no")
+    st.dataframe(rows, hide_index=True)
+    where = ("of classes drawn from a population with this true share" if model == "population"
+             else "of repetitions of the randomization for a class with exactly this share")
+    st.caption(
+        f"Each point is the probability, over the randomization, that the interval computed "
+        f"from the reports contains the true share: the share {where}. Coverage jumps "
+        "wherever a possible count enters or leaves an interval, so it zigzags. The exact "
+        "interval stays on or above the line at every share and every n; the normal "
+        "approximation and the likelihood-ratio interval dip below it in small classes. "
+        "Percentages are rounded down.")

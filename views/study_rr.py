@@ -265,7 +265,8 @@ def _one_class_section(design: BinaryDesign, n: int, v: int, seed: int) -> None:
         m2.metric("Estimate μ̂", fmt_fixed(est.mu_hat, 3),
                   help="Unbiased: μ̂ = (V/n − b)/(a − b) (Warner 1965)")
         m3.metric("Error μ̂ − μ", fmt_fixed(error_summary([est.mu_hat], v / n).bias, 3))
-        st.markdown(f"95% normal interval μ̂ ± 1.96·SD: **{fmt_interval(est.ci_low, est.ci_high)}**"
+        st.markdown(f"95% normal interval μ̂ ± 1.96·SD (the large-n approximation): "
+                    f"**{fmt_interval(est.ci_low, est.ci_high)}**"
                     f" · MLE on [0, 1]: **{fmt_fixed(est.mle, 3)}** "
                     f"(likelihood-ratio interval {fmt_interval(est.lr_low, est.lr_high)})")
         if est.outside_unit_interval:
@@ -275,7 +276,7 @@ def _one_class_section(design: BinaryDesign, n: int, v: int, seed: int) -> None:
                     "estimate stays inside [0, 1].")
         rows, est_v, lows, highs = [], [], [], []
         if est.ci_low is not None:
-            rows.append("unbiased μ̂ ± 1.96·SD")
+            rows.append("μ̂ ± 1.96·SD (large n)")
             est_v.append(est.mu_hat)
             lows.append(est.ci_low)
             highs.append(est.ci_high)

@@ -1,7 +1,7 @@
 """web: the HTTP layer around the Streamlit app and the phone routes.
 
 Plain Starlette, no Streamlit: the composition root of a process (one settings
-object, store, service, instructor sessions and edge, :mod:`web.root`), the table that
+object, store, service, instructor sessions and edge, :mod:`web.composition`), the table that
 turns domain errors into HTTP answers (:mod:`web.errors`), the edge every request
 passes (allowed hosts, signed device cookies, rate limits: :mod:`web.edge`,
 :mod:`web.hosts`, :mod:`web.devices`, :mod:`web.limits`), the middleware that applies
@@ -11,6 +11,7 @@ the facts of one request (address, origin, JSON), the server's own limits
 nothing of HTTP; ``ui`` and ``phone`` use it.
 """
 
+from .composition import PROCESS, ProcessRoot, Root, root
 from .devices import DEVICE_COOKIE, NEW_DEVICES_PER_MINUTE, DeviceCookies
 from .edge import Edge, Visitor, visitor
 from .errors import ERRORS, ErrorTable, HttpError, Refusal
@@ -35,7 +36,6 @@ from .login import (
     make_routes,
 )
 from .middleware import NO_FRAMING, SECURITY_HEADERS, AppMiddleware, middleware
-from .root import PROCESS, ProcessRoot, Root, root
 from .startup import banner, make_lifespan
 
 __all__ = [

@@ -11,7 +11,7 @@ from typing import Any
 
 from classroom import auth
 
-from .root import PROCESS, ProcessRoot
+from .composition import PROCESS, ProcessRoot
 
 __all__ = ["banner", "make_lifespan"]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from ldp_core import (
+    REPORT_TAIL,
     DuchiMechanism,
     NumericDesign,
 )
@@ -37,10 +38,14 @@ def _encode_numeric(design: NumericDesign, answer: object) -> str:
                         f"{shorten(repr(answer))}")
     if not mech.plausible(y):
         lo, hi = mech.output_bounds
-        where = (f"in [{lo:.6g}, {hi:.6g}]" if math.isfinite(lo) else
-                 "within 40 noise scales of the range")
+        grid = mech.device_grid()
+        if not math.isfinite(lo) and grid is not None:
+            why = (f"a phone clamps its reports to [{grid[0]:.6g}, {grid[1]:.6g}]; whatever the "
+                   f"student's value, one further out has probability below {REPORT_TAIL:g}")
+        else:
+            why = f"its reports lie in [{lo:.6g}, {hi:.6g}]"
         raise BadReport(f"answer {shorten(repr(answer))} is not a report this mechanism can "
-                        f"send (its reports lie {where})")
+                        f"send ({why})")
     return repr(y + 0.0)  # + 0.0: -0.0 is stored as 0.0
 
 

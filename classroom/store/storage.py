@@ -87,7 +87,7 @@ def _report_context_stmt() -> sa.Select[Any]:
 class Store:
     """Persistence for polls, questions, rounds and reports on one engine.
 
-    Create one per process (the app's composition root, :mod:`web.root`, does). It
+    Create one per process (the app's composition root, :mod:`web.composition`, does). It
     is thread-safe: every method takes a pooled connection for one
     transaction. ``url=None`` reads :func:`classroom.config.database_url`.
     """

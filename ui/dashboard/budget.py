@@ -6,10 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 from classroom.domain import ClassroomError
-from classroom.privacy_numbers import epsilon_down
 from ui import session
 from ui.dashboard.actions import cb_set_budget
-from ui.fmt import fmt_eps_value
+from ui.fmt import fmt_eps_allowed, fmt_eps_value
 from ui.text import plain
 
 __all__ = ["budget_line", "budget_panel"]
@@ -22,7 +21,7 @@ def budget_line(status) -> str:
         return (f"A student who answered every round so far has spent ε = {spent} in this "
                 "poll. No budget is set.")
     return (f"Privacy budget: ε = {spent} of {fmt_eps_value(status.budget)} committed by the "
-            f"rounds so far; {epsilon_down(status.left)} left. A round that would pass the "
+            f"rounds so far; {fmt_eps_allowed(status.left)} left. A round that would pass the "
             "budget does not open.")
 
 

@@ -11,8 +11,8 @@ from ui.dashboard.actions import rehearsal_tick
 from ui.dashboard.estimates import binary_panel, categorical_panel, rounds_table
 from ui.dashboard.formulas import design_text
 from ui.dashboard.numeric import numeric_panel
+from ui.dashboard.stuffing import implausible_reports_warning, stuffing_check_help
 from ui.fmt import fmt_count, fmt_eps
-from ui.text import plain
 
 
 def _status_line(q, est) -> str:
@@ -44,6 +44,9 @@ def live_panel(question_id: int, projector: bool) -> None:
     warning = implausible_reports_warning(q, est)
     if warning and (q.revealed or not projector):
         st.error(warning, icon=":material/report:")
+    if not projector:
+        with st.expander("What the stuffing check can and cannot see"):
+            st.markdown(stuffing_check_help(q))
     if not q.revealed:
         st.markdown(":orange[:material/visibility_off: **Results hidden**]")
         st.metric("Reports received", fmt_count(est.n))
@@ -78,32 +81,3 @@ def distinct_addresses_note(est) -> str:
             "network this is about the number of phones; behind one router (NAT) many "
             "phones share one address. Many reports from few addresses on a network where "
             "each phone has its own address suggest repeated votes.")
-
-
-def implausible_reports_warning(q, est) -> str | None:
-    """Plain words when the reports fit the design for no class at all (ballot stuffing?)."""
-    check = est.plausibility
-    if check is None or check.fits:
-        return None
-    yes = plain(q.options[1]) if len(q.options) > 1 else ""
-    what = {
-        "too_many_yes": f"more “{yes}” than even a class where everyone truly prefers "
-                        f"“{yes}” would report",
-        "too_few_yes": f"fewer “{yes}” than even a class where nobody truly prefers "
-                       f"“{yes}” would report",
-        "too_many_ones": "more 1s per report than the phones' randomizer produces "
-                         "(reports like “11111”)",
-        "too_few_ones": "fewer 1s per report than the phones' randomizer produces",
-        "option_too_often": "one option named more often than even a class where everyone "
-                            "truly chose it would name it",
-        "option_too_rarely": "one option named more rarely than even a class where nobody "
-                             "chose it would name it",
-        "above_range": "a mean above the largest possible answer, further than the noise "
-                       "can carry it",
-        "below_range": "a mean below the smallest possible answer, further than the noise "
-                       "can carry it",
-    }.get(check.direction or "", "a pattern the design cannot produce")
-    return (f"**These reports do not fit the design**: {what} "
-            f"(p = {check.p_value:.1g}, below {check.alpha:g}). This is not randomization "
-            "noise. Likely causes: repeated votes from one device (ballot stuffing), or "
-            "students not following the randomizer. The estimate below is not reliable.")

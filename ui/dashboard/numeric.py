@@ -15,7 +15,7 @@ from ui.dashboard.formulas import design_text
 from ui.dashboard.shuffle import shuffle_caption
 from ui.fmt import fmt_count, fmt_eps, fmt_fixed
 
-__all__ = ["central_numeric_note", "numeric_panel", "numeric_rounds"]
+__all__ = ["central_numeric_note", "interval_help", "numeric_panel", "numeric_rounds"]
 
 
 def _value(x: float | None, unit: str) -> str:
@@ -41,6 +41,20 @@ def central_numeric_note(n: int, epsilon: float, design, local_sd: float | None,
             "trusting the server.")
 
 
+def interval_help(num) -> str:
+    """What the numeric 95% CI is: exact for two-valued reports, else mean ± t SD."""
+    if num.exact:
+        return ("Exact: every report is one of two values, a randomized bit, so the "
+                "Clopper–Pearson interval for the share of the larger value, mapped to the "
+                "range, covers the class's true mean in at least 95% of re-runs at any n. "
+                "It is not built from the SD beside it.")
+    t = ldp_core.t_quantile(0.95, max(num.n - 1, 1))
+    return (f"The mean ± {t:.2f} × SD (worst case): Student's t quantile for n − 1 degrees "
+            "of freedom, which makes up for the skew of a sum of few reports. Measured, it "
+            "covers the class's true mean in at least 95% of re-runs for every mechanism "
+            "and class from n = 10 on.")
+
+
 def numeric_rounds(q, est) -> list[dict]:
     """Every round's mean, SD and CI, round 1 first."""
     rows = []
@@ -60,20 +74,22 @@ def numeric_panel(q, est, projector: bool) -> None:
     top[1].metric("Estimated mean", _value(num.mean, unit),
                   help="The average of the reports, in the question's units. Each report is "
                   "unbiased, so their average is an unbiased estimate of the class's mean.")
-    top[2].metric("SD, fixed class", _value(num.sd_worst, unit),
+    top[2].metric("SD, worst case", _value(num.sd_worst, unit),
                   help="How far the estimate moves if the same class answered again with "
-                  "fresh noise: the mechanism's exact variance, in its worst case over the "
-                  "class's values, over √n.")
-    top[3].metric("95% CI", _interval(num.interval(), unit),
-                  help="The mean ± 1.96 SD, with the SD estimated from the spread of the "
-                  "reports (the worst-case SD while there is one report).")
+                  "fresh noise, in the worst case over the class's values: the "
+                  "mechanism's exact variance over √n."
+                  + ("" if num.exact else " The 95% CI is built from this SD."))
+    top[3].metric("95% CI", _interval(num.interval(), unit), help=interval_help(num))
     if not projector:
         st.caption(
             f"Design: {design_text(design)}. {fmt_eps(est.epsilon)}. Mean "
             r"$\hat m = \frac{1}{n}\sum_i y_i$ with each report $y_i$ mapped back to "
             f"[{design.range.lo:g}, {design.range.hi:g}]; SD per report in the worst case "
             f"{_value(design.worst_sd(), unit)}, so SD(mean) = that/√n. "
-            f"SD estimated from the reports: {_value(num.sd, unit)}.")
+            f"The reports' own spread gives {_value(num.sd, unit)}; it also counts how "
+            "much the students' answers differ"
+            + (". The CI is exact: the reports are a randomized bit." if num.exact else
+               ", so the CI uses the worst case."))
         central = central_numeric_note(n, est.epsilon, design, num.sd_worst, unit)
         if central:
             st.caption(central)

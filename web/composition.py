@@ -10,8 +10,8 @@ path reads a setting again or writes a file.
 
 The app's lifespan builds the root before the first request (:func:`web.make_lifespan`),
 so a bad setting or an unreachable database stops the start; pages and routes reach it
-through :data:`PROCESS`. That cell is the only module-level state of the app: written
-once per process, never mutated after (tests replace it with :meth:`ProcessRoot.reset`).
+through :data:`PROCESS`, a cell written once per process and never changed after (tests
+replace its content with :meth:`ProcessRoot.reset`).
 """
 
 from __future__ import annotations
