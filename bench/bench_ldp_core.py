@@ -25,6 +25,9 @@
   route); and the self-study page's coverage picture (three intervals, 401 shares,
   exact binomial sums) at n = 60, 2,000 and 100,000, and for a fixed class of 2,000.
 
+``--part simulators`` or ``--part intervals`` measures one of the two (each rewrites
+its own section of docs/benchmarks.md).
+
 Every time is the median of repeated runs (7 for ldp_core, 3 for the slow
 loop), measured side by side in one run. Results go to stdout and to the
 ``bench_ldp_core`` section of docs/benchmarks.md.
@@ -238,7 +241,6 @@ def run(args: argparse.Namespace) -> dict:
     print("  peak memory n=10^6: " + ", ".join(
         f"{k} {v['rss_mb']:.0f} MB RSS" for k, v in res["memory"].items()), flush=True)
     res["numeric"] = run_numeric(args, rng)
-    res["intervals"] = run_intervals(args)
     return res
 
 
@@ -364,25 +366,6 @@ def table(res: dict) -> list[str]:
             lines.append(f"| {numeric_mechanism(name, EPS).label} | {n:,} | "
                          f"{fmt_ms(row[name])} ({fmt_ms(CPU[f'num_{name}{n}'])}) | {loop} | "
                          f"{ratio} |")
-    ivs = res["intervals"]
-    lines += ["", "| yes/no intervals (die, V/n = 21/40) | n | exact wall (CPU) | normal | "
-              "likelihood ratio | exact / likelihood ratio |",
-              "| --- | ---: | ---: | ---: | ---: | ---: |"]
-    for n, row in ivs["round"].items():
-        lines.append(f"| one round | {n:,} | {row['exact']:.2f} ms "
-                     f"({CPU[f'ci_exact{n}']:.2f} ms) | {row['normal']:.3f} ms | "
-                     f"{row['lr']:.2f} ms | {row['exact'] / row['lr']:.1f}× |")
-    lines += ["", "| yes/no intervals, dashboard and study page | wall (CPU) |",
-              "| --- | ---: |",
-              f"| arrival trace: 60 exact intervals in one call, n = "
-              f"{args_sizes(ivs)} | {fmt_ms(ivs['trace'])} ({fmt_ms(CPU['ci_trace'])}) |",
-              f"| a round under two designs (die and RR ε = 2), n = {args_sizes(ivs)} | "
-              f"{fmt_ms(ivs['mixed'])} ({fmt_ms(CPU['ci_mixed'])}) |"]
-    for key, ms in ivs["coverage"].items():
-        model, n = key.split()
-        who = "drawn from a population" if model == "population" else "a fixed class"
-        lines.append(f"| coverage picture: 3 intervals, 401 shares, students {who}, "
-                     f"n = {int(n):,} | {fmt_ms(ms)} ({fmt_ms(CPU['cover' + key])}) |")
     per = num["aggregate_per_respondent"]
     lines += ["", "| exact aggregate: 10,000 classes of n = 10^6 over 11 values | ldp_core "
               "wall (CPU) | per respondent (extrapolated) | ratio |",
@@ -392,12 +375,17 @@ def table(res: dict) -> list[str]:
     return lines
 
 
-def targets(res: dict) -> list[str]:
-    out = []
-
+def _target_line(out: list[str]):
+    """A function that appends one ``TARGET name measured=… goal=… PASS|MISS`` line."""
     def line(name: str, measured: float, goal: float, unit: str) -> None:
         out.append(f"TARGET {name} measured={measured:.1f}{unit} goal={goal:.0f}{unit} "
                    f"{'PASS' if measured <= goal else 'MISS'}")
+    return line
+
+
+def targets(res: dict) -> list[str]:
+    out: list[str] = []
+    line = _target_line(out)
 
     line("oue_per_respondent_n1e5", res["per_respondent"][min(res["per_respondent"])]["oue"],
          GOAL_OUE_1E5_MS, "ms")
@@ -410,7 +398,34 @@ def targets(res: dict) -> list[str]:
          GOAL_NUMERIC_1E6_MS, "ms")
     line("aggregate_duchi_10k_classes_n1e6", res["numeric"]["aggregate"], GOAL_AGGREGATE_MS,
          "ms")
-    ivs = res["intervals"]
+    return out
+
+
+def interval_table(ivs: dict) -> list[str]:
+    lines = ["| yes/no intervals (die, V/n = 21/40) | n | exact wall (CPU) | normal | "
+              "likelihood ratio | exact / likelihood ratio |",
+             "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    for n, row in ivs["round"].items():
+        lines.append(f"| one round | {n:,} | {row['exact']:.2f} ms "
+                     f"({CPU[f'ci_exact{n}']:.2f} ms) | {row['normal']:.3f} ms | "
+                     f"{row['lr']:.2f} ms | {row['exact'] / row['lr']:.1f}× |")
+    lines += ["", "| yes/no intervals, dashboard and study page | wall (CPU) |",
+              "| --- | ---: |",
+              f"| arrival trace: 60 exact intervals in one call, n = "
+              f"{args_sizes(ivs):,} | {fmt_ms(ivs['trace'])} ({fmt_ms(CPU['ci_trace'])}) |",
+              f"| a round under two designs (die and RR ε = 2), n = {args_sizes(ivs):,} | "
+              f"{fmt_ms(ivs['mixed'])} ({fmt_ms(CPU['ci_mixed'])}) |"]
+    for key, ms in ivs["coverage"].items():
+        model, n = key.split()
+        who = "drawn from a population" if model == "population" else "a fixed class"
+        lines.append(f"| coverage picture: 3 intervals, 401 shares, students {who}, "
+                     f"n = {int(n):,} | {fmt_ms(ms)} ({fmt_ms(CPU['cover' + key])}) |")
+    return lines
+
+
+def interval_targets(ivs: dict) -> list[str]:
+    out: list[str] = []
+    line = _target_line(out)
     line("exact_interval_round_n2000", ivs["round"][args_sizes(ivs)]["exact"],
          GOAL_INTERVAL_MS, "ms")
     line("exact_interval_trace_60", ivs["trace"], GOAL_TRACE_MS, "ms")
@@ -431,6 +446,9 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=7, help="runs per ldp_core median")
     ap.add_argument("--loop-repeats", type=int, default=3, help="runs per Python-loop median")
     ap.add_argument("--no-doc", action="store_true", help="do not update docs/benchmarks.md")
+    ap.add_argument("--part", choices=("all", "simulators", "intervals"), default="all",
+                    help="measure the simulators, the yes/no intervals, or both (each has "
+                         "its own section of docs/benchmarks.md)")
     ap.add_argument("--smoke", action="store_true",
                     help="every measurement once at n = 1,000 / 10,000 and 10 classes, in "
                          "seconds; no doc update (its targets are not the documented ones)")
@@ -448,34 +466,51 @@ def main() -> int:
     load = os.getloadavg()
     machine_text = machine()
     print(f"machine: {machine_text}; load average at start {load[0]:.1f}", flush=True)
-    res = run(args)
-    load_end = os.getloadavg()
-    lines = table(res)
-    target_lines = targets(res)
-    print()
-    print("\n".join(lines))
-    print()
-    if not args.no_doc:
-        when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-        section = [
-            "## ldp_core simulators (`python bench/bench_ldp_core.py`)",
-            "",
-            f"Machine: {machine_text}. Load average {load[0]:.1f} at start, {load_end[0]:.1f} at "
-            f"the end (other jobs share the cores, so times are upper bounds). Run {when}.",
-            f"Medians of {args.repeats} runs ({args.loop_repeats} for the Python loop), "
-            "measured side by side in one run: wall-clock time, with the process's CPU "
-            "time in brackets (wall above CPU means the process waited for a core). The "
-            "targets are judged on wall-clock time. The loop is the course notebooks' "
-            "per-user `perturb_bit` with `np.random.random`.",
-            "",
-            *lines,
-            "",
-            "```",
-            *target_lines,
-            "```",
-        ]
-        update_doc("bench_ldp_core", section)
-        print(f"updated {BENCH_DOC.relative_to(ROOT)}")
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    target_lines: list[str] = []
+    if args.part in ("all", "simulators"):
+        res = run(args)
+        load_end = os.getloadavg()
+        lines = table(res)
+        target_lines += targets(res)
+        print("\n" + "\n".join(lines) + "\n")
+        if not args.no_doc:
+            update_doc("bench_ldp_core", [
+                "## ldp_core simulators (`python bench/bench_ldp_core.py`)",
+                "",
+                f"Machine: {machine_text}. Load average {load[0]:.1f} at start, "
+                f"{load_end[0]:.1f} at the end (other jobs share the cores, so times are "
+                f"upper bounds). Run {when}.",
+                f"Medians of {args.repeats} runs ({args.loop_repeats} for the Python loop), "
+                "measured side by side in one run: wall-clock time, with the process's CPU "
+                "time in brackets (wall above CPU means the process waited for a core). The "
+                "targets are judged on wall-clock time. The loop is the course notebooks' "
+                "per-user `perturb_bit` with `np.random.random`.",
+                "", *lines, "", "```", *targets(res), "```"])
+            print(f"updated {BENCH_DOC.relative_to(ROOT)}")
+    if args.part in ("all", "intervals"):
+        load = os.getloadavg()
+        ivs = run_intervals(args)
+        load_end = os.getloadavg()
+        lines = interval_table(ivs)
+        target_lines += interval_targets(ivs)
+        print("\n" + "\n".join(lines) + "\n")
+        if not args.no_doc:
+            update_doc("bench_ldp_core_intervals", [
+                "## Yes/no intervals (`python bench/bench_ldp_core.py --part intervals`)",
+                "",
+                f"Machine: {machine_text}. Load average {load[0]:.1f} at start, "
+                f"{load_end[0]:.1f} at the end. Run {when}.",
+                f"Medians of {args.repeats} runs (the coverage pictures: "
+                f"{max(1, args.repeats // 2)}): wall-clock time, with the process's CPU time "
+                "in brackets. The exact interval is Clopper-Pearson on the report probability "
+                "(two beta quantiles by Newton's method on the incomplete beta function); the "
+                "normal and likelihood-ratio intervals of the same counts beside it; the "
+                "coverage picture is the likelihood lab's (docs/intervals.md). The targets "
+                "are judged on wall-clock time: one round and the trace are part of the "
+                "dashboard's 2-s refresh, the coverage picture one study-page rerun.",
+                "", *lines, "", "```", *interval_targets(ivs), "```"])
+            print(f"updated {BENCH_DOC.relative_to(ROOT)}")
     print("\n".join(target_lines))
     return 0
 

@@ -7,12 +7,13 @@ database. ``bench/load.py`` is its command line and report writer; the smoke
 test (``tests/test_load_smoke.py``) uses it as a library.
 
 * **Phones** (:class:`tests.support.phone_client.PhoneStudent`, plain HTTP):
-  each arrives at a uniform time in the burst window (``spread_s``), loads
-  ``/join/CODE`` (device cookie) and ``GET /api/poll/CODE``, taps
+  each arrives at a uniform time in the burst window (``spread_s``), opens the page
+  as a browser does (``/join/CODE`` with its device cookie, the favicon,
+  ``GET /api/poll/CODE``, then the script's ``GET /api/poll/CODE/me``), taps
   ``vote_delay_s`` later (randomized on the device from the round's sampling
   weights, POSTed with the page's Origin and a fresh submission id), reads the
   receipt, then waits ``wait_s`` like a phone: long-polls with ``?wait=25`` and
-  ``If-None-Match``. Timed: join (page + state) and tap -> receipt.
+  ``If-None-Match``. Timed: join (those four requests) and tap -> receipt.
 * **The projector** (:class:`Projector`): an instructor's dashboard session on
   Streamlit's own websocket protocol (``tests/support/protocol.py``) showing the
   run's question with results hidden: it reruns the live panel's fragment as
@@ -267,13 +268,12 @@ async def _phone(o: Outcome, s: PhoneStudent, cfg: LoadConfig, start_at: float, 
         await asyncio.sleep(max(0.0, t0 + start_at - time.perf_counter()))
         began = time.perf_counter()
         o.join_at = began - t0
-        page = await s.load_page()
-        o.page_bytes = s.requests[-1].body_bytes if s.requests else 0
+        page, state = await s.open_page()  # the page, the favicon, the state, /me
+        o.page_bytes = s.requests[0].body_bytes if s.requests else 0
         o.device_id = s.device_id
         if page.status != 200:
             o.error = f"page: HTTP {page.status}"
             return
-        state = await s.poll()
         o.join_s = time.perf_counter() - began
         if state.status != 200 or s.question is None or s.question.get("state") != "open":
             o.error = f"state: HTTP {state.status} {state.body[:120]!r}"

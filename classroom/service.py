@@ -8,7 +8,6 @@ holds nothing but its store, so one instance can serve every session.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import hmac
@@ -34,7 +33,6 @@ from .domain import (
     BadInput,
     BadReport,
     BudgetStatus,
-    ClassroomError,
     DashboardSnapshot,
     Design,
     OverBudget,
@@ -59,7 +57,6 @@ from .domain import (
     finite_or_inf,
     normalize_join_code,
     question_design,
-    utcnow,
 )
 from .estimates import (
     estimate_from_groups,
@@ -70,7 +67,7 @@ from .estimates import (
 )
 from .plans import LessonPlan, SavedPlan, dumps, loads
 from .privacy_numbers import epsilon_up
-from .store import ReportRow, RoundSecret, RoundUse, Store
+from .store import PollUnit, ReportRow, ReportUnit, RoundSecret, RoundUse, Store
 
 __all__ = [
     "BURST_LOG_AT",
@@ -174,17 +171,22 @@ def _poll_found(value: T | None, poll_id: int) -> T:
 
 
 
-def _make_receipt(question: Question, round_number: int, answer: str, design_json: str,
-                  design: Design, created_at: datetime, *, already: bool,
-                  simulated: bool) -> Receipt:
+def _make_receipt(question: Question, round_number: int, answer: str, design: Design,
+                  created_at: datetime, *, already: bool, simulated: bool,
+                  spent: float | None = None) -> Receipt:
     """The one way a receipt is built: the randomized answer and its label, the round, the
-    design's ε, and whether this device had already answered."""
+    design's ε, whether this device had already answered, and what it has spent."""
     return Receipt(
         question_id=question.id, question_text=question.text, round_number=round_number,
         answer=answer,
         answer_label=answer_label(design, question.options, answer),
         created_at=created_at, epsilon=design_epsilon(design), already_answered=already,
-        simulated=simulated)
+        simulated=simulated, spent_epsilon=spent)
+
+
+def _spent(rows: Iterable[ReportRow]) -> list[float]:
+    """The ε of each report (sequential composition adds them up: :func:`finite_or_inf`)."""
+    return [design_epsilon(parse_design(r.design_json)) for r in rows]
 
 
 
@@ -218,7 +220,7 @@ class PollService:
         """A new poll with a fresh join code (title 0..100 characters)."""
         clean = clean_text("poll title", title, 0, MAX_TITLE_CHARS)
         return _with_join_code(
-            lambda code: self._store.insert_poll(code, clean, bool(rehearsal), utcnow()))
+            lambda code: self._store.insert_poll(code, clean, bool(rehearsal), self.now()))
 
     def poll(self, poll_id: int) -> Poll:
         pid = _id("poll id", poll_id)
@@ -272,7 +274,8 @@ class PollService:
         A budget below what the poll's rounds already committed is refused: it could not
         be kept for the students who answered them.
         """
-        poll = self.poll(poll_id)
+        pid = _id("poll id", poll_id)
+        value = None
         if budget is not None:
             try:
                 value = float(budget)
@@ -281,34 +284,38 @@ class PollService:
                     from None
             if not (value > 0 and np.isfinite(value)):
                 raise BadInput(f"the budget must be a positive, finite ε, got {budget!r}")
-            status = self.budget(poll.id)
-            if status.committed > value * (1 + 1e-9):
-                raise OverBudget(
-                    f"this poll's questions already let a student spend ε = "
-                    f"{epsilon_up(status.committed)}; a budget of ε = {epsilon_up(value)} could "
-                    "not be kept. "
-                    "Set at least that much, or start a new poll")
-            budget = value
-        out = self._store.set_budget(poll.id, budget)
-        return _poll_found(out, poll.id)
+        with self._store.poll_unit(poll_id=pid) as unit:
+            poll = _poll_found(unit.poll, pid)
+            if value is not None:
+                status = self._budget_status(poll, unit.rounds_use())
+                if status.committed > value * (1 + 1e-9):
+                    raise OverBudget(
+                        f"this poll's questions already let a student spend ε = "
+                        f"{epsilon_up(status.committed)}; a budget of ε = {epsilon_up(value)} "
+                        "could not be kept. Set at least that much, or start a new poll")
+            return _poll_found(unit.set_budget(value), pid)
 
-    def _check_opening(self, question: Question, epsilon: float, *,
-                       same_round: bool) -> None:
-        """Refuse (OverBudget) to open a round of ``question`` at ``epsilon`` when a student
-        who answered every answered round and this one would pass the poll's budget."""
-        self._check_budget(question.poll_id, epsilon, question=question, same_round=same_round,
+    def _check_opening(self, unit: PollUnit, question: Question, epsilon: float) -> None:
+        """Refuse (OverBudget) to open the current round of ``question`` at ``epsilon`` when
+        a student who answered every answered round and this one would pass the poll's
+        budget."""
+        self._check_budget(unit, epsilon, question=question, same_round=True,
                            refused=f"opening “{question.text[:60]}” would let")
 
-    def _check_budget(self, poll_id: int, epsilon: float, *, question: Question | None,
+    def _check_budget(self, unit: PollUnit, epsilon: float, *, question: Question | None,
                       same_round: bool, refused: str) -> None:
         """Refuse (OverBudget) a round at ``epsilon`` (of ``question``, or of a question not
         yet added) that could not open under the poll's budget now. Answered rounds only
         add up, so one that cannot open now never can, unless the budget is raised.
-        ``refused`` starts the message: what was asked and that it "would let"."""
-        poll = self.poll(poll_id)
-        if poll.epsilon_budget is None:
+        ``refused`` starts the message: what was asked and that it "would let".
+
+        Decided inside ``unit``, the transaction that holds the poll's row: no other
+        opening, budget change or budgeted report of the poll can slip in between.
+        """
+        poll = unit.poll
+        if poll is None or poll.epsilon_budget is None:
             return
-        uses = self._store.poll_rounds_use(poll.id)
+        uses = unit.rounds_use()
         # Open rounds elsewhere close when this one opens; those with reports still count.
         leave_out = ((question.id, question.round_number) if question is not None and same_round
                      else None)
@@ -345,9 +352,9 @@ class PollService:
         checked = plan.checked()
         document = dumps(checked)
         if plan_id is None:
-            return self._store.insert_plan(checked.title, document, utcnow())
+            return self._store.insert_plan(checked.title, document, self.now())
         pid = _id("plan id", plan_id)
-        saved = self._store.update_plan(pid, checked.title, document, utcnow())
+        saved = self._store.update_plan(pid, checked.title, document, self.now())
         if saved is None:
             raise UnknownPlan(f"no saved lesson plan with id {pid}; save it as a new plan")
         return saved
@@ -376,7 +383,7 @@ class PollService:
                  "salt": secrets.token_bytes(SALT_BYTES)} for q in checked.questions]
         return _with_join_code(lambda code: self._store.insert_class(
             join_code=code, title=checked.title, rehearsal=bool(rehearsal),
-            budget=checked.budget, question_rows=rows, now=utcnow()))
+            budget=checked.budget, question_rows=rows, now=self.now()))
 
     # -- questions ------------------------------------------------------------------------
     def add_question(self, poll_id: int, text: str, *, options: Sequence[str] = ("No", "Yes"),
@@ -397,22 +404,20 @@ class PollService:
         labels = clean_options(tuple(options) if isinstance(options, list) else options, kind)
         design, design_json = question_design(kind, design_params, labels)
         countdown = clean_countdown(countdown_s)
-        self._check_budget(pid, design_epsilon(design), question=None, same_round=False,
-                           refused=f"“{body[:60]}” was not added: it would let")
-        q = _poll_found(self._store.insert_question(
-            poll_id=pid, text=body, kind=kind, options_json=json.dumps(list(labels)),
-            design_json=design_json, mode=mode, salt=secrets.token_bytes(SALT_BYTES),
-            now=utcnow(), countdown_s=countdown), pid)
-        if not open_now:
+        with self._store.poll_unit(poll_id=pid) as unit:
+            _poll_found(unit.poll, pid)
+            # One check for adding and opening: a new question's round has no reports.
+            self._check_budget(unit, design_epsilon(design), question=None, same_round=False,
+                               refused=f"“{body[:60]}” was not added: it would let")
+            now = self.now()
+            q = unit.add_question(
+                text=body, kind=kind, options_json=json.dumps(list(labels)),
+                design_json=design_json, mode=mode, salt=secrets.token_bytes(SALT_BYTES),
+                now=now, countdown_s=countdown)
+            if open_now:
+                q = _question_found(unit.set_state(q.id, "open", now, close_others=True),
+                                    q.id)
             return q
-        try:
-            return self.open_question(q.id)
-        except ClassroomError:
-            # Refused after all (the budget moved in between, say): take the question
-            # back, so that a refusal leaves nothing behind.
-            with contextlib.suppress(ClassroomError):
-                self._store.delete_question(q.id)
-            raise
 
     def question(self, question_id: int) -> Question:
         qid = _id("question id", question_id)
@@ -442,9 +447,9 @@ class PollService:
     def delete_question(self, question_id: int) -> bool:
         return self._store.delete_question(_id("question id", question_id))
 
-    def _set_state(self, question_id: int, state: str, close_others: bool = False) -> Question:
+    def _set_state(self, question_id: int, state: str) -> Question:
         qid = _id("question id", question_id)
-        q = self._store.set_state(qid, state, utcnow(), close_others=close_others)
+        q = self._store.set_state(qid, state, self.now())
         return _question_found(q, qid)
 
     def open_question(self, question_id: int) -> Question:
@@ -452,26 +457,82 @@ class PollService:
 
         Refused (:class:`OverBudget`) when the poll's privacy budget cannot pay for it.
         """
-        q = self.question(question_id)
-        self._check_opening(q, q.epsilon, same_round=True)
-        return self._set_state(q.id, "open", close_others=True)
+        qid = _id("question id", question_id)
+        with self._store.poll_unit(question_id=qid) as unit:
+            q = _question_found(unit.question(qid), qid)
+            self._check_opening(unit, q, q.epsilon)
+            return _question_found(unit.set_state(q.id, "open", self.now(), close_others=True),
+                                   qid)
 
     def close_question(self, question_id: int) -> Question:
         return self._set_state(question_id, "closed")
 
+    def next_question(self, question_id: int) -> tuple[Question, Question]:
+        """Close ``question_id`` (and any other open question of its poll) and open the
+        next question of the poll by position, in ONE transaction that holds the poll's
+        row; the phones follow. Returns ``(the question left, the question now open)``.
+
+        Nothing is skipped: when the next question cannot open under the poll's budget,
+        :class:`OverBudget` says so and nothing changes (this question stays as it
+        was); after the poll's last question, :class:`BadInput` says there is none. A
+        next question already open stays open, its countdown running on.
+        """
+        qid = _id("question id", question_id)
+        with self._store.poll_unit(question_id=qid) as unit:
+            q = _question_found(unit.question(qid), qid)
+            following = unit.question_after(q)
+            if following is None:
+                raise BadInput(f"Q{q.position} “{q.text[:60]}” is the last question of this "
+                               "poll: there is no next question to open")
+            self._check_budget(unit, following.epsilon, question=following, same_round=True,
+                               refused=f"the next question, Q{following.position} "
+                                       f"“{following.text[:60]}”, was not opened: opening "
+                                       "it would let")
+            now = self.now()
+            if following.is_open:
+                unit.close_others(following.id, now)
+                opened = following
+            else:
+                opened = _question_found(
+                    unit.set_state(following.id, "open", now, close_others=True), following.id)
+            return _question_found(unit.question(qid), qid), opened
+
+    def set_countdown(self, question_id: int, seconds: int | None) -> Question:
+        """Set the question's countdown: seconds of voting from each opening before the
+        round closes by itself (10 to 3600), or None for none. A round already open keeps
+        the deadline it opened with."""
+        qid = _id("question id", question_id)
+        value = clean_countdown(seconds)
+        return _question_found(self._store.set_countdown(qid, value), qid)
+
+    def close_expired(self) -> int:
+        """Write down the close of every question whose countdown has ended; the number
+        closed. Readers see the close at the deadline already; this makes the stored state
+        say it too. Each process runs it at every deadline (:mod:`web.deadlines`)."""
+        return self._store.close_expired()
+
+    def next_deadline(self) -> datetime | None:
+        """The earliest countdown deadline of an open question, or None."""
+        return self._store.next_deadline()
+
+    def now(self) -> datetime:
+        """The time deadlines are set by and read against (the store's clock)."""
+        return self._store.now()
+
     def set_revealed(self, question_id: int, revealed: bool) -> Question:
         qid = _id("question id", question_id)
-        q = self._store.set_revealed(qid, bool(revealed), utcnow())
+        q = self._store.set_revealed(qid, bool(revealed), self.now())
         return _question_found(q, qid)
 
     def set_design(self, question_id: int, design_params: dict[str, Any]) -> Question:
         """Change the current round's design; stored reports keep their own parameters."""
-        q = self.question(question_id)
-        design, design_json = question_design(q.kind, design_params, q.options)
-        if q.is_open:
-            self._check_opening(q, design_epsilon(design), same_round=True)
-        out = self._store.set_design(q.id, design_json, utcnow())
-        return _question_found(out, q.id)
+        qid = _id("question id", question_id)
+        with self._store.poll_unit(question_id=qid) as unit:
+            q = _question_found(unit.question(qid), qid)
+            design, design_json = question_design(q.kind, design_params, q.options)
+            if q.is_open:
+                self._check_opening(unit, q, design_epsilon(design))
+            return _question_found(unit.set_design(q.id, design_json), qid)
 
     def new_round(self, question_id: int, design_params: dict[str, Any] | None = None, *,
                   open_now: bool = False) -> Round:
@@ -482,18 +543,20 @@ class PollService:
         round that could not open now is refused (:class:`OverBudget`), draft or not:
         nothing changes.
         """
-        q = self.question(question_id)
-        design_json = None
-        epsilon = q.epsilon
-        if design_params is not None:
-            design, design_json = question_design(q.kind, design_params, q.options)
-            epsilon = design_epsilon(design)
-        self._check_budget(q.poll_id, epsilon, question=q, same_round=False,
-                           refused=f"round {q.round_number + 1} of “{q.text[:60]}” was not "
-                                   "started: it would let")
-        r = self._store.insert_round(q.id, design_json, secrets.token_bytes(SALT_BYTES),
-                                     utcnow(), "open" if open_now else "draft")
-        return _question_found(r, q.id)
+        qid = _id("question id", question_id)
+        with self._store.poll_unit(question_id=qid) as unit:
+            q = _question_found(unit.question(qid), qid)
+            design_json = None
+            epsilon = q.epsilon
+            if design_params is not None:
+                design, design_json = question_design(q.kind, design_params, q.options)
+                epsilon = design_epsilon(design)
+            self._check_budget(unit, epsilon, question=q, same_round=False,
+                               refused=f"round {q.round_number + 1} of “{q.text[:60]}” was "
+                                       "not started: it would let")
+            r = unit.insert_round(q.id, design_json, secrets.token_bytes(SALT_BYTES),
+                                  self.now(), "open" if open_now else "draft")
+            return _question_found(r, qid)
 
     def rounds(self, question_id: int) -> list[Round]:
         q = self.question(question_id)
@@ -518,22 +581,17 @@ class PollService:
         stored = encode_answer(question.kind, design, question.options, answer)
         return stored, text, design
 
-    def _receipt(self, question: Question, row: ReportRow, number: int,
-                 already: bool) -> Receipt:
-        return _make_receipt(question, number, row.answer, row.design_json,
-                             parse_design(row.design_json), row.created_at,
-                             already=already, simulated=row.simulated)
+    @staticmethod
+    def _receipt(question: Question, row: ReportRow, number: int, *, already: bool,
+                 spent: float | None) -> Receipt:
+        return _make_receipt(question, number, row.answer, parse_design(row.design_json),
+                             row.created_at, already=already, simulated=row.simulated,
+                             spent=spent)
 
-    def _existing(self, question: Question, rnd: RoundSecret, token: str,
-                  submission_id: str | None) -> Receipt | None:
-        row = self._store.find_report(rnd.round_id, token, submission_id)
-        if row is None:
-            return None
-        if row.submission_id_matched:
-            # Another device's or another round's report: refuse, and never show its receipt.
-            raise BadReport("this submission id was already used for another answer; the "
-                            "page must generate a new one per answer")
-        return self._receipt(question, row, rnd.number, True)
+    def _holds_poll(self, poll: Poll) -> bool:
+        """Whether a report to ``poll`` is decided with the poll's row held: when it counts
+        against a budget or against the per-address limit."""
+        return poll.epsilon_budget is not None or self._max_per_address is not None
 
     def submit_report(self, code: str, question_id: int, *, answer: object,
                       design_params: dict[str, Any], submission_id: str, device_id: str,
@@ -544,98 +602,120 @@ class PollService:
         tab) gets its FIRST receipt back with ``already_answered=True``.
         ``address`` (the sender's network address) is kept only as
         :func:`address_tag` under the round's salt; with a per-address limit set,
-        one more report from a full address raises :class:`AddressLimit`.
+        one more report from a full address raises :class:`AddressLimit`. The receipt
+        carries the ε this device has now spent in the poll (``spent_epsilon``).
+
+        ONE write transaction (:meth:`Store.report_unit`) reads the poll, the question
+        and its round, this device's reports in the poll and its address's count, and
+        inserts; a report that counts against the budget or the per-address limit holds
+        the poll's row for it, so two processes cannot both pass the same check.
         """
         norm = normalize_join_code(code)
         qid = _id("question id", question_id)
         sid = _submission_id(submission_id)
         device = _device_id(device_id)
-        poll, question, rnd = self._store.report_context(norm, qid)
+        arrived = self.now()  # a countdown's deadline is against this, however long the wait
+        with self._store.report_unit() as unit:
+            receipt, from_address = self._submit(unit, norm, qid, answer, design_params, sid,
+                                                  device, bool(simulated), address, arrived)
+        if from_address in BURST_LOG_AT:
+            _LOG.warning("question %d round %d: %d reports so far came from one network "
+                         "address (a class behind one NAT, or one device voting with many "
+                         "cookies: see the dashboard's plausibility check)", receipt.question_id,
+                         receipt.round_number, from_address)
+        return receipt
+
+    def _submit(self, unit: ReportUnit, code: str, qid: int, answer: object,
+                design_params: object, sid: str, device: str, simulated: bool,
+                address: str | None, arrived: datetime) -> tuple[Receipt, int]:
+        """:meth:`submit_report` inside its transaction: the receipt, and how many reports
+        of the round came from this one's address (0 when none was given or none stored).
+        ``arrived``: when the report reached the server (its time, and what a countdown's
+        deadline is checked against)."""
+        poll, question, rnd = unit.context(code, qid, hold_poll=self._holds_poll)
         if poll is None:
-            raise UnknownPoll(f"no poll has join code {norm}; check the code on the projector")
+            raise UnknownPoll(f"no poll has join code {code}; check the code on the projector")
         if question is None or rnd is None:
-            raise UnknownQuestion(f"question {qid} is not part of poll {norm}")
-        token = dedup_token(rnd.salt, device)
-        if not question.is_open:
-            existing = self._existing(question, rnd, token, sid)
-            if existing is not None:
-                return existing
+            raise UnknownQuestion(f"question {qid} is not part of poll {code}")
+        tokens = {s.round_id: dedup_token(s.salt, device) for s in unit.poll_rounds(poll.id)}
+        mine = unit.reports_by_tokens(tokens.items())
+        spent = _spent(mine)
+        own = next((r for r in mine if r.round_id == rnd.round_id), None)
+        if own is not None:  # a double tap, a refresh, a second tab: the first receipt
+            return self._receipt(question, own, rnd.number, already=True,
+                                 spent=finite_or_inf(spent)), 0
+        if not unit.round_open(rnd.round_id, arrived):  # closed, a new round, time is up
             raise QuestionClosed("voting is closed for this question")
-        try:
-            stored, design_json, design = self._check_report(question, answer, design_params)
-        except BadReport:
-            existing = self._existing(question, rnd, token, sid)
-            if existing is not None:
-                return existing
-            raise
-        if poll.epsilon_budget is not None:
-            spent = self.spent_epsilon(poll.id, device)
-            total = spent + design_epsilon(design)
-            if total > poll.epsilon_budget * (1 + 1e-9):
-                existing = self._existing(question, rnd, token, sid)
-                if existing is not None:
-                    return existing
-                raise OverBudget(
-                    f"this answer would bring the privacy this phone has spent in the "
-                    f"poll to ε = {epsilon_up(total)}, over the poll's budget of ε = "
-                    f"{epsilon_up(poll.epsilon_budget)}, so it was not saved")
-        now = utcnow()
+        stored, design_json, design = self._check_report(question, answer, design_params)
+        total = finite_or_inf([*spent, design_epsilon(design)])
+        if poll.epsilon_budget is not None and total > poll.epsilon_budget * (1 + 1e-9):
+            raise OverBudget(
+                f"this answer would bring the privacy this phone has spent in the "
+                f"poll to ε = {epsilon_up(total)}, over the poll's budget of ε = "
+                f"{epsilon_up(poll.epsilon_budget)}, so it was not saved")
         tag = address_tag(rnd.salt, address) if address else None
-        try:
-            inserted = self._store.insert_report(
-                round_id=rnd.round_id, answer=stored, design_json=design_json, created_at=now,
-                submission_id=sid, token=token, simulated=bool(simulated), address_tag=tag,
-                max_per_address=self._max_per_address)
-        except QuestionClosed:  # closed (or a new round began) since we looked
-            existing = self._existing(question, rnd, token, sid)
-            if existing is not None:
-                return existing
-            raise
-        except AddressLimit:
+        before = unit.address_count(rnd.round_id, tag) if tag is not None else 0
+        if self._max_per_address is not None and before >= self._max_per_address:
             _LOG.warning("question %d round %d: refused a report, its network address "
                          "already sent %d (the per-address limit)", question.id, rnd.number,
                          self._max_per_address)
-            raise
-        if inserted is not None and inserted in BURST_LOG_AT:
-            _LOG.warning("question %d round %d: %d reports so far came from one network "
-                         "address (a class behind one NAT, or one device voting with many "
-                         "cookies: see the dashboard's plausibility check)", question.id,
-                         rnd.number, inserted)
-        if inserted is not None:
-            return _make_receipt(question, rnd.number, stored, design_json, design, now,
-                                 already=False, simulated=bool(simulated))
-        existing = self._existing(question, rnd, token, sid)
-        if existing is None:  # the conflicting row vanished in between (deleted)
+            raise AddressLimit(f"{self._max_per_address} answers to this question already "
+                               "came from this network, the most the instructor allows")
+        now = arrived
+        token = tokens.get(rnd.round_id) or dedup_token(rnd.salt, device)
+        if unit.insert(round_id=rnd.round_id, answer=stored, design_json=design_json,
+                       created_at=now, submission_id=sid, token=token, simulated=simulated,
+                       address_tag=tag):
+            return _make_receipt(question, rnd.number, stored, design, now, already=False,
+                                 simulated=simulated, spent=total), \
+                before + 1 if tag is not None else 0
+        # The token or the submission id is stored already: a second tab of this device
+        # that committed first (its receipt), or another answer's submission id.
+        row = unit.find_report(rnd.round_id, token, sid)
+        if row is None:  # the conflicting row vanished in between (deleted)
             raise StoreUnavailable("database unavailable, not saved — try again")
-        return existing
+        if row.submission_id_matched:  # never show another device's receipt
+            raise BadReport("this submission id was already used for another answer; the "
+                            "page must generate a new one per answer")
+        return self._receipt(question, row, rnd.number, already=True,
+                             spent=finite_or_inf([*spent, *_spent([row])])), 0
+
+    def device_status(self, poll_id: int, question_id: int | None, device_id: str
+                      ) -> tuple[Receipt | None, float]:
+        """This device's receipt for the current round of ``question_id`` (None: not
+        answered, or no question) and the ε it has spent in the poll, from ONE read.
+
+        Nothing stored links a device's reports: each round's token is recomputed from
+        the device id presented now.
+        """
+        pid = _id("poll id", poll_id)
+        qid = None if question_id is None else _id("question id", question_id)
+        if not isinstance(device_id, str) or not device_id:
+            self.poll(pid)
+            return None, 0.0
+        found = self._store.device_reports(pid, lambda s: dedup_token(s.salt, device_id),
+                                           question_id=qid)
+        found = _poll_found(found, pid)
+        question, secrets_, rows = found
+        spent = finite_or_inf(_spent(rows))
+        if question is None:
+            return None, spent
+        current = {s.round_id for s in secrets_
+                   if s.question_id == question.id and s.number == question.round_number}
+        row = next((r for r in rows if r.round_id in current), None)
+        receipt = None if row is None else self._receipt(question, row, question.round_number,
+                                                         already=True, spent=spent)
+        return receipt, spent
 
     def receipt_for(self, question_id: int, device_id: str) -> Receipt | None:
         """This device's receipt in the question's current round, or None."""
-        qid = _id("question id", question_id)
-        found = self._store.current_round_secret(qid)
-        found = _question_found(found, qid)
-        question, rnd = found
-        if not isinstance(device_id, str) or not device_id:
-            return None
-        row = self._store.find_report(rnd.round_id, dedup_token(rnd.salt, device_id))
-        return None if row is None else self._receipt(question, row, rnd.number, True)
+        q = self.question(question_id)
+        return self.device_status(q.poll_id, q.id, device_id)[0]
 
     def spent_epsilon(self, poll_id: int, device_id: str) -> float:
-        """Sequential composition of the ε of every report this device made in this poll.
-
-        Nothing stored links a device's reports: each round's token is
-        recomputed from the device id presented now.
-        """
-        pid = _id("poll id", poll_id)
-        secrets_ = self._store.poll_round_secrets(pid)
-        if not secrets_:
-            self.poll(pid)
-            return 0.0
-        if not isinstance(device_id, str) or not device_id:
-            return 0.0
-        rows = self._store.reports_by_tokens(
-            (s.round_id, dedup_token(s.salt, device_id)) for s in secrets_)
-        return finite_or_inf([design_epsilon(parse_design(r.design_json)) for r in rows])
+        """Sequential composition of the ε of every report this device made in this poll
+        (see :meth:`device_status`)."""
+        return self.device_status(poll_id, None, device_id)[1]
 
     # -- rehearsal ------------------------------------------------------------------------
     def rehearsal_class(self, question_id: int, n: int, true_share: float | Sequence[float],
@@ -743,7 +823,7 @@ class PollService:
                           answers: Iterable[object]) -> int:
         """Check each answer as a real report and store them all as simulated."""
         params = question.design_params
-        now = utcnow()
+        now = self.now()
         batch = []
         for answer in answers:
             stored, design_json, _ = self._check_report(question, answer, params)

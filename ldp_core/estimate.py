@@ -40,7 +40,6 @@ from . import _checks, postprocess
 from .binary import BinaryDesign, EpsilonRR, report_probability
 from .categorical import FrequencyOracle
 from .formulas import unbiased_coefficients, worst_variance_unit
-from .intervals import _exact_interval_groups
 
 __all__ = [
     "BinaryCounts",
@@ -451,6 +450,9 @@ class BinaryCounts:
         >>> lo, round(hi, 4)
         (0.0, 0.5562)
         """
+        # imported here: ldp_core.intervals imports this module's quantiles
+        from .intervals import _exact_interval_groups
+
         if not self.n:
             return None
         return _exact_interval_groups(self._groups_abny(), level)

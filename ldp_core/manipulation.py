@@ -291,7 +291,7 @@ def fakes_until_alarm(design: Design, n_honest: int, honest_share: float, *,
 
     >>> from ldp_core import DieRR
     >>> fakes_until_alarm(DieRR(4, 3), 100, 0.3)
-    263
+    266
     """
     n_h = _checks.integer("n_honest", n_honest, 1)
     level = _checks.in_range("probability", probability, 0.0, 1.0, lo_open=True,

@@ -9,11 +9,15 @@ URLs (registered through ``st.App(routes=...)`` on the app's own port):
   from :class:`phone.state.PollStates`. ETag = version; a matching
   ``If-None-Match`` gets 304 without a database read. ``?wait=N`` (N <= 30)
   holds the request until the version changes (200) or N seconds pass (304).
+  A 200 carries ``now``, the server's time (ms since 1970) as it answers: a phone
+  counts a countdown down from it, whatever its own clock says.
 * ``GET /api/poll/{code}/me``: this device's receipt for the current question
-  and the ε it has spent in the poll (needs the ``ldp_device`` cookie).
+  and the ε it has spent in the poll (needs the ``ldp_device`` cookie); without
+  the poll's :data:`ANSWERED_COOKIE` from memory, else one read transaction.
 * ``POST /api/poll/{code}/report``: one randomized report, through
   ``PollService.submit_report`` (same validation, dedup and idempotent
-  submission id as every report).
+  submission id as every report), in one transaction; the receipt carries the
+  device's spent ε, and the response sets :data:`ANSWERED_COOKIE`.
 
 Every error is JSON ``{"error": code, "message": one sentence}`` and writes
 nothing; :data:`READ_ERRORS` and :data:`REPORT_ERRORS` (over :data:`web.errors.ERRORS`,
@@ -56,6 +60,7 @@ from web import (
     GuessRule,
     Wait,
     client_address,
+    is_secure,
     json_depth,
     parse_json,
     same_origin,
@@ -64,11 +69,12 @@ from web import (
 from web.errors import ERRORS, ErrorTable, HttpError, Refusal
 
 from . import page
-from .present import join_error, privacy_note, receipt_view
+from .present import epoch_ms, join_error, privacy_note, receipt_view
 from .state import PollStates, Snapshot
 
-__all__ = ["JOIN_GUESSES", "JOIN_MISSES_PER_ADDRESS", "JOIN_MISSES_PER_MINUTE",
-           "MAX_BODY_BYTES", "MAX_JSON_DEPTH", "MAX_WAIT_S", "PhoneApi", "make_routes"]
+__all__ = ["ANSWERED_COOKIE", "JOIN_GUESSES", "JOIN_MISSES_PER_ADDRESS",
+           "JOIN_MISSES_PER_MINUTE", "MAX_BODY_BYTES", "MAX_JSON_DEPTH", "MAX_WAIT_S",
+           "PhoneApi", "make_routes"]
 
 #: A report is a few hundred bytes; anything far larger is not from the page.
 MAX_BODY_BYTES = 4096
@@ -84,6 +90,15 @@ JOIN_MISSES_PER_MINUTE = 10
 #: NAT where one student in three mistypes the code in the same minute stays below it.
 JOIN_MISSES_PER_ADDRESS = 600
 JOIN_GUESSES = GuessRule("join", JOIN_MISSES_PER_MINUTE, JOIN_MISSES_PER_ADDRESS)
+
+#: Set, scoped to ``/api/poll/CODE``, on every receipt: "this browser has answered in this
+#: poll". Without it ``/me`` needs no database read. It holds no id and no answer, and the
+#: server keeps nothing: the browser already knows what it sent. It need not be signed:
+#: the server believes only its absence, which a browser can always produce by deleting it,
+#: and that only hides its own receipt from its own page until it answers (the service
+#: still enforces the budget and returns the first receipt); a forged one costs a read.
+ANSWERED_COOKIE = "ldp_answered"
+ANSWERED_MAX_AGE_S = 365 * 24 * 3600
 
 _PAGE_VERSION = hashlib.sha256(page.PAGE_HTML).hexdigest()[:20]
 #: The page compressed once, at the highest level, instead of once per phone.
@@ -236,24 +251,28 @@ class PhoneApi:
             if _etag_matches(request, snap.version):
                 return Response(status_code=304, headers={"ETag": f'"{snap.version}"',
                                                           "Cache-Control": "no-cache"})
-        return _json(snap.body, headers={"ETag": f'"{snap.version}"', "Cache-Control": "no-cache"})
+        return _json(_with_now(snap.body, epoch_ms(self.service.now())),
+                     headers={"ETag": f'"{snap.version}"', "Cache-Control": "no-cache"})
 
     async def me(self, request: Request) -> Response:
+        """This device's receipt for the current question and the ε it has spent in the
+        poll. A browser without the poll's :data:`ANSWERED_COOKIE` has sent no answer to
+        this poll: it is answered from memory, with no database read."""
         try:
             snap = await self._snapshot(request)
-            return _json(await run_in_threadpool(self._mine, snap, _device(request)))
+            device = _device(request)
+            if ANSWERED_COOKIE not in request.cookies:
+                return _json({"question_id": snap.question_id, "receipt": None,
+                              "spent_epsilon": 0.0})
+            return _json(await run_in_threadpool(self._mine, snap, device))
         except (Refusal, ClassroomError) as exc:
             return _refused(READ_ERRORS, request, exc)
 
     def _mine(self, snap: Snapshot, device: str) -> dict[str, Any]:
-        """This device's receipt for the current question and its spent ε in the poll."""
-        spent = self.service.spent_epsilon(snap.poll_id, device)
-        receipt = None
-        if snap.question_id is not None:
-            got = self.service.receipt_for(snap.question_id, device)
-            if got is not None:
-                receipt = receipt_view(got, snap.privacy_note or "", spent)
-        return {"question_id": snap.question_id, "receipt": receipt,
+        receipt, spent = self.service.device_status(snap.poll_id, snap.question_id, device)
+        return {"question_id": snap.question_id,
+                "receipt": None if receipt is None else receipt_view(receipt,
+                                                                     snap.privacy_note or ""),
                 "spent_epsilon": spent if math.isfinite(spent) else None}
 
     # -- the report ----------------------------------------------------------------------
@@ -261,9 +280,15 @@ class PhoneApi:
         try:
             data, device = await _report_body(request)
             snap = await self._cached_state(request)
-            return _json(await run_in_threadpool(self._submit, request, data, device, snap))
+            body, code = await run_in_threadpool(self._submit, request, data, device, snap)
         except (Refusal, ClassroomError) as exc:
             return _refused(REPORT_ERRORS, request, exc)
+        response = _json(body)
+        # Marks this browser as one that answered in this poll, for /me (see there).
+        response.set_cookie(ANSWERED_COOKIE, "1", max_age=ANSWERED_MAX_AGE_S,
+                            path=f"/api/poll/{code}", secure=is_secure(request),
+                            httponly=True, samesite="strict")
+        return response
 
     async def _cached_state(self, request: Request) -> Snapshot | None:
         """The poll's state, as :meth:`_snapshot` (a wrong code counts as a guess here too),
@@ -274,21 +299,28 @@ class PhoneApi:
             return None
 
     def _submit(self, request: Request, data: dict[str, Any], device: str,
-                snap: Snapshot | None) -> dict[str, Any]:
+                snap: Snapshot | None) -> tuple[dict[str, Any], str]:
+        """The receipt's JSON and the poll's join code: one transaction
+        (``submit_report``), whose receipt carries the ε this device has spent."""
+        code = normalize_join_code(request.path_params["code"])
         receipt = self.service.submit_report(
-            request.path_params["code"], data["question_id"], answer=data["answer"],
-            design_params=data["params"], submission_id=data["submission_id"],
-            device_id=device, address=client_address(request))
+            code, data["question_id"], answer=data["answer"], design_params=data["params"],
+            submission_id=data["submission_id"], device_id=device,
+            address=client_address(request))
         if snap is not None and snap.question_id == receipt.question_id:
-            poll_id, note = snap.poll_id, snap.privacy_note
-        else:  # the cached state is a moment old: read the question itself
-            question = self.service.question(receipt.question_id)
-            poll_id, note = question.poll_id, privacy_note(question)
-        try:
-            spent = self.service.spent_epsilon(poll_id, device)
-        except StoreUnavailable:
-            spent = math.nan  # stored; only the running total is unknown for now
-        return {"receipt": receipt_view(receipt, note or "", spent)}
+            note = snap.privacy_note
+        else:  # the cached state is a moment old: word the receipt from the question itself
+            note = privacy_note(self.service.question(receipt.question_id))
+        return {"receipt": receipt_view(receipt, note or "")}, code
+
+
+def _with_now(body: bytes, now_ms: int) -> bytes:
+    """The shared state's JSON object with the server's time as its first member.
+
+    >>> _with_now(b'{"version": "v1"}', 1700000000000)
+    b'{"now": 1700000000000, "version": "v1"}'
+    """
+    return b'{"now": %d, ' % now_ms + body[1:]
 
 
 def _slow_down(wait: Wait) -> Refusal:

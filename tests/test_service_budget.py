@@ -192,20 +192,26 @@ def test_a_question_over_the_budget_is_not_added_and_says_why(service, poll_of_t
     assert service.question(q2.id).state == ("closed" if open_now else "open")
 
 
-def test_a_question_refused_on_opening_is_taken_back(service, poll_of_three, monkeypatch):
-    """Between the check and the opening the budget can move (another dashboard): the
-    question added for opening is removed again, so the refusal leaves nothing behind."""
+def test_a_question_added_open_is_added_and_opened_in_one_transaction(service,
+                                                                       poll_of_three,
+                                                                       monkeypatch):
+    """Adding and opening are one decision under the poll's lock: when the opening fails
+    (here the database, at the last statement), nothing is left behind, and no other
+    dashboard could have moved the budget in between."""
+    from classroom.domain import StoreUnavailable
+    from classroom.store import PollUnit
+
     poll, _ = poll_of_three
-    before = len(service.questions(poll.id))
+    before = [(q.id, q.state) for q in service.questions(poll.id)]
 
-    def refuse(question_id):
-        raise OverBudget("the budget moved")
+    def fail(self, *args, **kwargs):
+        raise StoreUnavailable("database unavailable, not saved — try again")
 
-    monkeypatch.setattr(service, "open_question", refuse)
-    with pytest.raises(OverBudget, match="the budget moved"):
+    monkeypatch.setattr(PollUnit, "set_state", fail)
+    with pytest.raises(StoreUnavailable):
         service.add_question(poll.id, "Race?", design_params=dict(CLASS_EXERCISE),
                              open_now=True)
-    assert len(service.questions(poll.id)) == before
+    assert [(q.id, q.state) for q in service.questions(poll.id)] == before
 
 
 @pytest.mark.parametrize("open_now", [False, True], ids=["draft", "open-now"])

@@ -1,7 +1,10 @@
-"""Closing a question (or starting a new round) and a submit that looked just before.
+"""Closing a question (or starting a new round) and a report that looked just before.
 
-The service checks the question's state, then inserts. The store re-checks inside
-the insert's own transaction, so a report can never land after the close.
+A report is read, checked and inserted in ONE transaction (``Store.report_unit``): on
+SQLite every writer waits for it (``BEGIN IMMEDIATE``), on PostgreSQL its question's row is
+share-locked once it has checked the state, so a close either commits before the check,
+and the report is refused, or waits for the insert. A report can never land after the
+close.
 """
 
 from __future__ import annotations
@@ -30,33 +33,41 @@ def _open_question(svc):
     return poll, q
 
 
-def _insert(svc, poll, q, device: str, sid: str) -> bool:
-    _, question, rnd = svc.store.report_context(poll.join_code, q.id)
-    return svc.store.insert_report(
-        round_id=rnd.round_id, answer="1", design_json=question.design_json,
-        created_at=utcnow(), submission_id=sid, token=dedup_token(rnd.salt, device),
-        simulated=False)
-
-
-def test_insert_after_close_is_refused_inside_the_transaction(svc):
+def test_a_close_waits_for_a_report_that_already_looked(service):
+    svc = service
     poll, q = _open_question(svc)
-    _, question, rnd = svc.store.report_context(poll.join_code, q.id)  # looked: open
-    svc.close_question(q.id)
-    with pytest.raises(QuestionClosed):
-        svc.store.insert_report(round_id=rnd.round_id, answer="1",
-                                design_json=question.design_json, created_at=utcnow(),
-                                submission_id="sub-race-0001", token="t", simulated=False)
-    assert svc.estimate(q.id).n == 0
+    closed = threading.Event()
+    closer = threading.Thread(target=lambda: (svc.close_question(q.id), closed.set()))
+    with svc.store.report_unit() as unit:
+        _, question, rnd = unit.context(poll.join_code, q.id)
+        assert unit.round_open(rnd.round_id)  # looked: open, and it stays so
+        closer.start()
+        assert not closed.wait(0.3), "the close did not wait for the report's transaction"
+        assert unit.insert(round_id=rnd.round_id, answer="1", design_json=question.design_json,
+                           created_at=utcnow(), submission_id="sub-race-0001",
+                           token=dedup_token(rnd.salt, "dev"), simulated=False,
+                           address_tag=None)
+    assert closed.wait(30)
+    closer.join()
+    assert svc.question(q.id).state == "closed" and svc.estimate(q.id).n == 1
 
 
-def test_insert_into_a_superseded_round_is_refused(svc):
+def test_a_round_superseded_before_the_report_looked_takes_no_report(service):
+    svc = service
     poll, q = _open_question(svc)
-    _, question, old = svc.store.report_context(poll.join_code, q.id)
+    _, old = svc.store.current_round_secret(q.id)
     svc.new_round(q.id, open_now=True)
+    with svc.store.report_unit() as unit:
+        assert not unit.round_open(old.round_id)
+        _, _, rnd = unit.context(poll.join_code, q.id)
+        assert rnd.round_id != old.round_id and unit.round_open(rnd.round_id)
+    svc.close_question(q.id)
+    with svc.store.report_unit() as unit:
+        _, _, rnd = unit.context(poll.join_code, q.id)
+        assert not unit.round_open(rnd.round_id)
     with pytest.raises(QuestionClosed):
-        svc.store.insert_report(round_id=old.round_id, answer="1",
-                                design_json=question.design_json, created_at=utcnow(),
-                                submission_id="sub-race-0002", token="t", simulated=False)
+        svc.submit_report(poll.join_code, q.id, answer=1, design_params=EXERCISE,
+                          submission_id="sub-race-0002", device_id="dev")
 
 
 def test_answered_device_racing_a_close_gets_its_receipt(svc):

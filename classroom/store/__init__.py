@@ -9,7 +9,9 @@ its storage.
   means;
 * :mod:`.rows`: what the store returns besides domain objects;
 * :mod:`.storage`: :class:`Store`, every read and write in short transactions, and the
-  one place where driver errors become domain errors.
+  one place where driver errors become domain errors;
+* :mod:`.units`: :class:`PollUnit` and :class:`ReportUnit`, what the service's decisions
+  about a poll's budget and one report read and write inside one transaction.
 
 Every public name is re-exported here: ``from classroom.store import Store, reports``.
 """
@@ -42,6 +44,7 @@ from .schema import (
     used_login_links,
 )
 from .storage import DISK_FULL, UNAVAILABLE_READ, UNAVAILABLE_WRITE, Store
+from .units import PollUnit, ReportUnit
 
 __all__ = [
     "COUNTDOWN_CHECK",
@@ -60,7 +63,9 @@ __all__ = [
     "UNAVAILABLE_READ",
     "UNAVAILABLE_WRITE",
     "EstimateInputs",
+    "PollUnit",
     "ReportRow",
+    "ReportUnit",
     "RoundSecret",
     "RoundUse",
     "Store",

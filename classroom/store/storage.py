@@ -23,18 +23,18 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
 
 from .. import config
 from ..domain import (
-    AddressLimit,
     ClassroomError,
     Conflict,
     DiskFull,
     Poll,
     Question,
-    QuestionClosed,
     Round,
     StoreUnavailable,
     as_utc,
+    utcnow,
 )
 from ..plans import SavedPlan
+from . import units
 from .engine import SQLITE_BUSY_TIMEOUT_S, disk_full, driver_reason, make_engine
 from .migrations import MIGRATIONS, ensure_schema
 from .rows import (
@@ -59,6 +59,7 @@ from .schema import (
     schema_version,
     used_login_links,
 )
+from .units import PollUnit, ReportUnit
 
 __all__ = ["DISK_FULL", "UNAVAILABLE_READ", "UNAVAILABLE_WRITE", "Store"]
 
@@ -68,20 +69,6 @@ UNAVAILABLE_WRITE = "database unavailable, not saved — try again"
 UNAVAILABLE_READ = "database unavailable — try again"
 DISK_FULL = ("the database's disk is full, so nothing was saved — free some space on the "
              "server, then try again")
-
-
-def _report_context_stmt() -> sa.Select[Any]:
-    qid = sa.bindparam("question_id", type_=sa.Integer)
-    return (sa.select(polls.c.id.label("p_id"), polls.c.join_code.label("p_code"),
-                      polls.c.title.label("p_title"), polls.c.created_at.label("p_created"),
-                      polls.c.rehearsal.label("p_rehearsal"),
-                      polls.c.epsilon_budget.label("p_budget"), *QUESTION_COLS,
-                      rounds.c.id.label("r_id"), rounds.c.salt.label("r_salt"))
-            .select_from(polls.outerjoin(
-                questions, sa.and_(questions.c.poll_id == polls.c.id, questions.c.id == qid))
-                .outerjoin(rounds, sa.and_(rounds.c.question_id == questions.c.id,
-                                           rounds.c.number == questions.c.round_count)))
-            .where(polls.c.join_code == sa.bindparam("join_code", type_=sa.String)))
 
 
 class Store:
@@ -95,35 +82,21 @@ class Store:
     def __init__(self, url: str | None = None, *,
                  migrations: Mapping[int, Callable[[Connection], None]] = MIGRATIONS,
                  target_version: int = SCHEMA_VERSION,
-                 busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S) -> None:
+                 busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S,
+                 clock: Callable[[], datetime] = utcnow) -> None:
+        """``clock`` is the time every deadline is set by and read against (tests pass a
+        fake one); several processes on one database agree on a countdown's close as far
+        as their clocks agree (NTP keeps servers within milliseconds)."""
+        self._clock = clock
         raw = config.database_url() if url is None else config.normalize_url(url)
         self.url = raw
         self.masked_url = config.masked_url(raw)
         self.engine = make_engine(raw, busy_timeout_s=busy_timeout_s)
         self.backend = self.engine.dialect.name  # "sqlite" | "postgresql"
         self._insert = sqlite_dialect.insert if self.backend == "sqlite" else pg_dialect.insert
-        # The report path's statements, built once (bound per call): building Core
-        # statements costs more CPU than running them on SQLite.
-        self._stmt_context = _report_context_stmt()
         self._stmt_insert_report = (self._insert(reports)
                                     .on_conflict_do_nothing()
                                     .returning(reports.c.id))
-        # Locks the question row for the insert's transaction (FOR SHARE on PostgreSQL;
-        # SQLite's BEGIN IMMEDIATE already serialises writers): a close or a new round
-        # either committed before, and the report is refused, or waits for it.
-        self._stmt_round_open = (sa.select(questions.c.state)
-                                 .select_from(rounds.join(questions,
-                                                          rounds.c.question_id == questions.c.id))
-                                 .where(rounds.c.id == sa.bindparam("round_id"),
-                                        rounds.c.number == questions.c.round_count)
-                                 .with_for_update(read=True, of=questions))
-        self._stmt_address_count = (sa.select(sa.func.count()).select_from(reports)
-                                    .where(reports.c.round_id == sa.bindparam("round_id"),
-                                           reports.c.address_tag == sa.bindparam("tag")))
-        same_device = sa.and_(reports.c.round_id == sa.bindparam("round_id"),
-                              reports.c.dedup_token == sa.bindparam("token"))
-        self._stmt_duplicate = sa.select(reports.c.id).where(
-            sa.or_(same_device, reports.c.submission_id == sa.bindparam("sid")))
         self._stmt_addresses = (sa.select(reports.c.round_id,
                                           sa.func.count(sa.distinct(reports.c.address_tag)))
                                 .where(reports.c.round_id.in_(sa.bindparam("round_ids",
@@ -158,6 +131,10 @@ class Store:
     def close(self) -> None:
         """Close every pooled connection."""
         self.engine.dispose()
+
+    def now(self) -> datetime:
+        """The current time (UTC) by this store's clock."""
+        return self._clock()
 
     def __repr__(self) -> str:
         return f"Store({self.masked_url!r})"
@@ -237,81 +214,36 @@ class Store:
         return [poll_of(r) for r in rows]
 
     def set_budget(self, poll_id: int, budget: float | None) -> Poll | None:
+        """Set a poll's budget as it is (the service decides inside :meth:`poll_unit`)."""
         with self.transaction(write=True) as conn:
-            row = conn.execute(polls.update().where(polls.c.id == poll_id)
-                               .values(epsilon_budget=budget).returning(*polls.c)).first()
-        return poll_of(row) if row else None
+            return units.set_budget(conn, poll_id, budget)
 
     def poll_rounds_use(self, poll_id: int) -> list[RoundUse]:
-        """Every round of the poll's questions: its design, whether it is its question's
-        current round, the question's state, its number of real reports and the designs
-        those reports were made under."""
+        """Every round of the poll's questions and what it may have cost
+        (:func:`units.rounds_use`), from one snapshot."""
         with self.transaction(write=False) as conn:
-            rows = conn.execute(
-                sa.select(rounds.c.id.label("r_id"), questions.c.id, questions.c.state,
-                          questions.c.round_count, rounds.c.number, rounds.c.design_params)
-                .select_from(rounds.join(questions, rounds.c.question_id == questions.c.id))
-                .where(questions.c.poll_id == poll_id)
-                .order_by(questions.c.position, rounds.c.number)).all()
-            used = conn.execute(
-                sa.select(reports.c.round_id, reports.c.design_params, sa.func.count())
-                .where(reports.c.round_id.in_([r.r_id for r in rows]),
-                       sa.not_(reports.c.simulated))
-                .group_by(reports.c.round_id, reports.c.design_params)).all() if rows else []
-        designs: dict[int, list[str]] = {}
-        counts: dict[int, int] = {}
-        for row in used:
-            round_id, design_json, n = int(row[0]), str(row[1]), int(row[2])
-            designs.setdefault(round_id, []).append(design_json)
-            counts[round_id] = counts.get(round_id, 0) + n
-        return [RoundUse(question_id=r.id, number=r.number, design_json=r.design_params,
-                         current=r.number == r.round_count, question_state=r.state,
-                         reports=counts.get(r.r_id, 0),
-                         report_designs=tuple(designs.get(r.r_id, ())))
-                for r in rows]
+            return units.rounds_use(conn, poll_id, self.now())
+
+    @contextmanager
+    def poll_unit(self, *, poll_id: int | None = None,
+                  question_id: int | None = None) -> Iterator[PollUnit]:
+        """One decision about a poll (given, or the poll of ``question_id``): a write
+        transaction that holds the poll's row (:class:`~.units.PollUnit`)."""
+        with self.transaction(write=True) as conn:
+            yield PollUnit(conn, clock=self._clock, poll_id=poll_id, question_id=question_id)
+
+    @contextmanager
+    def report_unit(self) -> Iterator[ReportUnit]:
+        """One report, from its context to its insert, in one write transaction
+        (:class:`~.units.ReportUnit`)."""
+        with self.transaction(write=True) as conn:
+            yield ReportUnit(conn, self.backend, self._stmt_insert_report, clock=self._clock)
 
     def delete_poll(self, poll_id: int) -> bool:
         with self.transaction(write=True) as conn:
             return conn.execute(polls.delete().where(polls.c.id == poll_id)).rowcount > 0
 
     # -- questions and rounds -------------------------------------------------------------
-    @staticmethod
-    def _add_question(conn: Connection, *, poll_id: int, position: int, text: str, kind: str,
-                      options_json: str, design_json: str, mode: str, salt: bytes,
-                      now: datetime, countdown_s: int | None = None) -> Any:
-        """Insert a draft question and its round 1 on ``conn``; the question's row."""
-        row = conn.execute(
-            questions.insert().values(
-                poll_id=poll_id, position=position, text=text, kind=kind,
-                options=options_json, design_params=design_json, mode=mode,
-                state="draft", revealed=False, round_count=1, created_at=now,
-                updated_at=now, countdown_s=countdown_s)
-            .returning(*QUESTION_COLS)).one()
-        conn.execute(rounds.insert().values(
-            question_id=row.id, number=1, design_params=design_json, salt=salt.hex(),
-            opened_at=now))
-        return row
-
-    def insert_question(self, *, poll_id: int, text: str, kind: str, options_json: str,
-                        design_json: str, mode: str, salt: bytes, now: datetime,
-                        countdown_s: int | None = None) -> Question | None:
-        """Insert a draft question and its round 1; None when the poll does not exist."""
-        with self.transaction(write=True) as conn:
-            # Lock the poll row so concurrent additions get distinct positions (SQLite's
-            # BEGIN IMMEDIATE already serialises writers; FOR UPDATE is a no-op there).
-            exists = conn.execute(sa.select(polls.c.id).where(polls.c.id == poll_id)
-                                  .with_for_update()).first()
-            if not exists:
-                return None
-            position = conn.execute(
-                sa.select(sa.func.coalesce(sa.func.max(questions.c.position), 0))
-                .where(questions.c.poll_id == poll_id)).scalar_one() + 1
-            row = self._add_question(
-                conn, poll_id=poll_id, position=position, text=text, kind=kind,
-                options_json=options_json, design_json=design_json, mode=mode, salt=salt,
-                now=now, countdown_s=countdown_s)
-        return question_of(row)
-
     def insert_class(self, *, join_code: str, title: str, rehearsal: bool,
                      budget: float | None, question_rows: Iterable[Mapping[str, Any]],
                      now: datetime) -> tuple[Poll, list[Question]] | None:
@@ -328,8 +260,7 @@ class Store:
             if row is None:
                 return None
             poll = poll_of(row)
-            added = [question_of(self._add_question(conn, poll_id=poll.id, position=i + 1,
-                                                    now=now, **q))
+            added = [units.add_question(conn, poll_id=poll.id, position=i + 1, now=now, **q)
                      for i, q in enumerate(question_rows)]
         return poll, added
 
@@ -337,14 +268,14 @@ class Store:
         with self.transaction(write=False) as conn:
             row = conn.execute(sa.select(*QUESTION_COLS)
                                .where(questions.c.id == question_id)).first()
-        return question_of(row) if row else None
+        return question_of(row, self.now()) if row else None
 
     def questions(self, poll_id: int) -> list[Question]:
         with self.transaction(write=False) as conn:
             rows = conn.execute(sa.select(*QUESTION_COLS)
                                 .where(questions.c.poll_id == poll_id)
                                 .order_by(questions.c.position, questions.c.id)).all()
-        return [question_of(r) for r in rows]
+        return [question_of(r, self.now()) for r in rows]
 
     def delete_question(self, question_id: int) -> bool:
         with self.transaction(write=True) as conn:
@@ -356,66 +287,38 @@ class Store:
         """Set a question's state; with ``close_others`` close every other open question
         of its poll in the same transaction."""
         with self.transaction(write=True) as conn:
-            row = conn.execute(questions.update().where(questions.c.id == question_id)
-                               .values(state=state, updated_at=now)
-                               .returning(*QUESTION_COLS)).first()
-            if row is not None and close_others:
-                conn.execute(questions.update()
-                             .where(questions.c.poll_id == row.poll_id,
-                                    questions.c.id != question_id,
-                                    questions.c.state == "open")
-                             .values(state="closed", updated_at=now))
-        return question_of(row) if row else None
+            return units.set_state(conn, question_id, state, now, close_others=close_others)
 
     def set_revealed(self, question_id: int, revealed: bool, now: datetime) -> Question | None:
         with self.transaction(write=True) as conn:
             row = conn.execute(questions.update().where(questions.c.id == question_id)
                                .values(revealed=revealed, updated_at=now)
                                .returning(*QUESTION_COLS)).first()
-        return question_of(row) if row else None
+        return question_of(row, self.now()) if row else None
 
-    def set_design(self, question_id: int, design_json: str, now: datetime) -> Question | None:
-        """Change the design of the question and of its current round.
+    def close_expired(self) -> int:
+        """Write down the close of every open question whose deadline has passed (each
+        at its deadline); the number closed. Idempotent: every process may run it."""
+        now = self.now()
+        with self.transaction(write=True) as conn:
+            return units.close_open(conn, sa.and_(questions.c.closes_at.is_not(None),
+                                                  questions.c.closes_at <= now), now)
 
-        ``updated_at`` is left alone: it records changes of state and reveal.
-        """
+    def next_deadline(self) -> datetime | None:
+        """The earliest deadline of an open question not yet written down as closed."""
+        with self.transaction(write=False) as conn:
+            value = conn.execute(sa.select(sa.func.min(questions.c.closes_at))
+                                 .where(questions.c.state == "open",
+                                        questions.c.closes_at.is_not(None))).scalar()
+        return None if value is None else as_utc(value)
+
+    def set_countdown(self, question_id: int, seconds: int | None) -> Question | None:
+        """Set a question's countdown (None: none); it applies from its next opening."""
         with self.transaction(write=True) as conn:
             row = conn.execute(questions.update().where(questions.c.id == question_id)
-                               .values(design_params=design_json)
+                               .values(countdown_s=seconds)
                                .returning(*QUESTION_COLS)).first()
-            if row is None:
-                return None
-            conn.execute(rounds.update()
-                         .where(rounds.c.question_id == question_id,
-                                rounds.c.number == row.round_count)
-                         .values(design_params=design_json))
-        return question_of(row)
-
-    def insert_round(self, question_id: int, design_json: str | None, salt: bytes,
-                     now: datetime, state: str) -> Round | None:
-        """Start round n + 1 (``design_json`` None keeps the design); None if no question."""
-        values = {"round_count": questions.c.round_count + 1, "state": state,
-                  "revealed": False, "updated_at": now}
-        if design_json is not None:
-            values["design_params"] = design_json
-        with self.transaction(write=True) as conn:
-            row = conn.execute(questions.update().where(questions.c.id == question_id)
-                               .values(**values)
-                               .returning(questions.c.round_count, questions.c.design_params,
-                                          questions.c.kind, questions.c.poll_id)).first()
-            if row is None:
-                return None
-            if state == "open":
-                conn.execute(questions.update()
-                             .where(questions.c.poll_id == row.poll_id,
-                                    questions.c.id != question_id,
-                                    questions.c.state == "open")
-                             .values(state="closed", updated_at=now))
-            new = conn.execute(rounds.insert().values(
-                question_id=question_id, number=row.round_count,
-                design_params=row.design_params, salt=salt.hex(), opened_at=now)
-                .returning(*rounds.c)).one()
-        return round_of(new, row.kind)
+        return question_of(row, self.now()) if row else None
 
     def rounds(self, question_id: int, kind: str) -> list[Round]:
         with self.transaction(write=False) as conn:
@@ -423,23 +326,7 @@ class Store:
                                 .order_by(rounds.c.number)).all()
         return [round_of(r, kind) for r in rows]
 
-    # -- the report path ------------------------------------------------------------------
-    def report_context(self, join_code: str, question_id: int
-                       ) -> tuple[Poll | None, Question | None, RoundSecret | None]:
-        """Poll by code, the question if it belongs to it, and its current round's secret."""
-        with self.transaction(write=False) as conn:
-            row = conn.execute(self._stmt_context,
-                               {"join_code": join_code, "question_id": question_id}).first()
-        if row is None:
-            return None, None, None
-        poll = Poll(id=row.p_id, join_code=row.p_code, title=row.p_title,
-                    created_at=as_utc(row.p_created), rehearsal=bool(row.p_rehearsal),
-                    epsilon_budget=row.p_budget)
-        if row.id is None or row.r_id is None:
-            return poll, None, None
-        return poll, question_of(row), RoundSecret(row.r_id, row.round_count,
-                                                 bytes.fromhex(row.r_salt))
-
+    # -- reports ---------------------------------------------------------------------------
     def current_round_secret(self, question_id: int) -> tuple[Question, RoundSecret] | None:
         with self.transaction(write=False) as conn:
             row = conn.execute(
@@ -451,74 +338,29 @@ class Store:
                 .where(questions.c.id == question_id)).first()
         if row is None:
             return None
-        return question_of(row), RoundSecret(row.r_id, row.round_count, bytes.fromhex(row.r_salt))
+        return question_of(row, self.now()), RoundSecret(row.r_id, row.round_count,
+                                                         bytes.fromhex(row.r_salt))
 
-    def poll_round_secrets(self, poll_id: int) -> list[RoundSecret]:
-        """Every round of every question of a poll, with salts."""
+    def device_reports(self, poll_id: int, tokens: Callable[[RoundSecret], str], *,
+                       question_id: int | None = None
+                       ) -> tuple[Question | None, list[RoundSecret], list[ReportRow]] | None:
+        """From one snapshot: the question ``question_id`` (if asked for and part of the
+        poll), every round of the poll with its salt, and the reports whose token in their
+        round is ``tokens(round)``. None when there is no such poll."""
         with self.transaction(write=False) as conn:
-            rows = conn.execute(
-                sa.select(rounds.c.id, rounds.c.number, rounds.c.salt)
-                .select_from(rounds.join(questions, rounds.c.question_id == questions.c.id))
-                .where(questions.c.poll_id == poll_id)).all()
-        return [RoundSecret(r.id, r.number, bytes.fromhex(r.salt)) for r in rows]
-
-    def find_report(self, round_id: int, token: str,
-                    submission_id: str | None = None) -> ReportRow | None:
-        """The report of this token in this round, else the one with this submission id."""
-        cond = sa.and_(reports.c.round_id == round_id, reports.c.dedup_token == token)
-        if submission_id is not None:
-            cond = sa.or_(cond, reports.c.submission_id == submission_id)
-        with self.transaction(write=False) as conn:
-            rows = conn.execute(sa.select(reports.c.round_id, reports.c.answer,
-                                          reports.c.design_params, reports.c.created_at,
-                                          reports.c.simulated, reports.c.dedup_token)
-                                .where(cond)).all()
-        if not rows:
-            return None
-        # Prefer the device's own report in this round over a submission-id match.
-        r = min(rows, key=lambda r: not (r.round_id == round_id and r.dedup_token == token))
-        return ReportRow(r.round_id, r.answer, r.design_params, as_utc(r.created_at),
-                         bool(r.simulated),
-                         submission_id_matched=not (r.round_id == round_id
-                                                    and r.dedup_token == token))
-
-    def insert_report(self, *, round_id: int, answer: str, design_json: str,
-                      created_at: datetime, submission_id: str, token: str,
-                      simulated: bool, address_tag: str | None = None,
-                      max_per_address: int | None = None) -> int | None:
-        """Insert one report. Returns None (nothing written) when the token or the
-        submission id already exists; otherwise the number of reports of this round
-        from the same ``address_tag``, this one included (0 without a tag).
-
-        Refuses with ``QuestionClosed`` unless, inside the same transaction, the
-        round is still its question's current round and the question is open, and
-        with ``AddressLimit`` when ``max_per_address`` reports of this round already
-        came from ``address_tag``.
-        """
-        values = {"round_id": round_id, "answer": answer, "design_params": design_json,
-                  "created_at": created_at, "submission_id": submission_id,
-                  "dedup_token": token, "simulated": simulated, "address_tag": address_tag}
-        with self.transaction(write=True) as conn:
-            state = conn.execute(self._stmt_round_open, {"round_id": round_id}).scalar()
-            if state != "open":  # closed, or a new round began, since the caller looked
-                raise QuestionClosed("voting is closed for this question")
-            before = 0
-            if address_tag is not None:
-                before = int(conn.execute(self._stmt_address_count,
-                                          {"round_id": round_id, "tag": address_tag}
-                                          ).scalar_one())
-                if max_per_address is not None and before >= max_per_address:
-                    if conn.execute(self._stmt_duplicate, {"round_id": round_id, "token": token,
-                                                           "sid": submission_id}).first():
-                        return None  # a repeat of a stored report: the caller finds it
-                    raise AddressLimit(
-                        f"{max_per_address} answers to this question already came from "
-                        "this network, the most the instructor allows")
-            # RETURNING, not rowcount: rowcount of ON CONFLICT DO NOTHING is not
-            # reliable on every driver.
-            if conn.execute(self._stmt_insert_report, values).first() is None:
-                return None
-            return before + 1 if address_tag is not None else 0
+            question = None
+            if question_id is not None:
+                row = conn.execute(self._stmt_question, {"question_id": question_id}).first()
+                question = question_of(row, self.now()) \
+                    if row is not None and row.poll_id == poll_id \
+                    else None
+            secrets_ = units.poll_round_secrets(conn, poll_id)
+            if not secrets_:
+                exists = conn.execute(sa.select(polls.c.id).where(polls.c.id == poll_id)
+                                      ).first()
+                return (question, [], []) if exists else None
+            return question, secrets_, units.reports_by_tokens(
+                conn, ((s.round_id, tokens(s)) for s in secrets_))
 
     def insert_reports(self, rows: Iterable[dict[str, Any]]) -> int:
         """Insert many reports in one transaction (all or nothing)."""
@@ -528,25 +370,6 @@ class Store:
         with self.transaction(write=True) as conn:
             conn.execute(reports.insert(), batch)
         return len(batch)
-
-    def reports_by_tokens(self, pairs: Iterable[tuple[int, str]]) -> list[ReportRow]:
-        """Reports matching any of the (round id, token) pairs."""
-        wanted = set(pairs)
-        if not wanted:
-            return []
-        tokens = sorted({t for _, t in wanted})
-        round_ids = sorted({r for r, _ in wanted})
-        with self.transaction(write=False) as conn:
-            # Both IN lists: the (round_id, dedup_token) unique index serves the lookup;
-            # dedup_token alone has no index and would scan every report.
-            rows = conn.execute(sa.select(reports.c.round_id, reports.c.answer,
-                                          reports.c.design_params, reports.c.created_at,
-                                          reports.c.simulated, reports.c.dedup_token)
-                                .where(reports.c.round_id.in_(round_ids),
-                                       reports.c.dedup_token.in_(tokens))).all()
-        return [ReportRow(r.round_id, r.answer, r.design_params, as_utc(r.created_at),
-                          bool(r.simulated))
-                for r in rows if (r.round_id, r.dedup_token) in wanted]
 
     def delete_simulated(self, question_id: int) -> int:
         round_ids = sa.select(rounds.c.id).where(rounds.c.question_id == question_id)
@@ -573,7 +396,7 @@ class Store:
             qrow = conn.execute(self._stmt_question, {"question_id": question_id}).first()
             if qrow is None:
                 return None
-            question = question_of(qrow)
+            question = question_of(qrow, self.now())
             round_rows = conn.execute(self._stmt_rounds, {"question_id": question_id}).all()
             ids = [r.id for r in round_rows]
             stmt = self._stmt_grouped if include_simulated else self._stmt_grouped_real

@@ -1,6 +1,6 @@
 """Reading the classroom database directly, for checks the app itself never needs: how
 many reports are stored, and which submission ids (was any acknowledged vote lost or
-stored twice?)."""
+stored twice?); and how many transactions a piece of the app runs."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sqlalchemy as sa
 
 from classroom.store import Store, reports, rounds
 
-__all__ = ["count_reports", "submission_ids"]
+__all__ = ["Transactions", "count_reports", "submission_ids"]
 
 
 def count_reports(store: Store, question_id: int | None = None) -> int:
@@ -29,3 +29,37 @@ def submission_ids(store: Store, question_id: int) -> set[str]:
             sa.select(reports.c.submission_id)
             .select_from(reports.join(rounds, reports.c.round_id == rounds.c.id))
             .where(rounds.c.question_id == question_id)).scalars())
+
+
+class Transactions:
+    """Counts the transactions (and SQL statements) a store's engine runs while active:
+    SQLAlchemy's ``begin`` and ``before_cursor_execute`` events. A context manager; read
+    :attr:`count` and :attr:`statements` inside or after it.
+
+    >>> with Transactions(store) as tx:  # doctest: +SKIP
+    ...     service.submit_report(...)
+    >>> tx.count  # doctest: +SKIP
+    1
+    """
+
+    def __init__(self, store: Store) -> None:
+        self._engine = store.engine
+        self.count = 0
+        self.statements: list[str] = []
+
+    def _begin(self, _conn: object) -> None:
+        self.count += 1
+
+    def _statement(self, _conn: object, _cursor: object, statement: str, *_args: object
+                   ) -> None:
+        if not statement.startswith("BEGIN"):
+            self.statements.append(statement.split(None, 1)[0].upper())
+
+    def __enter__(self) -> Transactions:
+        sa.event.listen(self._engine, "begin", self._begin)
+        sa.event.listen(self._engine, "before_cursor_execute", self._statement)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        sa.event.remove(self._engine, "begin", self._begin)
+        sa.event.remove(self._engine, "before_cursor_execute", self._statement)

@@ -5,8 +5,11 @@ process; the failure tests drive them one by one. A :class:`PhoneStudent` does
 what the phone page's JavaScript does, minus drawing:
 
 1. ``GET /join/CODE`` (``Accept: text/html``, ``Accept-Encoding: gzip``): the
-   page, and with it the HttpOnly ``ldp_device`` cookie;
-2. ``GET /api/poll/CODE``: the current question (its ETag is the version);
+   page, and with it the HttpOnly ``ldp_device`` cookie; ``GET /favicon.svg``, as a
+   browser asks for it;
+2. ``GET /api/poll/CODE``: the current question (its ETag is the version), then
+   ``GET /api/poll/CODE/me``, as the page's script does on its first state
+   (:meth:`PhoneStudent.open_page` does all four);
 3. the tap: randomize the true answer on the device with the round's integer
    sampling weights (``ldp_core``'s ``sampling_weights``: a uniform integer,
    the first branch whose cumulative weight exceeds it: truth, lie, forced
@@ -16,7 +19,8 @@ what the phone page's JavaScript does, minus drawing:
 5. waiting like a phone: ``GET /api/poll/CODE?wait=25`` with ``If-None-Match``
    (long-poll), until the next question or the end of the wait.
 
-Every request is timed and its status and transferred body bytes recorded.
+Every request is timed and its status and transferred body bytes recorded. Cookies are
+sent only where their ``Path`` lets a browser send them.
 The HTTP client is aiohttp: measured here, a request cost the client about
 0.1 ms of CPU against 2.5 ms with httpx, and the simulated phones share the
 machine's cores with the server they measure. Many students share one
@@ -120,6 +124,14 @@ def randomize(truth: int, question: Mapping[str, Any], rng: random.Random) -> An
     return "".join(str(int(b)) for b in row)
 
 
+def _path_matches(cookie_path: str, path: str) -> bool:
+    """RFC 6265's path match: a cookie scoped to ``/api/poll/ABC`` goes to that path and
+    below it, not to ``/api/poll/ABCD``."""
+    return (path == cookie_path
+            or (cookie_path.endswith("/") and path.startswith(cookie_path))
+            or path.startswith(cookie_path + "/"))
+
+
 def _decode(raw: bytes, encoding: str) -> bytes:
     if encoding == "gzip":
         return gzip.decompress(raw)
@@ -143,6 +155,7 @@ class PhoneStudent:
         self._session = session
         self._own_session = session is None
         self.cookies: dict[str, str] = {}
+        self.cookie_paths: dict[str, str] = {}  # a cookie's Path, when it set one
         self.requests: list[Request] = []
         self.state: dict | None = None  # the last poll state (GET /api/poll/CODE)
         self.etag: str | None = None
@@ -184,8 +197,10 @@ class PhoneStudent:
                       cookies: bool = True) -> PhoneResponse:
         """One request with this phone's cookies; keeps any cookie the response sets."""
         hdrs = {"Accept-Encoding": "gzip"}
-        if cookies and self.cookies:
-            hdrs["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        sent = {k: v for k, v in self.cookies.items()
+                if _path_matches(self.cookie_paths.get(k, "/"), path.split("?", 1)[0])}
+        if cookies and sent:
+            hdrs["Cookie"] = "; ".join(f"{k}={v}" for k, v in sent.items())
         hdrs.update(headers or {})
         began = time.perf_counter()
         kw: dict[str, Any] = {"headers": hdrs, "allow_redirects": False}
@@ -199,6 +214,7 @@ class PhoneStudent:
                     raw = await resp.read()
                     for morsel in resp.cookies.values():
                         self.cookies[morsel.key] = morsel.value
+                        self.cookie_paths[morsel.key] = morsel["path"] or "/"
                     seconds = time.perf_counter() - began
                     body = _decode(raw, resp.headers.get("Content-Encoding", "").lower())
                     out = PhoneResponse(resp.status, dict(resp.headers), body, seconds=seconds)
@@ -245,12 +261,29 @@ class PhoneStudent:
         return await self.request("GET", f"/api/poll/{self.code}/me",
                                   headers={"Accept": "application/json"})
 
+    async def favicon(self) -> PhoneResponse:
+        """What a browser fetches by itself when it shows the page."""
+        return await self.request("GET", "/favicon.svg", headers={"Accept": "image/*"})
+
     async def join(self) -> PhoneResponse:
         """Load the page, then the poll's state (the returned response)."""
         page = await self.load_page()
         if page.status != 200:
             return page
         return await self.poll()
+
+    async def open_page(self) -> tuple[PhoneResponse, PhoneResponse]:
+        """Everything a browser asks for when the page opens, in its order: the page, the
+        favicon, the poll's state, then (the page's script, on its first state) this
+        device's receipt and spent ε. Returns the page's and the state's responses."""
+        page = await self.load_page()
+        if page.status != 200:
+            return page, page
+        await self.favicon()
+        state = await self.poll()
+        if state.status == 200:
+            await self.me()
+        return page, state
 
     @property
     def question(self) -> dict | None:
