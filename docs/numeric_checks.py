@@ -27,8 +27,12 @@ from tests.support.numeric_classes import (
     CLASSES,
     class_values,
     coverage,
+    one_report_alarm_rate,
     phone_reports,
+    previous_one_report_rate,
+    simulated_alarms,
     spread_coverage,
+    two_valued_alarm_rate,
 )
 
 FORM_EPS = (0.1, 0.5, 1.1, 2.0, 3.0, 5.0)
@@ -129,27 +133,6 @@ def duchi_fine_grid() -> None:
     print(flush=True)
 
 
-def _size_sim(mech: ldp_core.NumericMechanism, n: int, classes: int, seed: int
-              ) -> tuple[int, int]:
-    rng = np.random.default_rng(seed)
-    alarms = 0
-    step = max(1, 2_000_000 // n)
-    for start in range(0, classes, step):
-        rows = min(step, classes - start)
-        p, _, _ = _numeric_p_values(mech, phone_reports(mech, 1.0, (rows, n), rng))
-        alarms += int((p < ldp_core.ALPHA).sum())
-    return alarms, classes
-
-
-def _duchi_size(mech: ldp_core.NumericMechanism, n: int) -> float:
-    c = float(mech.output_bounds[1])
-    p, _, _ = _numeric_p_values(mech, np.where(np.arange(n)[None, :]
-                                               < np.arange(n + 1)[:, None], c, -c))
-    alarm = p < ldp_core.ALPHA
-    return max(float(_binom_pmf(n, float(mech.survival(c, x)))[alarm].sum())
-               for x in (-1.0, 0.0, 1.0))
-
-
 def size_tables(classes: int) -> None:
     print("## How often an honest class raises the alarm (α = 10⁻⁴)\n")
     print("At the class most likely to raise it (every student at the top of the range); "
@@ -164,23 +147,19 @@ def size_tables(classes: int) -> None:
             cells = []
             for n in SIZES:
                 if mech.device_grid() is None:
-                    cells.append(f"{_duchi_size(mech, n):.1e} (exact)")
+                    worst = max(two_valued_alarm_rate(mech, np.full(n, x))
+                                for x in (-1.0, 0.0, 1.0))
+                    cells.append(f"{worst:.1e} (exact)")
                 else:
-                    k, m = _size_sim(mech, n, min(classes, 40_000_000 // n), seed=n)
-                    cells.append(f"{k} / {m:,}")
+                    m = min(classes, 40_000_000 // n)
+                    cells.append(f"{simulated_alarms(mech, n, m, seed=n)} / {m:,}")
             print(f"| {name} | {eps:g} | " + " | ".join(cells) + " |", flush=True)
     print()
     print("One Laplace report, exactly (the alarm region is y ≥ t or y ≤ −t): ", end="")
     parts = []
     for eps in FORM_EPS:
-        mech = ldp_core.LaplaceMechanism(eps)
-        low, high = 1.0, mech.device_grid()[1]
-        for _ in range(100):
-            mid = (low + high) / 2
-            p, _, _ = _numeric_p_values(mech, np.array([[mid]]))
-            low, high = (mid, high) if p[0] >= ldp_core.ALPHA else (low, mid)
-        rate = float(mech.survival(low, 1.0) + 1 - mech.survival(-low, 1.0))
-        before = 0.5 * math.exp(-3.719 * math.sqrt(2)) * (1 + math.exp(-eps))
+        rate = one_report_alarm_rate(ldp_core.LaplaceMechanism(eps))
+        before = previous_one_report_rate(eps)
         parts.append(f"ε {eps:g}: {rate:.2e} (before {before:.2e})")
     print("; ".join(parts) + ".\n", flush=True)
 

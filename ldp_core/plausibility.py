@@ -44,7 +44,7 @@ import numpy as np
 from .binary import ForcedResponse
 from .categorical import GRR, UnaryEncoding
 from .estimate import BinaryCounts
-from .intervals import _binom_logpmf
+from .intervals import _binom_logpmf, _log_gamma
 from .numeric import (
     DEVICE_CELLS,
     REPORT_TAIL,
@@ -131,8 +131,27 @@ def binom_sf(k: Any, n: int, q: float) -> Any:
     >>> round(float(binom_sf(50, 50, 0.75)) / 0.75 ** 50, 12)
     1.0
     """
-    table = _binom_tail_table(int(n), float(q))
-    return table[np.clip(np.asarray(k, dtype=np.int64), 0, n + 1)][()]
+    kk = np.clip(np.asarray(k, dtype=np.int64), 0, n + 1)
+    if kk.size > 8:  # many classes of one size (a simulation): one table for all
+        return _binom_tail_table(int(n), float(q))[kk][()]
+    return np.array([_binom_sf_one(int(v), int(n), float(q)) for v in kk.ravel()]
+                    ).reshape(kk.shape)[()]
+
+
+def _binom_sf_one(k: int, n: int, q: float) -> float:
+    """``P(Bin(n, q) >= k)`` from the terms within 40 SDs of k on the side away from the
+    mean (the rest is below e^-800 of them): a dashboard's one count costs O(SD), not O(n)."""
+    if k <= 0 or q >= 1.0:
+        return 1.0
+    if k > n or q <= 0.0:
+        return 0.0
+    width = int(40 * math.sqrt(n * q * (1 - q)) + 40)
+    if k >= n * q:
+        logs = _binom_logpmf(np.arange(k, min(n, k + width) + 1), n, q)
+        top = float(logs.max())
+        return min(1.0, math.exp(top) * float(np.exp(logs - top).sum()))
+    below = np.exp(_binom_logpmf(np.arange(max(0, k - width), k), n, q)).sum()
+    return float(max(0.0, 1.0 - below))
 
 
 def binary_plausibility(counts: BinaryCounts, alpha: float = ALPHA) -> Plausibility:
@@ -234,11 +253,10 @@ def _laplace_sum_coefficients(n: int) -> np.ndarray:
     """``ln(B_j / j!)`` for j = 0..n-1, where ``P(S_n >= r) = e^-r sum_j B_j r^j / j!`` for a
     sum of n standard Laplace variables and r >= 0 (see :func:`laplace_sum_sf`)."""
     k = np.arange(n, dtype=float)
-    lgamma = np.vectorize(math.lgamma, otypes=[float])
-    log_w = (lgamma(2 * n - 1 - k) + (k - 2 * n + 1) * math.log(2) - math.lgamma(n)
-             - lgamma(n - k))
+    log_w = (_log_gamma(2 * n - 1 - k) + (k - 2 * n + 1) * math.log(2) - math.lgamma(n)
+             - _log_gamma(n - k))
     log_b = np.logaddexp.accumulate(log_w[::-1])[::-1]  # B_j = W_j + ... + W_(n-1)
-    return log_b - lgamma(k + 1)
+    return log_b - _log_gamma(k + 1)
 
 
 def laplace_sum_sf(u: Any, n: int, scale: float) -> Any:
@@ -246,7 +264,7 @@ def laplace_sum_sf(u: Any, n: int, scale: float) -> Any:
     array), exactly. The sum of n standard Laplace variables has the density
     ``e^-|t| / (2^(2n-1) (n-1)!) sum_k (2n-2-k)! (2|t|)^k / (k! (n-1-k)!)``, k = 0..n-1
     (Kotz, Kozubowski & Podgórski 2001, "The Laplace Distribution and Generalizations",
-    2.3.25), so its tail beyond r >= 0 is ``e^-r`` times a polynomial in r with positive
+    chapter 2), so its tail beyond r >= 0 is ``e^-r`` times a polynomial in r with positive
     coefficients, summed here in log space (no cancellation at any n).
 
     >>> u = 3.0

@@ -52,6 +52,12 @@ from ldp_core.plausibility import (
     laplace_sum_sf,
     ones_distribution,
 )
+from tests.support.numeric_classes import (
+    one_report_alarm_rate,
+    previous_one_report_rate,
+    simulated_alarms,
+    two_valued_alarm_rate,
+)
 
 DIE = DieRR(4, 3)
 SIZES = [10, 30, 100, 300, 1000, 2000]
@@ -308,51 +314,20 @@ def test_power_the_normal_tail_does_not_bound_the_laplace_mean():
         assert abs(seen - exact) <= 4 * math.sqrt(exact / means.size)
 
 
-def _duchi_alarm_rate(mech, n: int, xs: np.ndarray, alpha: float = ALPHA) -> float:
-    """Exact: K plus reports is a sum of Bernoullis (one per student), and the check sees K."""
-    pmf = np.array([1.0])
-    for p in np.asarray(mech.p_plus(xs), dtype=float):
-        pmf = np.convolve(pmf, [1 - p, p])
-    k = np.arange(n + 1)
-    c = mech.c_epsilon
-    rows = np.where(np.arange(n)[None, :] < k[:, None], c, -c)
-    p_values, _, _ = _numeric_p_values(mech, rows)
-    return float(pmf[p_values < alpha].sum())
-
-
 @pytest.mark.parametrize("n", NUMERIC_SIZES)
 @pytest.mark.parametrize("eps", FORM_EPS)
 def test_duchi_classes_raise_the_alarm_at_most_alpha_exactly(n, eps):
     mech = DuchiMechanism(eps)
     for xs in (np.ones(n), -np.ones(n), np.zeros(n), np.linspace(-1, 1, n)):
-        assert _duchi_alarm_rate(mech, n, xs) <= ALPHA
+        assert two_valued_alarm_rate(mech, xs) <= ALPHA
 
 
 @pytest.mark.parametrize("eps", FORM_EPS)
 def test_one_laplace_report_raises_the_alarm_at_most_alpha_exactly(eps):
     """n = 1: the alarm region is y >= t_up or y <= -t_up; its probability at the worst class
     is exact. The check before (the mean's normal tail) fired 27-41x as often."""
-    mech = LaplaceMechanism(eps)
-    low, high = 1.0, mech.device_grid()[1]
-    for _ in range(100):
-        mid = (low + high) / 2
-        p, _, _ = _numeric_p_values(mech, np.array([[mid]]))
-        low, high = (mid, high) if p[0] >= ALPHA else (low, mid)
-    rate = float(mech.survival(low, 1.0) + 1 - mech.survival(-low, 1.0))
-    assert rate <= ALPHA
-    before = 0.5 * math.exp(-3.719 * math.sqrt(2)) * (1 + math.exp(-eps))  # the old check
-    assert before > 20 * ALPHA
-
-
-def _simulated_size(mech, n: int, classes: int, seed: int, alpha: float = SIM_ALPHA
-                    ) -> tuple[float, float]:
-    rng = np.random.default_rng(seed)
-    alarms = 0
-    for start in range(0, classes, max(1, 400_000 // n)):
-        rows = min(max(1, 400_000 // n), classes - start)
-        p, _, _ = _numeric_p_values(mech, _sent(mech, 1.0, (rows, n), rng))
-        alarms += int((p < alpha).sum())
-    return alarms / classes, math.sqrt(alpha / classes)
+    assert one_report_alarm_rate(LaplaceMechanism(eps)) <= ALPHA
+    assert previous_one_report_rate(eps) > 20 * ALPHA
 
 
 @pytest.mark.parametrize("n", NUMERIC_SIZES)
@@ -360,8 +335,9 @@ def _simulated_size(mech, n: int, classes: int, seed: int, alpha: float = SIM_AL
 def test_honest_classes_at_the_top_raise_the_alarm_at_most_alpha(name, n):
     """Simulated at the class most likely to raise it (everyone at the top), at SIM_ALPHA."""
     mech = numeric_mechanism(name, math.log(3))
-    rate, se = _simulated_size(mech, n, 40_000 if n <= 100 else 4_000, seed=n)
-    assert rate <= SIM_ALPHA + 3 * se
+    classes = 40_000 if n <= 100 else 4_000
+    alarms = simulated_alarms(mech, n, classes, seed=n, alpha=SIM_ALPHA)
+    assert alarms / classes <= SIM_ALPHA + 3 * math.sqrt(SIM_ALPHA / classes)
 
 
 def test_power_the_simulated_size_sees_the_old_laplace_check_overstep():

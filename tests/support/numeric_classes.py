@@ -11,9 +11,12 @@ import math
 
 import numpy as np
 
-from ldp_core import NumericDesign, NumericEstimate, NumericMechanism
+from ldp_core import ALPHA, NumericDesign, NumericEstimate, NumericMechanism
+from ldp_core.plausibility import _numeric_p_values
 
-__all__ = ["CLASSES", "class_values", "coverage", "phone_reports", "spread_coverage"]
+__all__ = ["CLASSES", "class_values", "coverage", "one_report_alarm_rate", "phone_reports",
+           "previous_one_report_rate", "simulated_alarms", "spread_coverage",
+           "two_valued_alarm_rate"]
 
 #: The classes the interval is measured on (the [-1, 1] scale is the range [lo, hi]).
 CLASSES = ("mid-range", "near the top", "all at the maximum", "skewed", "exponential")
@@ -112,3 +115,45 @@ def spread_coverage(design: NumericDesign, xs: np.ndarray, *, reps: int,
         half = z * y.std(axis=1, ddof=1) / math.sqrt(n)
         hits += int(np.sum(np.abs(y.mean(axis=1) - truth) <= half))
     return hits / reps
+
+
+# -- the stuffing check on honest classes ------------------------------------------------
+
+
+def two_valued_alarm_rate(mech: NumericMechanism, xs: np.ndarray, alpha: float = ALPHA
+                          ) -> float:
+    """Exactly, for a mechanism with two reports ±c: how often the class ``xs`` raises the
+    alarm (the check sees the count K of +c, a sum of one Bernoulli per student)."""
+    n, c = xs.size, float(mech.output_bounds[1])
+    rows = np.where(np.arange(n)[None, :] < np.arange(n + 1)[:, None], c, -c)
+    p, _, _ = _numeric_p_values(mech, rows)
+    return float(_bit_pmf(mech, xs)[p < alpha].sum())
+
+
+def one_report_alarm_rate(mech: NumericMechanism, alpha: float = ALPHA) -> float:
+    """Exactly, for one report of a student at the top: the alarm region is y >= t or
+    y <= -t (t found by bisection on the check itself), and its probability the survival's."""
+    low, high = 0.0, float((mech.device_grid() or mech.output_bounds)[1])
+    for _ in range(100):
+        mid = (low + high) / 2
+        p, _, _ = _numeric_p_values(mech, np.array([[mid]]))
+        low, high = (mid, high) if p[0] >= alpha else (low, mid)
+    return float(mech.survival(low, 1.0) + 1 - mech.survival(-low, 1.0))  # bounds it
+
+
+def previous_one_report_rate(epsilon: float) -> float:
+    """The check before, on one local Laplace report at ε: the mean's normal tail at 3.719
+    worst-case SDs (√2 scales each), on either side, ``½ e^(-3.719 √2) (1 + e^-ε)``."""
+    return 0.5 * math.exp(-3.719 * math.sqrt(2)) * (1 + math.exp(-epsilon))
+
+
+def simulated_alarms(mech: NumericMechanism, n: int, classes: int, *, seed: int,
+                     alpha: float = ALPHA) -> int:
+    """How many of ``classes`` simulated classes of n students at the top raise the alarm."""
+    rng = np.random.default_rng(seed)
+    alarms, step = 0, max(1, 2_000_000 // n)
+    for start in range(0, classes, step):
+        rows = min(step, classes - start)
+        p, _, _ = _numeric_p_values(mech, phone_reports(mech, 1.0, (rows, n), rng))
+        alarms += int((p < alpha).sum())
+    return alarms
