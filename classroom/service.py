@@ -57,7 +57,6 @@ from .domain import (
     finite_or_inf,
     normalize_join_code,
     question_design,
-    utcnow,
 )
 from .estimates import (
     estimate_from_groups,
@@ -221,7 +220,7 @@ class PollService:
         """A new poll with a fresh join code (title 0..100 characters)."""
         clean = clean_text("poll title", title, 0, MAX_TITLE_CHARS)
         return _with_join_code(
-            lambda code: self._store.insert_poll(code, clean, bool(rehearsal), utcnow()))
+            lambda code: self._store.insert_poll(code, clean, bool(rehearsal), self.now()))
 
     def poll(self, poll_id: int) -> Poll:
         pid = _id("poll id", poll_id)
@@ -353,9 +352,9 @@ class PollService:
         checked = plan.checked()
         document = dumps(checked)
         if plan_id is None:
-            return self._store.insert_plan(checked.title, document, utcnow())
+            return self._store.insert_plan(checked.title, document, self.now())
         pid = _id("plan id", plan_id)
-        saved = self._store.update_plan(pid, checked.title, document, utcnow())
+        saved = self._store.update_plan(pid, checked.title, document, self.now())
         if saved is None:
             raise UnknownPlan(f"no saved lesson plan with id {pid}; save it as a new plan")
         return saved
@@ -384,7 +383,7 @@ class PollService:
                  "salt": secrets.token_bytes(SALT_BYTES)} for q in checked.questions]
         return _with_join_code(lambda code: self._store.insert_class(
             join_code=code, title=checked.title, rehearsal=bool(rehearsal),
-            budget=checked.budget, question_rows=rows, now=utcnow()))
+            budget=checked.budget, question_rows=rows, now=self.now()))
 
     # -- questions ------------------------------------------------------------------------
     def add_question(self, poll_id: int, text: str, *, options: Sequence[str] = ("No", "Yes"),
@@ -410,7 +409,7 @@ class PollService:
             # One check for adding and opening: a new question's round has no reports.
             self._check_budget(unit, design_epsilon(design), question=None, same_round=False,
                                refused=f"“{body[:60]}” was not added: it would let")
-            now = utcnow()
+            now = self.now()
             q = unit.add_question(
                 text=body, kind=kind, options_json=json.dumps(list(labels)),
                 design_json=design_json, mode=mode, salt=secrets.token_bytes(SALT_BYTES),
@@ -450,7 +449,7 @@ class PollService:
 
     def _set_state(self, question_id: int, state: str) -> Question:
         qid = _id("question id", question_id)
-        q = self._store.set_state(qid, state, utcnow())
+        q = self._store.set_state(qid, state, self.now())
         return _question_found(q, qid)
 
     def open_question(self, question_id: int) -> Question:
@@ -462,15 +461,67 @@ class PollService:
         with self._store.poll_unit(question_id=qid) as unit:
             q = _question_found(unit.question(qid), qid)
             self._check_opening(unit, q, q.epsilon)
-            return _question_found(unit.set_state(q.id, "open", utcnow(), close_others=True),
+            return _question_found(unit.set_state(q.id, "open", self.now(), close_others=True),
                                    qid)
 
     def close_question(self, question_id: int) -> Question:
         return self._set_state(question_id, "closed")
 
+    def next_question(self, question_id: int) -> tuple[Question, Question]:
+        """Close ``question_id`` (and any other open question of its poll) and open the
+        next question of the poll by position, in ONE transaction that holds the poll's
+        row; the phones follow. Returns ``(the question left, the question now open)``.
+
+        Nothing is skipped: when the next question cannot open under the poll's budget,
+        :class:`OverBudget` says so and nothing changes (this question stays as it
+        was); after the poll's last question, :class:`BadInput` says there is none. A
+        next question already open stays open, its countdown running on.
+        """
+        qid = _id("question id", question_id)
+        with self._store.poll_unit(question_id=qid) as unit:
+            q = _question_found(unit.question(qid), qid)
+            following = unit.question_after(q)
+            if following is None:
+                raise BadInput(f"Q{q.position} “{q.text[:60]}” is the last question of this "
+                               "poll: there is no next question to open")
+            self._check_budget(unit, following.epsilon, question=following, same_round=True,
+                               refused=f"the next question, Q{following.position} "
+                                       f"“{following.text[:60]}”, was not opened: opening "
+                                       "it would let")
+            now = self.now()
+            if following.is_open:
+                unit.close_others(following.id, now)
+                opened = following
+            else:
+                opened = _question_found(
+                    unit.set_state(following.id, "open", now, close_others=True), following.id)
+            return _question_found(unit.question(qid), qid), opened
+
+    def set_countdown(self, question_id: int, seconds: int | None) -> Question:
+        """Set the question's countdown: seconds of voting from each opening before the
+        round closes by itself (10 to 3600), or None for none. A round already open keeps
+        the deadline it opened with."""
+        qid = _id("question id", question_id)
+        value = clean_countdown(seconds)
+        return _question_found(self._store.set_countdown(qid, value), qid)
+
+    def close_expired(self) -> int:
+        """Write down the close of every question whose countdown has ended; the number
+        closed. Readers see the close at the deadline already; this makes the stored state
+        say it too. Each process runs it at every deadline (:mod:`web.deadlines`)."""
+        return self._store.close_expired()
+
+    def next_deadline(self) -> datetime | None:
+        """The earliest countdown deadline of an open question, or None."""
+        return self._store.next_deadline()
+
+    def now(self) -> datetime:
+        """The time deadlines are set by and read against (the store's clock)."""
+        return self._store.now()
+
     def set_revealed(self, question_id: int, revealed: bool) -> Question:
         qid = _id("question id", question_id)
-        q = self._store.set_revealed(qid, bool(revealed), utcnow())
+        q = self._store.set_revealed(qid, bool(revealed), self.now())
         return _question_found(q, qid)
 
     def set_design(self, question_id: int, design_params: dict[str, Any]) -> Question:
@@ -504,7 +555,7 @@ class PollService:
                                refused=f"round {q.round_number + 1} of “{q.text[:60]}” was "
                                        "not started: it would let")
             r = unit.insert_round(q.id, design_json, secrets.token_bytes(SALT_BYTES),
-                                  utcnow(), "open" if open_now else "draft")
+                                  self.now(), "open" if open_now else "draft")
             return _question_found(r, qid)
 
     def rounds(self, question_id: int) -> list[Round]:
@@ -563,9 +614,10 @@ class PollService:
         qid = _id("question id", question_id)
         sid = _submission_id(submission_id)
         device = _device_id(device_id)
+        arrived = self.now()  # a countdown's deadline is against this, however long the wait
         with self._store.report_unit() as unit:
             receipt, from_address = self._submit(unit, norm, qid, answer, design_params, sid,
-                                                  device, bool(simulated), address)
+                                                  device, bool(simulated), address, arrived)
         if from_address in BURST_LOG_AT:
             _LOG.warning("question %d round %d: %d reports so far came from one network "
                          "address (a class behind one NAT, or one device voting with many "
@@ -575,9 +627,11 @@ class PollService:
 
     def _submit(self, unit: ReportUnit, code: str, qid: int, answer: object,
                 design_params: object, sid: str, device: str, simulated: bool,
-                address: str | None) -> tuple[Receipt, int]:
+                address: str | None, arrived: datetime) -> tuple[Receipt, int]:
         """:meth:`submit_report` inside its transaction: the receipt, and how many reports
-        of the round came from this one's address (0 when none was given or none stored)."""
+        of the round came from this one's address (0 when none was given or none stored).
+        ``arrived``: when the report reached the server (its time, and what a countdown's
+        deadline is checked against)."""
         poll, question, rnd = unit.context(code, qid, hold_poll=self._holds_poll)
         if poll is None:
             raise UnknownPoll(f"no poll has join code {code}; check the code on the projector")
@@ -590,7 +644,7 @@ class PollService:
         if own is not None:  # a double tap, a refresh, a second tab: the first receipt
             return self._receipt(question, own, rnd.number, already=True,
                                  spent=finite_or_inf(spent)), 0
-        if not unit.round_open(rnd.round_id):  # closed, or a new round began
+        if not unit.round_open(rnd.round_id, arrived):  # closed, a new round, time is up
             raise QuestionClosed("voting is closed for this question")
         stored, design_json, design = self._check_report(question, answer, design_params)
         total = finite_or_inf([*spent, design_epsilon(design)])
@@ -607,7 +661,7 @@ class PollService:
                          self._max_per_address)
             raise AddressLimit(f"{self._max_per_address} answers to this question already "
                                "came from this network, the most the instructor allows")
-        now = utcnow()
+        now = arrived
         token = tokens.get(rnd.round_id) or dedup_token(rnd.salt, device)
         if unit.insert(round_id=rnd.round_id, answer=stored, design_json=design_json,
                        created_at=now, submission_id=sid, token=token, simulated=simulated,
@@ -769,7 +823,7 @@ class PollService:
                           answers: Iterable[object]) -> int:
         """Check each answer as a real report and store them all as simulated."""
         params = question.design_params
-        now = utcnow()
+        now = self.now()
         batch = []
         for answer in answers:
             stored, design_json, _ = self._check_report(question, answer, params)

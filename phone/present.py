@@ -7,6 +7,7 @@ ones the Streamlit student page used to draw.
 from __future__ import annotations
 
 import math
+from datetime import datetime
 from typing import Any
 
 import ldp_core
@@ -22,8 +23,8 @@ from classroom.domain import (
 )
 from classroom.privacy_numbers import at_least_percent, at_most_factor, epsilon_up
 
-__all__ = ["device_scheme", "join_error", "physical_instructions", "privacy_note",
-           "question_view", "receipt_view", "results_view"]
+__all__ = ["device_scheme", "epoch_ms", "join_error", "physical_instructions",
+           "privacy_note", "question_view", "receipt_view", "results_view"]
 
 
 def _numeric_scheme(design_params: dict[str, Any]) -> dict[str, Any]:
@@ -150,8 +151,17 @@ def _nice_step(lo: float, hi: float) -> float:
     return float(10 ** math.floor(math.log10((hi - lo) / 100)))
 
 
+def epoch_ms(when: datetime) -> int:
+    """A time as whole milliseconds since 1970 (UTC), as JavaScript counts time."""
+    return int(when.timestamp() * 1000)
+
+
 def question_view(question: Question, est: QuestionEstimate | None) -> dict[str, Any]:
-    """The shared, device-independent state of the current question."""
+    """The shared, device-independent state of the current question.
+
+    ``closes_at`` is the deadline of a running countdown (ms since 1970 by the server's
+    clock; the phone counts down against the server's time sent with the state, never
+    its own clock); ``timed_out`` says the countdown closed the question."""
     params = question.design_params
     if question.kind == "numeric":
         lo, hi = float(params["lo"]), float(params["hi"])
@@ -174,6 +184,9 @@ def question_view(question: Question, est: QuestionEstimate | None) -> dict[str,
         "epsilon": question.epsilon, "privacy_note": privacy_note(question),
         "physical_instructions": physical_instructions(question),
         "results": None if est is None else results_view(question, est),
+        "closes_at": (epoch_ms(question.closes_at)
+                      if question.is_open and question.closes_at is not None else None),
+        "timed_out": question.timed_out,
     }
 
 

@@ -9,6 +9,8 @@ URLs (registered through ``st.App(routes=...)`` on the app's own port):
   from :class:`phone.state.PollStates`. ETag = version; a matching
   ``If-None-Match`` gets 304 without a database read. ``?wait=N`` (N <= 30)
   holds the request until the version changes (200) or N seconds pass (304).
+  A 200 carries ``now``, the server's time (ms since 1970) as it answers: a phone
+  counts a countdown down from it, whatever its own clock says.
 * ``GET /api/poll/{code}/me``: this device's receipt for the current question
   and the ε it has spent in the poll (needs the ``ldp_device`` cookie); without
   the poll's :data:`ANSWERED_COOKIE` from memory, else one read transaction.
@@ -60,7 +62,7 @@ from web import DEVICE_COOKIE, client_address, is_secure, json_depth, same_origi
 from web.errors import ERRORS, ErrorTable, HttpError, Refusal
 
 from . import page
-from .present import join_error, privacy_note, receipt_view
+from .present import epoch_ms, join_error, privacy_note, receipt_view
 from .state import PollStates, Snapshot
 
 __all__ = ["ANSWERED_COOKIE", "MAX_BODY_BYTES", "MAX_JSON_DEPTH", "MAX_WAIT_S", "PhoneApi",
@@ -236,7 +238,8 @@ class PhoneApi:
             if _etag_matches(request, snap.version):
                 return Response(status_code=304, headers={"ETag": f'"{snap.version}"',
                                                           "Cache-Control": "no-cache"})
-        return _json(snap.body, headers={"ETag": f'"{snap.version}"', "Cache-Control": "no-cache"})
+        return _json(_with_now(snap.body, epoch_ms(self.service.now())),
+                     headers={"ETag": f'"{snap.version}"', "Cache-Control": "no-cache"})
 
     async def me(self, request: Request) -> Response:
         """This device's receipt for the current question and the ε it has spent in the
@@ -294,6 +297,15 @@ class PhoneApi:
         else:  # the cached state is a moment old: word the receipt from the question itself
             note = privacy_note(self.service.question(receipt.question_id))
         return {"receipt": receipt_view(receipt, note or "")}, code
+
+
+def _with_now(body: bytes, now_ms: int) -> bytes:
+    """The shared state's JSON object with the server's time as its first member.
+
+    >>> _with_now(b'{"version": "v1"}', 1700000000000)
+    b'{"now": 1700000000000, "version": "v1"}'
+    """
+    return b'{"now": %d, ' % now_ms + body[1:]
 
 
 def _device(request: Request) -> str:

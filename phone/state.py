@@ -9,7 +9,12 @@ database on its own, several processes behind a proxy agree within ``ttl``.
 
 Waiting phones long-poll: they hold a request until the version changes. One
 refresher task per poll with waiters re-reads the database every ``ttl`` and
-wakes them all at once.
+wakes them all at once. A state whose countdown has ended is stale at once, and the
+refresher wakes at the deadline, so the phones learn of a countdown's close when it
+happens, with no dashboard open.
+
+The body carries no time: the route adds the server's current time (``now``) to each
+answer, so that an unchanged state keeps its version.
 """
 
 from __future__ import annotations
@@ -43,6 +48,8 @@ class Snapshot:
     question_id: int | None
     #: The current question's privacy note, for receipts (None without a question).
     privacy_note: str | None = None
+    #: The deadline of its running countdown, in seconds since 1970, or None.
+    closes_at: float | None = None
 
 
 def build_snapshot(service: PollService, code: str) -> Snapshot:
@@ -59,9 +66,10 @@ def build_snapshot(service: PollService, code: str) -> Snapshot:
     body = json.dumps({"version": digest, **state}, ensure_ascii=False, default=str,
                       allow_nan=False).encode()
     shown = state["question"]
+    closes = None if shown is None or shown["closes_at"] is None else shown["closes_at"] / 1000
     return Snapshot(digest, body, poll.id, poll.join_code,
                     None if question is None else question.id,
-                    None if shown is None else shown["privacy_note"])
+                    None if shown is None else shown["privacy_note"], closes)
 
 
 @dataclass
@@ -86,6 +94,19 @@ class PollStates:
         self._build = build
         self._entries: dict[str, _Entry] = {}
 
+    def _fresh(self, entry: _Entry) -> Snapshot | None:
+        """The entry's state if it may be served as it is: younger than ``ttl``, and its
+        countdown (if any) still running; else None."""
+        snap = entry.snapshot
+        if (snap is not None and self._clock() - entry.fetched_at < self._ttl
+                and (snap.closes_at is None or self._until(snap.closes_at) > 0)):
+            return snap
+        return None
+
+    def _until(self, when: float) -> float:
+        """Seconds from now (the service's clock, the one deadlines are set by) to ``when``."""
+        return when - self._service.now().timestamp()
+
     def _entry(self, code: str) -> _Entry:
         entry = self._entries.get(code)
         if entry is None:
@@ -100,11 +121,11 @@ class PollStates:
         while the database is away.
         """
         entry = self._entry(code)
-        if entry.snapshot is not None and self._clock() - entry.fetched_at < self._ttl:
-            return entry.snapshot
+        if (ready := self._fresh(entry)) is not None:
+            return ready
         async with entry.lock:  # one database read per poll, however many phones ask
-            if entry.snapshot is not None and self._clock() - entry.fetched_at < self._ttl:
-                return entry.snapshot
+            if (ready := self._fresh(entry)) is not None:
+                return ready
             try:
                 fresh = await run_in_threadpool(self._build, self._service, code)
             except StoreUnavailable:
@@ -142,7 +163,11 @@ class PollStates:
 
     async def _refresh_while_waited(self, code: str, entry: _Entry) -> None:
         while entry.waiters > 0:
-            await asyncio.sleep(self._ttl)
+            delay = self._ttl
+            snap = entry.snapshot
+            if snap is not None and snap.closes_at is not None:  # wake at the deadline
+                delay = min(delay, max(0.0, self._until(snap.closes_at)) + 0.005)
+            await asyncio.sleep(delay)
             try:
                 await self.get(code)
             except Exception:  # noqa: BLE001 - keep serving the last state; try again next tick

@@ -135,8 +135,8 @@ def test_voting_closed_writes_nothing(classroom, chromium):
     page.locator("button[data-answer='0']").wait_for(timeout=WAIT_MS)
     svc.close_question(q.id)  # closed between loading the page and the tap
     page.locator("button[data-answer='0']").click()
-    page.locator("#question-area").get_by_text("Voting closed: the instructor closed").wait_for(
-        timeout=WAIT_MS)
+    page.locator("#question-area").get_by_text(
+        "Voting closed: voting on this question ended").wait_for(timeout=WAIT_MS)
     assert _rows(svc, q) == 0
     fresh = ctx.new_page()
     fresh.goto(f"{base}/join/{poll.join_code}")

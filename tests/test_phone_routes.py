@@ -539,3 +539,91 @@ def test_phones_stay_on_a_question_waiting_for_its_next_round(client, svc):
     shown = client.get(f"/api/poll/{poll.join_code}").json()["question"]
     assert (shown["id"], shown["state"], shown["round"]) == (second.id, "draft", 2)
     assert svc.question(first.id).state == "closed"
+
+
+# -- the countdown -----------------------------------------------------------------------
+class RunningClock:
+    """The server's clock, running in real time from a fake start; ``jump`` moves it on
+    (a test need not wait a countdown out)."""
+
+    def __init__(self) -> None:
+        import time
+        from datetime import UTC, datetime
+
+        self._monotonic = time.monotonic
+        self._start = self._monotonic()
+        self._base = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
+        self.offset = 0.0
+
+    def __call__(self):
+        from datetime import timedelta
+
+        return self._base + timedelta(seconds=self._monotonic() - self._start + self.offset)
+
+    def jump(self, seconds: float) -> None:
+        self.offset += seconds
+
+
+@pytest.fixture
+def timed(tmp_path):
+    """``(client, service, clock)``: the routes on a store whose clock the test moves; the
+    shared state is kept 5 s, so only the deadline can make it change sooner."""
+    from classroom.store import Store
+
+    clock = RunningClock()
+    store = Store(f"sqlite:///{tmp_path / 'c.db'}", clock=clock)
+    svc = PollService(store)
+    app = Starlette(routes=make_routes(PhoneApi(lambda: svc, ttl=5.0)),
+                    middleware=web.middleware())
+    with TestClient(app, follow_redirects=False) as c:
+        c.get("/join", headers={"accept": "text/html"})
+        yield c, svc, clock
+    store.close()
+
+
+def test_the_state_carries_the_deadline_and_the_servers_time(timed):
+    from phone.present import epoch_ms
+
+    client, svc, clock = timed
+    poll, q = _open(svc, countdown_s=30)
+    r = client.get(f"/api/poll/{poll.join_code}")
+    state = r.json()
+    assert state["question"]["closes_at"] == epoch_ms(q.closes_at)
+    assert state["question"]["timed_out"] is False
+    assert abs(state["now"] - epoch_ms(clock())) < 2000
+    assert state["question"]["closes_at"] - state["now"] == pytest.approx(30_000, abs=2000)
+    clock.jump(5)  # the time moves on; the state does not: still a 304
+    again = client.get(f"/api/poll/{poll.join_code}", headers={"if-none-match": r.headers["etag"]})
+    assert again.status_code == 304
+
+
+def test_the_long_poll_wakes_the_phones_at_the_countdowns_close(timed):
+    """No dashboard, no instructor: the deadline alone closes the question, and the
+    waiting phones learn it at the deadline (the state is kept 5 s otherwise)."""
+    import time
+
+    client, svc, clock = timed
+    poll, q = _open(svc, countdown_s=10)
+    etag = client.get(f"/api/poll/{poll.join_code}").headers["etag"]
+    clock.jump(9.6)  # 0.4 s of voting left
+    started = time.monotonic()
+    r = client.get(f"/api/poll/{poll.join_code}?wait=20", headers={"if-none-match": etag})
+    waited = time.monotonic() - started
+    assert r.status_code == 200, r.status_code
+    shown = r.json()["question"]
+    assert (shown["state"], shown["timed_out"], shown["closes_at"]) == ("closed", True, None)
+    assert 0.3 <= waited < 3.0, waited
+    assert r.json()["now"] >= int(q.closes_at.timestamp() * 1000)
+
+
+def test_a_report_after_the_countdown_gets_voting_closed_and_writes_nothing(timed):
+    client, svc, clock = timed
+    poll, q = _open(svc, countdown_s=10)
+    assert _vote(client, poll.join_code, q, sid="sid-intime-1").status_code == 200
+    clock.jump(10)
+    r = _vote(client, poll.join_code, q, sid="sid-late-0001",
+              cookies={web.DEVICE_COOKIE: "another-phone"})
+    assert r.status_code == 409 and r.json()["error"] == "closed"
+    assert r.json()["message"] == ("Voting closed: voting on this question ended before your "
+                                   "answer arrived, so nothing was saved.")
+    assert _rows(svc, q) == 1

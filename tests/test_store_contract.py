@@ -163,8 +163,15 @@ def _narrow_kind_check(conn) -> None:
     conn.execute(sa.text("PRAGMA writable_schema = OFF"))
 
 
+def _as_version_4_on(conn) -> None:
+    """Take away what version 5 added: the deadline of a round opened with a countdown."""
+    conn.execute(sa.text("DROP INDEX ix_questions_closes_at"))
+    conn.execute(sa.text("ALTER TABLE questions DROP COLUMN closes_at"))
+
+
 def _as_version_3_on(conn) -> None:
-    """Take away what version 4 added: lesson plans and the questions' countdown."""
+    """Take away what versions 4 and 5 added: lesson plans and the questions' countdown."""
+    _as_version_4_on(conn)
     conn.execute(sa.text("DROP TABLE plans"))
     conn.execute(sa.text("ALTER TABLE questions DROP COLUMN countdown_s"))
 
@@ -197,7 +204,7 @@ def test_a_version_1_database_is_upgraded_in_place(fresh_db):
     _as_version_1(db_url)
     s1 = Store(db_url)
     try:
-        assert s1.schema_version() == SCHEMA_VERSION == 4
+        assert s1.schema_version() == SCHEMA_VERSION == 5
         assert s1.columns("reports") == REPORT_COLUMNS
         assert "epsilon_budget" in s1.columns("polls")
         service = PollService(s1)
@@ -235,7 +242,7 @@ def test_a_version_3_database_gets_lesson_plans_and_countdowns(fresh_db):
     s0.close()
     s1 = Store(db_url)
     try:
-        assert s1.schema_version() == SCHEMA_VERSION == 4
+        assert s1.schema_version() == SCHEMA_VERSION == 5
         assert "countdown_s" in s1.columns("questions")
         assert s1.columns("plans") == {"id", "title", "document", "created_at", "updated_at"}
         service = PollService(s1)
@@ -247,6 +254,33 @@ def test_a_version_3_database_gets_lesson_plans_and_countdowns(fresh_db):
                 conn.execute(sa.text("UPDATE questions SET countdown_s = 3601"))
         started, questions = service.start_class(shipped_plan(CS208_PLAN))
         assert len(questions) == 6 and started.epsilon_budget == 7.7
+    finally:
+        s1.close()
+
+
+def test_a_version_4_database_gets_deadlines(fresh_db):
+    db_url = fresh_db()
+    s0 = Store(db_url)
+    service = PollService(s0)
+    poll = service.create_poll("from version 4")
+    q = service.open_question(service.add_question(poll.id, "Q?", design_params=DIE,
+                                                   countdown_s=60).id)
+    with s0.engine.begin() as conn:
+        _as_version_4_on(conn)
+        conn.execute(sa.text("UPDATE schema_version SET version = 4"))
+    s0.close()
+    s1 = Store(db_url)
+    try:
+        assert s1.schema_version() == SCHEMA_VERSION == 5
+        service = PollService(s1)
+        # A question open before the upgrade has no deadline: it stays open until closed.
+        before = service.question(q.id)
+        assert before.is_open and before.closes_at is None and before.countdown_s == 60
+        service.close_question(q.id)
+        reopened = service.open_question(q.id)  # its next opening starts the countdown
+        assert reopened.closes_at is not None
+        assert 59 <= reopened.seconds_left(service.now()) <= 60
+        assert service.next_deadline() == reopened.closes_at
     finally:
         s1.close()
 

@@ -113,8 +113,8 @@ ERRORS = ErrorTable({
     NotFound: HttpError(404, "not_found"),
     UnknownPoll: HttpError(404, "unknown_poll"),
     UnknownQuestion: HttpError(404, "unknown_question"),
-    QuestionClosed: HttpError(409, "closed", "Voting closed: the instructor closed this "
-                              "question before your answer arrived, so nothing was saved."),
+    QuestionClosed: HttpError(409, "closed", "Voting closed: voting on this question ended "
+                              "before your answer arrived, so nothing was saved."),
     OverBudget: HttpError(409, "over_budget"),
     BadReport: HttpError(422, "rejected"),
     AddressLimit: HttpError(429, "address_limit"),

@@ -12,6 +12,7 @@ from typing import Any
 from classroom import auth
 
 from .composition import PROCESS, ProcessRoot
+from .deadlines import closing_deadlines
 
 __all__ = ["banner", "make_lifespan"]
 
@@ -54,7 +55,8 @@ def banner(address: str | None, port: int, public_url: str | None, login_token: 
 def make_lifespan(listening: Callable[[], tuple[str | None, int]],
                   process: ProcessRoot = PROCESS) -> Callable[[Any], Any]:
     """The app's lifespan: read the settings and open the database once (the process's
-    composition root), print the banner; at shutdown close the connection pool.
+    composition root), print the banner, and close countdowns at their deadlines
+    (:mod:`web.deadlines`) while the app runs; at shutdown close the connection pool.
 
     A bad setting, a wrong URL, an unreachable server or an unwritable SQLite directory
     stops the start with a message naming the setting (password masked) and the path,
@@ -74,7 +76,8 @@ def make_lifespan(listening: Callable[[], tuple[str | None, int]],
             print(f"\n  LDP classroom cannot start: {exc}\n", file=sys.stderr, flush=True)
             raise SystemExit(2) from exc
         try:
-            yield None
+            async with closing_deadlines(lambda: process.get().service):
+                yield None
         finally:
             process.reset()
 

@@ -52,6 +52,7 @@ from .entities import (
     Receipt,
     Round,
     as_utc,
+    state_at,
     utcnow,
 )
 from .errors import (
@@ -167,6 +168,7 @@ __all__ = [
     "numeric_report",
     "question_design",
     "sentence",
+    "state_at",
     "ue_label",
     "utcnow",
 ]

@@ -4,14 +4,15 @@ the time they carry (UTC)."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from .answers import answer_label
 from .design import Designed
 
-__all__ = ["BudgetStatus", "Poll", "Question", "Receipt", "Round", "as_utc", "utcnow"]
+__all__ = ["BudgetStatus", "Poll", "Question", "Receipt", "Round", "as_utc", "state_at",
+           "utcnow"]
 
 
 def utcnow() -> datetime:
@@ -22,6 +23,20 @@ def as_utc(value: datetime) -> datetime:
     """Database times come back naive from SQLite; they are UTC."""
     return value.replace(tzinfo=UTC) if value.tzinfo is None else \
         value.astimezone(UTC)
+
+
+def state_at(state: str, closes_at: datetime | None, now: datetime) -> str:
+    """A question's state at ``now`` from its stored state and deadline: an open question
+    whose deadline is not after ``now`` is closed. The one rule every reader and the
+    report's own transaction apply, so that every process agrees on a countdown's close.
+
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> state_at("open", t, t), state_at("open", t, t.replace(year=2025)), state_at("open", None, t)
+    ('closed', 'open', 'open')
+    """
+    if state == "open" and closes_at is not None and as_utc(closes_at) <= now:
+        return "closed"
+    return state
 
 
 @dataclass(frozen=True)
@@ -38,7 +53,13 @@ class Poll:
 @dataclass(frozen=True)
 class Question(Designed):
     """A question of a poll. ``design_json`` is the current round's design (canonical JSON);
-    ``updated_at`` is the time of the last change of state or reveal."""
+    ``updated_at`` is the time of the last change of state or reveal.
+
+    ``closes_at`` is the deadline of a round opened with a countdown: while the question
+    is open, voting ends there by itself; once it has passed, the question is closed
+    (:meth:`at`), with the deadline kept as the time it closed. None without a running
+    or finished countdown (a question closed by hand before its deadline has none).
+    """
 
     id: int
     poll_id: int
@@ -55,6 +76,8 @@ class Question(Designed):
     round_number: int
     #: Seconds of voting before a round closes by itself, or None (no countdown).
     countdown_s: int | None = None
+    #: When the countdown of the current round ends (or ended), or None.
+    closes_at: datetime | None = None
 
     @property
     def design_params(self) -> dict[str, Any]:
@@ -64,6 +87,27 @@ class Question(Designed):
     @property
     def is_open(self) -> bool:
         return self.state == "open"
+
+    @property
+    def timed_out(self) -> bool:
+        """Closed by its countdown (not by hand)."""
+        return self.state == "closed" and self.closes_at is not None
+
+    def at(self, now: datetime) -> Question:
+        """The question as it stands at ``now``: an open question whose deadline has
+        passed is closed, at its deadline. Every reader applies this to what it reads,
+        so every process agrees on the close from the stored deadline alone, before
+        anything writes the close down."""
+        if self.closes_at is not None and state_at(self.state, self.closes_at, now) != self.state:
+            return replace(self, state="closed", updated_at=self.closes_at)
+        return self
+
+    def seconds_left(self, now: datetime) -> float | None:
+        """Seconds of voting left on the countdown at ``now`` (0 once it has ended), or
+        None when no countdown runs."""
+        if self.state != "open" or self.closes_at is None:
+            return None
+        return max(0.0, (self.closes_at - now).total_seconds())
 
     def label(self, stored_answer: str) -> str:
         """The label of a stored answer string under the current design."""

@@ -80,7 +80,7 @@ QUESTION_COLS = (
     questions.c.id, questions.c.poll_id, questions.c.position, questions.c.text,
     questions.c.kind, questions.c.options, questions.c.design_params, questions.c.mode,
     questions.c.state, questions.c.revealed, questions.c.created_at, questions.c.updated_at,
-    questions.c.round_count, questions.c.countdown_s,
+    questions.c.round_count, questions.c.countdown_s, questions.c.closes_at,
 )
 
 
@@ -90,13 +90,16 @@ def poll_of(row: Any) -> Poll:
                 epsilon_budget=row.epsilon_budget)
 
 
-def question_of(row: Any) -> Question:
+def question_of(row: Any, now: datetime) -> Question:
+    """The question of a row as it stands at ``now`` (:meth:`Question.at`: closed once
+    its deadline has passed, whether or not the close was written down yet)."""
     return Question(
         id=row.id, poll_id=row.poll_id, position=row.position, text=row.text,
         kind=row.kind, options=tuple(json.loads(row.options)), design_json=row.design_params,
         mode=row.mode, state=row.state, revealed=bool(row.revealed),
         created_at=as_utc(row.created_at), updated_at=as_utc(row.updated_at),
-        round_number=row.round_count, countdown_s=row.countdown_s)
+        round_number=row.round_count, countdown_s=row.countdown_s,
+        closes_at=None if row.closes_at is None else as_utc(row.closes_at)).at(now)
 
 
 def round_of(row: Any, kind: str) -> Round:

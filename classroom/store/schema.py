@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 #: The schema version this code creates and understands.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 def check_in(column: str, values: Iterable[str]) -> str:
@@ -97,7 +97,13 @@ questions = sa.Table(
     sa.Column("countdown_s", sa.Integer,
               sa.CheckConstraint(COUNTDOWN_CHECK, name="ck_questions_countdown"),
               nullable=True),
+    # When the current round's countdown ends (NULL: none running or finished). Set
+    # when the question opens; a report whose arrival is not before it is refused, and
+    # the question reads as closed from then on (schema version 5).
+    sa.Column("closes_at", sa.DateTime(timezone=True), nullable=True),
     sa.CheckConstraint(KIND_CHECK, name="ck_questions_kind"),
+    # The per-process closer asks for the next deadline every few seconds.
+    sa.Index("ix_questions_closes_at", "closes_at"),
     sa.CheckConstraint(MODE_CHECK, name="ck_questions_mode"),
     sa.CheckConstraint(STATE_CHECK, name="ck_questions_state"),
 )

@@ -31,6 +31,7 @@ from ..domain import (
     Round,
     StoreUnavailable,
     as_utc,
+    utcnow,
 )
 from ..plans import SavedPlan
 from . import units
@@ -81,7 +82,12 @@ class Store:
     def __init__(self, url: str | None = None, *,
                  migrations: Mapping[int, Callable[[Connection], None]] = MIGRATIONS,
                  target_version: int = SCHEMA_VERSION,
-                 busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S) -> None:
+                 busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S,
+                 clock: Callable[[], datetime] = utcnow) -> None:
+        """``clock`` is the time every deadline is set by and read against (tests pass a
+        fake one); several processes on one database agree on a countdown's close as far
+        as their clocks agree (NTP keeps servers within milliseconds)."""
+        self._clock = clock
         raw = config.database_url() if url is None else config.normalize_url(url)
         self.url = raw
         self.masked_url = config.masked_url(raw)
@@ -125,6 +131,10 @@ class Store:
     def close(self) -> None:
         """Close every pooled connection."""
         self.engine.dispose()
+
+    def now(self) -> datetime:
+        """The current time (UTC) by this store's clock."""
+        return self._clock()
 
     def __repr__(self) -> str:
         return f"Store({self.masked_url!r})"
@@ -212,7 +222,7 @@ class Store:
         """Every round of the poll's questions and what it may have cost
         (:func:`units.rounds_use`), from one snapshot."""
         with self.transaction(write=False) as conn:
-            return units.rounds_use(conn, poll_id)
+            return units.rounds_use(conn, poll_id, self.now())
 
     @contextmanager
     def poll_unit(self, *, poll_id: int | None = None,
@@ -220,14 +230,14 @@ class Store:
         """One decision about a poll (given, or the poll of ``question_id``): a write
         transaction that holds the poll's row (:class:`~.units.PollUnit`)."""
         with self.transaction(write=True) as conn:
-            yield PollUnit(conn, poll_id=poll_id, question_id=question_id)
+            yield PollUnit(conn, clock=self._clock, poll_id=poll_id, question_id=question_id)
 
     @contextmanager
     def report_unit(self) -> Iterator[ReportUnit]:
         """One report, from its context to its insert, in one write transaction
         (:class:`~.units.ReportUnit`)."""
         with self.transaction(write=True) as conn:
-            yield ReportUnit(conn, self.backend, self._stmt_insert_report)
+            yield ReportUnit(conn, self.backend, self._stmt_insert_report, clock=self._clock)
 
     def delete_poll(self, poll_id: int) -> bool:
         with self.transaction(write=True) as conn:
@@ -258,14 +268,14 @@ class Store:
         with self.transaction(write=False) as conn:
             row = conn.execute(sa.select(*QUESTION_COLS)
                                .where(questions.c.id == question_id)).first()
-        return question_of(row) if row else None
+        return question_of(row, self.now()) if row else None
 
     def questions(self, poll_id: int) -> list[Question]:
         with self.transaction(write=False) as conn:
             rows = conn.execute(sa.select(*QUESTION_COLS)
                                 .where(questions.c.poll_id == poll_id)
                                 .order_by(questions.c.position, questions.c.id)).all()
-        return [question_of(r) for r in rows]
+        return [question_of(r, self.now()) for r in rows]
 
     def delete_question(self, question_id: int) -> bool:
         with self.transaction(write=True) as conn:
@@ -284,7 +294,31 @@ class Store:
             row = conn.execute(questions.update().where(questions.c.id == question_id)
                                .values(revealed=revealed, updated_at=now)
                                .returning(*QUESTION_COLS)).first()
-        return question_of(row) if row else None
+        return question_of(row, self.now()) if row else None
+
+    def close_expired(self) -> int:
+        """Write down the close of every open question whose deadline has passed (each
+        at its deadline); the number closed. Idempotent: every process may run it."""
+        now = self.now()
+        with self.transaction(write=True) as conn:
+            return units.close_open(conn, sa.and_(questions.c.closes_at.is_not(None),
+                                                  questions.c.closes_at <= now), now)
+
+    def next_deadline(self) -> datetime | None:
+        """The earliest deadline of an open question not yet written down as closed."""
+        with self.transaction(write=False) as conn:
+            value = conn.execute(sa.select(sa.func.min(questions.c.closes_at))
+                                 .where(questions.c.state == "open",
+                                        questions.c.closes_at.is_not(None))).scalar()
+        return None if value is None else as_utc(value)
+
+    def set_countdown(self, question_id: int, seconds: int | None) -> Question | None:
+        """Set a question's countdown (None: none); it applies from its next opening."""
+        with self.transaction(write=True) as conn:
+            row = conn.execute(questions.update().where(questions.c.id == question_id)
+                               .values(countdown_s=seconds)
+                               .returning(*QUESTION_COLS)).first()
+        return question_of(row, self.now()) if row else None
 
     def rounds(self, question_id: int, kind: str) -> list[Round]:
         with self.transaction(write=False) as conn:
@@ -304,7 +338,8 @@ class Store:
                 .where(questions.c.id == question_id)).first()
         if row is None:
             return None
-        return question_of(row), RoundSecret(row.r_id, row.round_count, bytes.fromhex(row.r_salt))
+        return question_of(row, self.now()), RoundSecret(row.r_id, row.round_count,
+                                                         bytes.fromhex(row.r_salt))
 
     def device_reports(self, poll_id: int, tokens: Callable[[RoundSecret], str], *,
                        question_id: int | None = None
@@ -316,7 +351,8 @@ class Store:
             question = None
             if question_id is not None:
                 row = conn.execute(self._stmt_question, {"question_id": question_id}).first()
-                question = question_of(row) if row is not None and row.poll_id == poll_id \
+                question = question_of(row, self.now()) \
+                    if row is not None and row.poll_id == poll_id \
                     else None
             secrets_ = units.poll_round_secrets(conn, poll_id)
             if not secrets_:
@@ -360,7 +396,7 @@ class Store:
             qrow = conn.execute(self._stmt_question, {"question_id": question_id}).first()
             if qrow is None:
                 return None
-            question = question_of(qrow)
+            question = question_of(qrow, self.now())
             round_rows = conn.execute(self._stmt_rounds, {"question_id": question_id}).all()
             ids = [r.id for r in round_rows]
             stmt = self._stmt_grouped if include_simulated else self._stmt_grouped_real

@@ -19,46 +19,93 @@ interleave with:
 
 Locks are always taken poll first, then question, so two units never wait on each other
 in a circle.
+
+A question read here is as it stands at the unit's clock (``question_of``: closed once its
+countdown's deadline has passed), and a report's round is open only if the report arrived
+before that deadline (:meth:`ReportUnit.round_open`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from ..domain import Poll, Question, Round, as_utc
+from ..domain import Poll, Question, Round, as_utc, state_at
 from .rows import QUESTION_COLS, ReportRow, RoundSecret, RoundUse, poll_of, question_of, round_of
 from .schema import polls, questions, reports, rounds
 
-__all__ = ["PollUnit", "ReportUnit", "add_question", "insert_round", "rounds_use", "set_budget",
-           "set_design", "set_state"]
+__all__ = ["PollUnit", "ReportUnit", "add_question", "close_open", "insert_round", "rounds_use",
+           "set_budget", "set_design", "set_state"]
 
 
 # -- the writes of a decision, on a connection (Store's own methods use them too) -------------
 def set_state(conn: Connection, question_id: int, state: str, now: datetime, *,
               close_others: bool = False) -> Question | None:
     """Set a question's state; with ``close_others`` close every other open question of
-    its poll in the same transaction."""
-    row = conn.execute(questions.update().where(questions.c.id == question_id)
-                       .values(state=state, updated_at=now)
-                       .returning(*QUESTION_COLS)).first()
+    its poll in the same transaction. Opening starts the question's countdown (its
+    deadline ``now`` + ``countdown_s``); closing keeps a deadline only if it has passed
+    (the countdown closed the question, at its deadline)."""
+    this = questions.c.id == question_id
+    if state == "open":
+        row = _open(conn, question_id, now)
+    elif state == "closed" and close_open(conn, this, now):
+        row = conn.execute(sa.select(*QUESTION_COLS).where(this)).first()
+    else:
+        row = conn.execute(questions.update().where(this)
+                           .values(state=state, updated_at=now, closes_at=None)
+                           .returning(*QUESTION_COLS)).first()
     if row is not None and close_others:
-        _close_others(conn, row.poll_id, question_id, now)
-    return question_of(row) if row else None
+        close_open(conn, sa.and_(questions.c.poll_id == row.poll_id,
+                                 questions.c.id != question_id), now)
+    return question_of(row, now) if row else None
 
 
-def _close_others(conn: Connection, poll_id: int, question_id: int, now: datetime) -> None:
-    conn.execute(questions.update()
-                 .where(questions.c.poll_id == poll_id, questions.c.id != question_id,
-                        questions.c.state == "open")
-                 .values(state="closed", updated_at=now))
+def _open(conn: Connection, question_id: int, now: datetime) -> Any:
+    """Open a question, with its deadline if it has a countdown; its row, or None."""
+    seconds = conn.execute(sa.select(questions.c.countdown_s)
+                           .where(questions.c.id == question_id)).first()
+    if seconds is None:
+        return None
+    closes = None if seconds[0] is None else now + timedelta(seconds=seconds[0])
+    return conn.execute(questions.update().where(questions.c.id == question_id)
+                        .values(state="open", updated_at=now, closes_at=closes)
+                        .returning(*QUESTION_COLS)).first()
 
 
-def set_design(conn: Connection, question_id: int, design_json: str) -> Question | None:
+def close_open(conn: Connection, where: Any, now: datetime) -> int:
+    """Close the open questions matching ``where``; the number closed.
+
+    One whose deadline has passed closed at its deadline, which it keeps (its countdown
+    closed it, whether or not anything wrote that down yet); any other closes ``now``
+    and forgets its deadline.
+    """
+    at = sa.literal(now, questions.c.closes_at.type)
+    ended = sa.and_(questions.c.closes_at.is_not(None), questions.c.closes_at <= at)
+    return int(conn.execute(
+        questions.update().where(where, questions.c.state == "open")
+        .values(state="closed",
+                updated_at=sa.case((ended, questions.c.closes_at), else_=at),
+                closes_at=sa.case((ended, questions.c.closes_at), else_=sa.null()))
+    ).rowcount)
+
+
+def question_after(conn: Connection, question: Question, now: datetime) -> Question | None:
+    """The next question of ``question``'s poll by position (ties by id), or None."""
+    after = sa.or_(questions.c.position > question.position,
+                   sa.and_(questions.c.position == question.position,
+                           questions.c.id > question.id))
+    row = conn.execute(sa.select(*QUESTION_COLS)
+                       .where(questions.c.poll_id == question.poll_id, after)
+                       .order_by(questions.c.position, questions.c.id).limit(1)).first()
+    return question_of(row, now) if row else None
+
+
+def set_design(conn: Connection, question_id: int, design_json: str,
+               now: datetime) -> Question | None:
     """Change the design of the question and of its current round (``updated_at`` records
     changes of state and reveal, so it is left alone)."""
     row = conn.execute(questions.update().where(questions.c.id == question_id)
@@ -69,14 +116,14 @@ def set_design(conn: Connection, question_id: int, design_json: str) -> Question
     conn.execute(rounds.update()
                  .where(rounds.c.question_id == question_id, rounds.c.number == row.round_count)
                  .values(design_params=design_json))
-    return question_of(row)
+    return question_of(row, now)
 
 
 def insert_round(conn: Connection, question_id: int, design_json: str | None, salt: bytes,
                  now: datetime, state: str) -> Round | None:
     """Start round n + 1 (``design_json`` None keeps the design); None if no question."""
-    values: dict[str, Any] = {"round_count": questions.c.round_count + 1, "state": state,
-                              "revealed": False, "updated_at": now}
+    values: dict[str, Any] = {"round_count": questions.c.round_count + 1, "state": "draft",
+                              "revealed": False, "updated_at": now, "closes_at": None}
     if design_json is not None:
         values["design_params"] = design_json
     row = conn.execute(questions.update().where(questions.c.id == question_id)
@@ -86,7 +133,9 @@ def insert_round(conn: Connection, question_id: int, design_json: str | None, sa
     if row is None:
         return None
     if state == "open":
-        _close_others(conn, row.poll_id, question_id, now)
+        close_open(conn, sa.and_(questions.c.poll_id == row.poll_id,
+                                 questions.c.id != question_id), now)
+        _open(conn, question_id, now)
     new = conn.execute(rounds.insert().values(
         question_id=question_id, number=row.round_count, design_params=row.design_params,
         salt=salt.hex(), opened_at=now).returning(*rounds.c)).one()
@@ -111,7 +160,7 @@ def add_question(conn: Connection, *, poll_id: int, position: int | None = None,
     conn.execute(rounds.insert().values(question_id=row.id, number=1,
                                         design_params=design_json, salt=salt.hex(),
                                         opened_at=now))
-    return question_of(row)
+    return question_of(row, now)
 
 
 def set_budget(conn: Connection, poll_id: int, budget: float | None) -> Poll | None:
@@ -120,13 +169,14 @@ def set_budget(conn: Connection, poll_id: int, budget: float | None) -> Poll | N
     return poll_of(row) if row else None
 
 
-def rounds_use(conn: Connection, poll_id: int) -> list[RoundUse]:
+def rounds_use(conn: Connection, poll_id: int, now: datetime) -> list[RoundUse]:
     """Every round of the poll's questions: its design, whether it is its question's
-    current round, the question's state, its number of real reports and the designs those
-    reports were made under."""
+    current round, the question's state at ``now``, its number of real reports and the
+    designs those reports were made under."""
     rows = conn.execute(
         sa.select(rounds.c.id.label("r_id"), questions.c.id, questions.c.state,
-                  questions.c.round_count, rounds.c.number, rounds.c.design_params)
+                  questions.c.closes_at, questions.c.round_count, rounds.c.number,
+                  rounds.c.design_params)
         .select_from(rounds.join(questions, rounds.c.question_id == questions.c.id))
         .where(questions.c.poll_id == poll_id)
         .order_by(questions.c.position, rounds.c.number)).all()
@@ -141,7 +191,8 @@ def rounds_use(conn: Connection, poll_id: int) -> list[RoundUse]:
         designs.setdefault(round_id, []).append(design_json)
         counts[round_id] = counts.get(round_id, 0) + n
     return [RoundUse(question_id=r.id, number=r.number, design_json=r.design_params,
-                     current=r.number == r.round_count, question_state=r.state,
+                     current=r.number == r.round_count,
+                     question_state=state_at(r.state, r.closes_at, now),
                      reports=counts.get(r.r_id, 0),
                      report_designs=tuple(designs.get(r.r_id, ())))
             for r in rows]
@@ -163,9 +214,10 @@ class PollUnit:
     this one ends.
     """
 
-    def __init__(self, conn: Connection, *, poll_id: int | None = None,
-                 question_id: int | None = None) -> None:
+    def __init__(self, conn: Connection, *, clock: Callable[[], datetime],
+                 poll_id: int | None = None, question_id: int | None = None) -> None:
         self._conn = conn
+        self._clock = clock
         if poll_id is not None:
             row = conn.execute(_LOCK_POLL, {"poll_id": poll_id}).first()
         else:
@@ -178,17 +230,27 @@ class PollUnit:
             questions.c.id == question_id)).first()
         if row is None or self.poll is None or row.poll_id != self.poll.id:
             return None
-        return question_of(row)
+        return question_of(row, self._clock())
+
+    def question_after(self, question: Question) -> Question | None:
+        """The poll's next question after ``question`` by position, or None."""
+        return question_after(self._conn, question, self._clock())
 
     def rounds_use(self) -> list[RoundUse]:
-        return [] if self.poll is None else rounds_use(self._conn, self.poll.id)
+        return [] if self.poll is None else rounds_use(self._conn, self.poll.id, self._clock())
 
     def set_state(self, question_id: int, state: str, now: datetime, *,
                   close_others: bool = False) -> Question | None:
         return set_state(self._conn, question_id, state, now, close_others=close_others)
 
+    def close_others(self, question_id: int, now: datetime) -> int:
+        """Close every open question of the poll but ``question_id``; the number closed."""
+        assert self.poll is not None
+        return close_open(self._conn, sa.and_(questions.c.poll_id == self.poll.id,
+                                              questions.c.id != question_id), now)
+
     def set_design(self, question_id: int, design_json: str) -> Question | None:
-        return set_design(self._conn, question_id, design_json)
+        return set_design(self._conn, question_id, design_json, self._clock())
 
     def insert_round(self, question_id: int, design_json: str | None, salt: bytes,
                      now: datetime, state: str) -> Round | None:
@@ -222,10 +284,10 @@ def _context_stmt() -> sa.Select[Any]:
 # costs more CPU than running them on SQLite.
 _CONTEXT = _context_stmt()
 _HOLD_POLL = sa.select(polls.c.id).where(polls.c.id == sa.bindparam("poll_id")).with_for_update()
-# Whether the round is still its question's current round and the question open, with the
-# question's row share-locked (PostgreSQL) until the insert commits: a close or a new round
-# either committed before, and the report is refused, or waits for it.
-_ROUND_OPEN = (sa.select(questions.c.state)
+# Whether the round is still its question's current round and the question open (its state
+# and deadline), with the question's row share-locked (PostgreSQL) until the insert commits:
+# a close or a new round either committed before, and the report is refused, or waits for it.
+_ROUND_OPEN = (sa.select(questions.c.state, questions.c.closes_at)
                .select_from(rounds.join(questions, rounds.c.question_id == questions.c.id))
                .where(rounds.c.id == sa.bindparam("round_id"),
                       rounds.c.number == questions.c.round_count)
@@ -292,11 +354,13 @@ class ReportUnit:
     transaction, whether the round may still take reports.
     """
 
-    def __init__(self, conn: Connection, backend: str, insert_stmt: Any) -> None:
+    def __init__(self, conn: Connection, backend: str, insert_stmt: Any, *,
+                 clock: Callable[[], datetime]) -> None:
         self._conn = conn
         self._backend = backend
         self._insert = insert_stmt
-        self._open_at_begin: tuple[int, bool] | None = None
+        self._clock = clock
+        self._open_at_begin: tuple[int, str, datetime | None] | None = None
 
     def context(self, join_code: str, question_id: int, *,
                 hold_poll: Callable[[Poll], bool] | None = None
@@ -329,17 +393,25 @@ class ReportUnit:
             return poll, None, None
         # SQLite: this transaction began with BEGIN IMMEDIATE, so nothing changes under it
         # and the question's state as read here holds until the commit.
-        self._open_at_begin = (row.r_id, row.state == "open")
-        return poll, question_of(row), RoundSecret(row.r_id, row.round_count,
-                                                 bytes.fromhex(row.r_salt))
+        self._open_at_begin = (row.r_id, row.state, row.closes_at)
+        return poll, question_of(row, self._clock()), RoundSecret(row.r_id, row.round_count,
+                                                                bytes.fromhex(row.r_salt))
 
-    def round_open(self, round_id: int) -> bool:
+    def round_open(self, round_id: int, at: datetime | None = None) -> bool:
         """Whether the round is its question's current round and the question is open, now
-        and until this transaction commits."""
+        and until this transaction commits, for a report that arrived ``at`` (default:
+        now): one that arrived at or after the round's deadline finds it closed, however
+        long it waited for this transaction."""
+        when = self._clock() if at is None else at
         if self._backend == "sqlite" and self._open_at_begin is not None \
                 and self._open_at_begin[0] == round_id:
-            return self._open_at_begin[1]
-        return self._conn.execute(_ROUND_OPEN, {"round_id": round_id}).scalar() == "open"
+            _, state, closes_at = self._open_at_begin
+        else:
+            row = self._conn.execute(_ROUND_OPEN, {"round_id": round_id}).first()
+            if row is None:
+                return False
+            state, closes_at = row.state, row.closes_at
+        return state_at(state, closes_at, when) == "open"
 
     def poll_rounds(self, poll_id: int) -> list[RoundSecret]:
         return poll_round_secrets(self._conn, poll_id)

@@ -22,14 +22,23 @@ function epsilonText(x, down) {
   return (Math.max(0, down ? Math.floor(scaled) : Math.ceil(scaled)) / 100).toFixed(2);
 }
 
+// A countdown's time left as the projector shows it: minutes and seconds, rounded up (the
+// last second reads 0:01, never 0:00 while voting is still open).
+function countdownText(ms) {
+  const secs = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, '0')}`;
+}
+
 function createFlow(env) {
   // env: api(path, opts) -> Promise<{status, body, etag}>; pending: {get(), set(value)},
   // the report not yet saved, kept across reloads; show(screen); say(text) for screen
   // readers; warn(text) for the alert line; lock() when a tap is taken (disable inputs);
   // animate(scheme, draw) -> Promise<story>; sid() -> a fresh submission id; wait(ms);
-  // go(url) to leave the page.
+  // go(url) to leave the page; now() -> milliseconds on a clock that only moves forward
+  // (performance.now), used only to measure time since the last state arrived.
   const m = {
     code: null, state: null, etag: null, me: null, meSeq: 0, busy: false,
+    clock: null,     // the server's time with the last state, and this tab's clock then
     last: null,      // the outcome of this tab's last send: {qid, round, kind, text, receipt}
     story: null,     // how this tab's last report was randomized: {sid, text}
     notice: null,    // a word about a send that ended after the question moved on
@@ -48,6 +57,29 @@ function createFlow(env) {
   }
 
   function question() { return m.state && m.state.question; }
+
+  // A countdown: the time left is the deadline minus the server's time now, which is the
+  // server's time sent with the state plus the time elapsed here since. The phone's own
+  // date and time never enter, so a phone whose clock is wrong still counts right.
+  function left() {
+    const q = question();
+    if (!q || q.state !== 'open' || q.closes_at === null || q.closes_at === undefined || !m.clock) return null;
+    return q.closes_at - (m.clock.server + (env.now() - m.clock.local));
+  }
+
+  function expired() {
+    const ms = left();
+    return ms !== null && ms <= 0;
+  }
+
+  // What the countdown line says on a screen of this view (null without a countdown).
+  function timer(view) {
+    const ms = left();
+    if (ms === null || ms <= 0 || (view !== 'question' && view !== 'receipt')) return null;
+    const clock = countdownText(ms);
+    return { ms, urgent: ms <= 10000,
+      text: view === 'question' ? `Time left to answer: ${clock}` : `Voting closes in ${clock}.` };
+  }
 
   function pendingFor(q) {
     const p = env.pending.get();
@@ -108,12 +140,16 @@ function createFlow(env) {
       const here = same(m.last, q.id, q.round) ? m.last : null;
       const receipt = m.me && m.me.question_id === q.id && m.me.receipt && m.me.receipt.round === q.round ? m.me.receipt : null;
       const waiting = pendingFor(q);
+      // At the countdown's zero the phone closes the question itself, as the server does.
+      const timeUp = expired() || (q.state === 'closed' && q.timed_out);
+      const phase = expired() ? 'closed' : q.state;
       if (receipt) s = receiptScreen(q, receipt, here && (here.kind === 'stored' || here.kind === 'already') ? here : null);
-      else if (q.state === 'draft') {
+      else if (phase === 'draft') {
         s = noteScreen(q, 'info', `Round ${q.round} of this question opens soon. This page updates by itself when voting opens.`);
-      } else if (q.state !== 'open') {
+      } else if (phase !== 'open') {
         const text = here && here.kind === 'refused' ? here.text
           : waiting ? 'Voting closed before your answer could be saved, so it was not counted.'
+          : timeUp ? 'Time is up: voting on this question has closed. This page shows the next question by itself when the instructor opens it.'
           : 'Voting on this question has closed. This page shows the next question by itself when the instructor opens it.';
         s = noteScreen(q, waiting || (here && here.kind === 'refused') ? 'error' : 'info', text);
       } else if (here && here.kind === 'refused') s = noteScreen(q, 'error', here.text);
@@ -121,6 +157,7 @@ function createFlow(env) {
         s = noteScreen(q, 'warn', here && here.kind === 'unsaved' ? here.text
           : 'Your last answer was not saved yet. Your phone already randomized it; sending it again cannot count twice.', { resend: true });
       } else s = { view: 'question', q, budget: budgetLine(q) };
+      s.timer = timer(s.view) !== null;
     }
     s.poll = poll;
     s.notice = m.notice && m.notice.key === keyOf(q) ? m.notice.text : null;
@@ -156,6 +193,7 @@ function createFlow(env) {
   async function refresh(s, force) {
     const moved = !m.state || changed(m.state, s);
     m.state = s;
+    m.clock = typeof s.now === 'number' ? { server: s.now, local: env.now() } : null;
     if (m.busy) return;
     if (moved || force) {
       await loadMe();
@@ -220,7 +258,7 @@ function createFlow(env) {
     const q = question();
     if (m.busy) return null;
     if (m.blocked || !q || !shown || shown.id !== q.id || shown.round !== q.round || q.state !== 'open'
-        || (budgetLine(q) || {}).over) { show(); return null; }
+        || expired() || (budgetLine(q) || {}).over) { show(); return null; }
     return q;
   }
 
@@ -318,5 +356,11 @@ function createFlow(env) {
     else env.show({ view: 'join', error: message(r), key: `join/${message(r)}` });
   }
 
-  return { model: m, screen, show, refresh, answer, answerNumber, resend, watch, start, join };
+  // The page's clock tick: redraw if the screen changed (the countdown reached zero), never
+  // under a tap being handled.
+  function tick() {
+    if (!m.busy) show();
+  }
+
+  return { model: m, screen, show, refresh, answer, answerNumber, resend, watch, start, join, tick, timer, left };
 }

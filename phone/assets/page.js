@@ -6,7 +6,7 @@
   const $ = (id) => document.getElementById(id);
   const area = $('question-area'), status = $('status'), alertBox = $('alert');
   const PENDING = 'ldp-pending-report';
-  let shownKey = null, focused = null, flow = null;
+  let shownKey = null, shownView = null, focused = null, flow = null;
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -64,6 +64,7 @@
   function show(s) {
     if (s.key === shownKey) return;
     shownKey = s.key;
+    shownView = s.view;
     if (s.view === 'join') { showJoin(s); return; }
     $('join').hidden = true;
     $('poll').hidden = false;
@@ -72,6 +73,8 @@
     if (s.notice) area.append(el('p', { class: 'note info', id: 'notice', text: s.notice }));
     const q = s.q;
     if (q) area.append(el('h1', { id: 'question', text: q.text }));
+    // The countdown's line; its text follows the clock (drawTimer), not the screen.
+    if (s.timer) area.append(el('p', { class: 'timer', id: 'countdown', role: 'timer' }));
     if (s.notice) status.textContent = s.notice;
     if (s.view === 'question') showQuestion(s);
     else if (s.view === 'receipt') showReceipt(s);
@@ -85,6 +88,15 @@
       status.textContent = s.text;
     }
     if (q) showResults(q);
+    drawTimer();
+  }
+
+  function drawTimer() {
+    const line = $('countdown');
+    if (!line) return;
+    const t = flow.timer(shownView);
+    line.textContent = t ? t.text : '';
+    line.classList.toggle('urgent', !!(t && t.urgent));
   }
 
   function showJoin(s) {
@@ -211,7 +223,11 @@
     warn: (text) => { alertBox.textContent = text || ''; },
     wait: (ms) => new Promise((done) => setTimeout(done, ms)),
     go: (url) => location.assign(url),
+    now: () => performance.now(),
   });
+  // The countdown's clock: four ticks a second keep the shown second within a quarter of
+  // a second; at zero the screen changes (flow.tick redraws it).
+  setInterval(() => { flow.tick(); drawTimer(); }, 250);
   $('join-form').addEventListener('submit', (event) => {
     event.preventDefault();
     flow.join($('code').value);

@@ -47,9 +47,11 @@ function receipt(q, extra) {
 }
 
 // A phone against a fake server. `server.reply` answers each report (a promise the test
-// may hold); `server.me` answers /me; the long-poll is fed by `server.polls`.
+// may hold); `server.me` answers /me; the long-poll is fed by `server.polls`; `clock.t` is
+// the tab's own clock (performance.now), which the test moves.
 function phone(first, options) {
   const opts = options || {};
+  const clock = opts.clock || { t: 0 };
   const server = {
     state: first, me: () => ({ status: 200, body: { question_id: null, receipt: null, spent_epsilon: 0 } }),
     reply: null, polls: [], calls: [],
@@ -77,13 +79,14 @@ function phone(first, options) {
     pending: { get: () => store.value && JSON.parse(store.value), set: (v) => { store.value = v ? JSON.stringify(v) : null; } },
     animate: opts.animate || (async (scheme, draw) => `You rolled ${draw + 1}: ${draw < 3 ? 'report the truth' : 'report the opposite'}.`),
     sid: () => `submission-${++sids}`, wait: async () => {}, go: (url) => { server.went = url; },
+    now: () => clock.t,
   });
   const screen = () => shown[shown.length - 1];
   const ready = async () => {
     flow.start(`/join/${CODE}`, new URLSearchParams(''));
     await until(() => shown.length, 'the first screen');
   };
-  return { flow, server, shown, posts, screen, ready, store, locks: () => locks };
+  return { flow, server, shown, posts, screen, ready, store, clock, locks: () => locks };
 }
 
 test('a tap sends one randomized report, a double tap nothing more, and the receipt says how', async () => {
@@ -115,7 +118,7 @@ test('a tap sends one randomized report, a double tap nothing more, and the rece
 const ENDINGS = [
   ['stored', (q) => ({ status: 200, body: { receipt: receipt(q) } }), /^Your answer to the previous question was received at /],
   ['already answered', (q) => ({ status: 200, body: { receipt: receipt(q, { already_answered: true }) } }), /^You had already answered the previous question; nothing new was stored\.$/],
-  ['closed', () => ({ status: 409, body: { error: 'closed', message: 'Voting closed: the instructor closed this question before your answer arrived, so nothing was saved.' } }), /^Voting on the previous question closed before your answer arrived, so it was not counted\.$/],
+  ['closed', () => ({ status: 409, body: { error: 'closed', message: 'Voting closed: voting on this question ended before your answer arrived, so nothing was saved.' } }), /^Voting on the previous question closed before your answer arrived, so it was not counted\.$/],
   ['over budget', () => ({ status: 409, body: { error: 'over_budget', message: 'Answering would take you past the budget.' } }), /^Your answer to the previous question was not accepted: Answering would take you past the budget\.$/],
   ['network error', () => ({ status: 0, body: { error: 'offline', message: 'No connection to the class server.' } }), /not confirmed \(the connection failed\)/],
   ['database away', () => ({ status: 503, body: { error: 'unavailable', message: 'Not saved yet.' } }), /not confirmed/],
@@ -214,7 +217,7 @@ test('closed before the report arrived: the server\'s sentence, and no way to an
   const q1 = question(1);
   const p = phone(state(q1));
   await p.ready();
-  const closed = 'Voting closed: the instructor closed this question before your answer arrived, so nothing was saved.';
+  const closed = 'Voting closed: voting on this question ended before your answer arrived, so nothing was saved.';
   p.server.reply = () => ({ status: 409, body: { error: 'closed', message: closed } });
   await p.flow.answer(0, q1);
   assert.deepEqual([p.screen().view, p.screen().tone, p.screen().text], ['note', 'error', closed]);
@@ -339,4 +342,113 @@ test('a number is sent only from within its range, with noise added on the phone
   assert.equal(p.posts.length, 1);
   assert.ok([0, 1].includes(p.posts[0].answer), 'Duchi et al.: only the randomized bit is sent');
   assert.match(p.screen().explain, /^Your phone moved your number at random/);
+});
+
+// -- the countdown ------------------------------------------------------------------------
+// The server's clock when it answered, and a deadline a minute later (ms since 1970).
+const SERVER_NOW = Date.UTC(2026, 2, 2, 10, 0, 0);
+
+function timed(q, serverNow, closesIn) {
+  return Object.assign(state(Object.assign({}, q, { closes_at: SERVER_NOW + closesIn })),
+    { now: serverNow });
+}
+
+test('the countdown counts from the server\'s time, whatever the phone\'s clock says', async () => {
+  // This tab's clock reads 123456.7 ms (its own start), the server's 2026: only the time
+  // elapsed on the tab's clock since the state arrived enters the count.
+  const p = phone(timed(question(1), SERVER_NOW, 60000), { clock: { t: 123456.7 } });
+  await p.ready();
+  assert.equal(p.screen().view, 'question');
+  assert.equal(p.screen().timer, true);
+  assert.deepEqual(p.flow.timer('question'), { ms: 60000, urgent: false, text: 'Time left to answer: 1:00' });
+  p.clock.t += 15500;
+  assert.equal(p.flow.timer('question').text, 'Time left to answer: 0:45');  // 44.5 s: rounded up
+  assert.equal(p.flow.timer('receipt').text, 'Voting closes in 0:45.');
+  p.clock.t += 34600;
+  assert.deepEqual(p.flow.timer('question'), { ms: 9900, urgent: true, text: 'Time left to answer: 0:10' });
+  p.clock.t += 9899;
+  assert.equal(p.flow.timer('question').text, 'Time left to answer: 0:01');  // never 0:00 while open
+  // A state that arrives later (the same question, the server's clock moved on) counts on
+  // from its own time: what the phone measured in between no longer matters.
+  await p.flow.refresh(timed(question(1), SERVER_NOW + 30000, 60000), false);
+  assert.equal(p.flow.timer('question').text, 'Time left to answer: 0:30');
+});
+
+test('a phone whose clock is hours wrong counts the same seconds', async () => {
+  for (const phoneClock of [0, 5e6, 1.7e12, -3.6e6]) {
+    const p = phone(timed(question(1), SERVER_NOW - 2000, 30000), { clock: { t: phoneClock } });
+    await p.ready();
+    p.clock.t += 7000;
+    assert.equal(p.flow.left(), 25000, `the phone's clock at ${phoneClock}`);
+  }
+});
+
+test('at zero the phone closes the question itself: time is up, and a tap sends nothing', async () => {
+  const q1 = question(1);
+  const p = phone(timed(q1, SERVER_NOW, 20000));
+  await p.ready();
+  const before = p.screen().key;
+  p.clock.t += 19999;
+  p.flow.tick();
+  assert.equal(p.screen().key, before, 'the same screen until zero (the page draws a key once)');
+  p.clock.t += 1;
+  p.flow.tick();
+  const s = p.screen();
+  assert.deepEqual([s.view, s.tone, s.timer], ['note', 'info', false]);
+  assert.equal(s.text, 'Time is up: voting on this question has closed. This page shows the next question by itself when the instructor opens it.');
+  assert.equal(await p.flow.answer(1, q1), false);
+  assert.equal(p.posts.length, 0);
+  assert.equal(p.flow.timer('question'), null);
+  // The server's close, a moment later, reads the same.
+  await p.flow.refresh(state(question(1, { state: 'closed', timed_out: true, closes_at: null })), false);
+  assert.equal(p.screen().text, s.text);
+});
+
+test('no countdown, no countdown line', async () => {
+  const p = phone(Object.assign(state(question(1, { closes_at: null })), { now: SERVER_NOW }));
+  await p.ready();
+  assert.equal(p.screen().timer, false);
+  assert.equal(p.flow.timer('question'), null);
+  p.clock.t += 1e9;
+  p.flow.tick();
+  assert.equal(p.screen().view, 'question');
+});
+
+test('a report sent in the last second: stored, its receipt; too late, the server\'s refusal', async () => {
+  for (const [reply, view, text] of [
+    [(q) => ({ status: 200, body: { receipt: receipt(q) } }), 'receipt', null],
+    [() => ({ status: 409, body: { error: 'closed', message: 'Voting closed: voting on this question ended before your answer arrived, so nothing was saved.' } }),
+      'note', 'Voting closed: voting on this question ended before your answer arrived, so nothing was saved.'],
+  ]) {
+    const q1 = question(1);
+    const p = phone(timed(q1, SERVER_NOW, 20000));
+    await p.ready();
+    p.clock.t += 19500;
+    const held = deferred();
+    p.server.reply = () => held.promise;
+    const sending = p.flow.answer(1, q1);
+    await until(() => p.posts.length === 1, 'the report');
+    p.clock.t += 1000;  // zero passes while the report travels
+    const drawn = p.shown.length;
+    p.flow.tick();
+    assert.equal(p.shown.length, drawn, 'nothing is redrawn under a send');
+    held.resolve(reply(q1));
+    await sending;
+    assert.equal(p.screen().view, view);
+    if (text) assert.equal(p.screen().text, text);
+    else assert.equal(p.screen().timer, false);  // the receipt, without a countdown line
+    assert.equal(p.posts.length, 1);
+  }
+});
+
+test('the countdown line on a receipt while voting goes on', async () => {
+  const q1 = question(1);
+  const p = phone(timed(q1, SERVER_NOW, 45000));
+  p.server.me = () => ({ status: 200, body: { question_id: 1, receipt: receipt(q1), spent_epsilon: LN3 } });
+  await p.ready();
+  assert.deepEqual([p.screen().view, p.screen().timer], ['receipt', true]);
+  assert.equal(p.flow.timer('receipt').text, 'Voting closes in 0:45.');
+  p.clock.t += 45000;
+  p.flow.tick();
+  assert.deepEqual([p.screen().view, p.screen().timer], ['receipt', false]);
 });
