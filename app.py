@@ -56,7 +56,8 @@ else:
     # service and instructor sessions before the first request; the login routes, the
     # phone routes and the pages (ui/session.py) all use that one.
     process = web.PROCESS
-    app = st.App(Path(__file__).with_name("app.py"), middleware=web.middleware(),
+    app = st.App(Path(__file__).with_name("app.py"),
+                 middleware=web.middleware(lambda: process.get().edge),
                  routes=[*web.make_routes(web.AuthApi(lambda: process.get().auth)),
                          *phone_routes(PhoneApi(lambda: process.get().service))],
                  lifespan=web.make_lifespan(_listening, process))

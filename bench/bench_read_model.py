@@ -128,12 +128,13 @@ def measure(url: str, n_reports: int, calls: int, taps: int) -> dict[str, Any]:
         before_ms = median_ms(lambda: refresh_before(svc, q.id), calls)
         now_ms = median_ms(lambda: refresh_now(svc, q.id), calls)
 
-        app = Starlette(routes=make_routes(PhoneApi(lambda: svc)), middleware=web.middleware())
+        edge = web.Edge.local(hosts=("testserver",))  # the test client's host name
+        app = Starlette(routes=make_routes(PhoneApi(lambda: svc)), middleware=web.middleware(edge))
         tap_tx, tap_ms = [], []
         with TestClient(app) as client:
             client.get(f"/api/poll/{poll.join_code}")  # the poll's state is cached from here
             for i in range(taps):
-                client.cookies.set(web.DEVICE_COOKIE, f"bench-device-{i:05d}")
+                client.cookies.set(web.DEVICE_COOKIE, edge.devices.sign(f"bench-device-{i:05d}"))
                 body = {"question_id": q.id, "answer": i % 2, "params": q.design_params,
                         "submission_id": f"bench-{secrets.token_hex(8)}"}
                 t0 = time.perf_counter()

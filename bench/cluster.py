@@ -139,21 +139,25 @@ class Server:
 
 
 def _streamlit_cmd(port: int, extra_args: Sequence[str],
-                   launcher: Sequence[str] | None = None) -> list[str]:
+                   launcher: Sequence[str] | None = None,
+                   address: str | None = "127.0.0.1") -> list[str]:
     start = list(launcher) if launcher else [sys.executable, "-m", "streamlit", "run", "app.py"]
-    return [*start, "--server.headless", "true",
-            "--server.address", "127.0.0.1", "--server.port", str(port),
+    where = ["--server.address", address] if address is not None else []
+    return [*start, "--server.headless", "true", *where, "--server.port", str(port),
             "--browser.gatherUsageStats", "false", *extra_args]
 
 
 @contextlib.contextmanager
 def running_server(env: Mapping[str, str] | None = None, *, extra_args: Sequence[str] = (),
                    log_path: Path | None = None, timeout: float = 60.0,
-                   launcher: Sequence[str] | None = None) -> Iterator[Server]:
+                   launcher: Sequence[str] | None = None,
+                   address: str | None = "127.0.0.1") -> Iterator[Server]:
     """One ``streamlit run app.py`` with ``env`` added to the environment.
 
     ``launcher`` replaces ``python -m streamlit run app.py`` (the options follow it),
-    e.g. ``[python, "bench/profile_server.py", out_dir]``.
+    e.g. ``[python, "bench/profile_server.py", out_dir]``. ``address`` is
+    ``--server.address``; None leaves it out, as the README's ``streamlit run app.py``
+    does: Streamlit then listens on every interface, IPv4 and IPv6 (``::``).
     """
     port = free_port()
     if log_path is None:
@@ -162,7 +166,7 @@ def running_server(env: Mapping[str, str] | None = None, *, extra_args: Sequence
         log_path = Path(name)
     child_env = {**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"}
     with log_path.open("wb") as log:
-        proc = subprocess.Popen(_streamlit_cmd(port, extra_args, launcher), cwd=APP_ROOT,
+        proc = subprocess.Popen(_streamlit_cmd(port, extra_args, launcher, address), cwd=APP_ROOT,
                                 env=child_env, stdout=log, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
     server = Server(f"http://127.0.0.1:{port}", proc.pid, log_path)

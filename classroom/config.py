@@ -32,23 +32,31 @@ from sqlalchemy.exc import ArgumentError
 from .domain import ConfigError
 
 __all__ = [
+    "ALLOWED_HOSTS_ENV",
     "APP_ROOT",
     "DATABASE_URL_ENV",
     "DATA_DIR_ENV",
+    "FORWARDED_ALLOW_IPS_ENV",
+    "FRAME_ANCESTORS_ENV",
     "KEY_ENV",
     "MAX_PER_ADDRESS_ENV",
     "MIN_KEY_CHARS",
     "PUBLIC_URL_ENV",
+    "RATE_LIMIT_STORAGE_ENV",
     "SECRETS_KEY",
     "Settings",
+    "allowed_hosts",
     "data_dir",
     "database_url",
+    "frame_ancestors",
     "instructor_key",
     "masked_url",
     "max_reports_per_address",
     "normalize_url",
     "public_base_url",
+    "rate_limit_storage",
     "secret",
+    "trusted_proxies",
 ]
 
 DATABASE_URL_ENV = "LDP_CLASSROOM_DATABASE_URL"
@@ -202,6 +210,99 @@ def max_reports_per_address(*, environ: Mapping[str, str] | None = None,
     return int(raw)
 
 
+ALLOWED_HOSTS_ENV = "LDP_CLASSROOM_ALLOWED_HOSTS"
+_LABEL = r"[a-z0-9]([a-z0-9-]*[a-z0-9])?"
+#: A host name, ``*.`` before one (its subdomains), or ``*`` alone.
+_HOST_PATTERN = re.compile(rf"^(\*|(\*\.)?{_LABEL}(\.{_LABEL})*)$")
+
+
+def _setting(env: Mapping[str, str], name: str, key: str, root: Path | None) -> str:
+    """A setting's raw text: the environment variable ``name``, else ``key`` in
+    secrets.toml (a TOML list is read as its items joined by commas), else ``""``."""
+    raw = env.get(name, "").strip()
+    if raw:
+        return raw
+    value = secret(key, root=root)
+    if isinstance(value, list):
+        return ",".join(str(item) for item in value)
+    return str(value or "").strip()
+
+
+def allowed_hosts(*, environ: Mapping[str, str] | None = None,
+                  root: Path | None = None) -> tuple[str, ...]:
+    """Host names the app answers to besides its own (loopback, any IP address, this
+    machine's names and the host of the public URL, which need no setting).
+
+    ``LDP_CLASSROOM_ALLOWED_HOSTS`` (comma-separated), else ``allowed_hosts`` in
+    secrets.toml: names such as ``class.example.org``, ``*.example.org`` for every
+    subdomain, or ``*`` for any name (no check: only behind a proxy that checks).
+    """
+    env = os.environ if environ is None else environ
+    names = tuple(dict.fromkeys(
+        item.strip().lower().rstrip(".")
+        for item in _setting(env, ALLOWED_HOSTS_ENV, "allowed_hosts", root).split(",")
+        if item.strip()))
+    bad = [name for name in names if not _HOST_PATTERN.match(name)]
+    if bad:
+        raise ConfigError(f"{ALLOWED_HOSTS_ENV} takes host names without a scheme or port, "
+                          f"such as class.example.org or *.example.org; got {bad[0][:60]!r}")
+    return names
+
+
+RATE_LIMIT_STORAGE_ENV = "LDP_CLASSROOM_RATE_LIMIT_STORAGE"
+
+
+def rate_limit_storage(*, environ: Mapping[str, str] | None = None,
+                       root: Path | None = None) -> str | None:
+    """Where the rate limits are counted: None, this process's memory (one process);
+    or a storage every process shares, ``redis://host:6379`` (the ``limits`` library's
+    storage URLs), from ``LDP_CLASSROOM_RATE_LIMIT_STORAGE`` or ``rate_limit_storage``
+    in secrets.toml. With several processes, a memory limit gives a guesser one
+    allowance per process."""
+    env = os.environ if environ is None else environ
+    raw = _setting(env, RATE_LIMIT_STORAGE_ENV, "rate_limit_storage", root)
+    if not raw or raw == "memory://":
+        return None
+    if not re.match(r"^(redis|rediss|redis\+unix|redis\+sentinel|redis\+cluster)://", raw):
+        raise ConfigError(f"{RATE_LIMIT_STORAGE_ENV} must be a Redis URL such as "
+                          f"redis://127.0.0.1:6379 (or memory:// for this process alone), "
+                          f"got {masked_url(raw)}")
+    return raw
+
+
+FRAME_ANCESTORS_ENV = "LDP_CLASSROOM_FRAME_ANCESTORS"
+
+
+def frame_ancestors(*, environ: Mapping[str, str] | None = None,
+                    root: Path | None = None) -> str:
+    """Who may show the app's pages in a frame: ``'none'`` (nobody, the default), or
+    ``'self'`` (pages of the app's own origin: Streamlit Community Cloud shows the app in
+    a frame of its own origin), from ``LDP_CLASSROOM_FRAME_ANCESTORS`` or
+    ``frame_ancestors`` in secrets.toml. Another site never may: a page that frames the
+    dashboard can make the instructor click its buttons."""
+    env = os.environ if environ is None else environ
+    raw = _setting(env, FRAME_ANCESTORS_ENV, "frame_ancestors", root).strip("'\" ").lower()
+    if raw in ("", "none"):
+        return "'none'"
+    if raw == "self":
+        return "'self'"
+    raise ConfigError(f"{FRAME_ANCESTORS_ENV} must be none (the default) or self, got "
+                      f"{raw[:40]!r}")
+
+
+FORWARDED_ALLOW_IPS_ENV = "FORWARDED_ALLOW_IPS"
+#: uvicorn's own default: a proxy on this machine.
+_LOCAL_PROXIES = "127.0.0.1,::1"
+
+
+def trusted_proxies(*, environ: Mapping[str, str] | None = None) -> str:
+    """The proxies whose ``X-Forwarded-For`` is believed: uvicorn's own setting,
+    ``FORWARDED_ALLOW_IPS`` (addresses and networks, comma-separated; ``*`` for any),
+    with uvicorn's default, ``127.0.0.1,::1``."""
+    env = os.environ if environ is None else environ
+    return env.get(FORWARDED_ALLOW_IPS_ENV, _LOCAL_PROXIES)
+
+
 KEY_ENV = "LDP_CLASSROOM_INSTRUCTOR_KEY"
 #: A configured key shorter than this stops the start: it could be guessed.
 MIN_KEY_CHARS = 16
@@ -272,6 +373,15 @@ class Settings:
     public_url: str | None = None
     #: Reports one network address may send per question round (None: no limit).
     max_reports_per_address: int | None = None
+    #: Host names the app answers to besides its own (``LDP_CLASSROOM_ALLOWED_HOSTS``).
+    allowed_hosts: tuple[str, ...] = ()
+    #: Where rate limits are counted: None for this process's memory, else a Redis URL.
+    #: Never shown: it may hold a password.
+    rate_limit_storage: str | None = field(default=None, repr=False)
+    #: The proxies whose X-Forwarded-For is believed (uvicorn's ``FORWARDED_ALLOW_IPS``).
+    trusted_proxies: str = _LOCAL_PROXIES
+    #: Who may frame the app's pages: ``'none'``, or ``'self'`` (Community Cloud).
+    frame_ancestors: str = "'none'"
 
     @classmethod
     def read(cls, *, environ: Mapping[str, str] | None = None,
@@ -283,4 +393,8 @@ class Settings:
                    database_url=database_url(environ=environ, root=root, data=data),
                    instructor_key=key, key_source=source,
                    public_url=public_base_url(environ=environ, root=root),
-                   max_reports_per_address=max_reports_per_address(environ=environ, root=root))
+                   max_reports_per_address=max_reports_per_address(environ=environ, root=root),
+                   allowed_hosts=allowed_hosts(environ=environ, root=root),
+                   rate_limit_storage=rate_limit_storage(environ=environ, root=root),
+                   trusted_proxies=trusted_proxies(environ=environ),
+                   frame_ancestors=frame_ancestors(environ=environ, root=root))

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 
 __all__ = [
+    "HUGE_FACTOR",
     "NOISE_DIGITS",
     "at_least_percent",
     "at_most_factor",

@@ -3,6 +3,7 @@
 # round-robin, Streamlit's websockets (dashboard, self-study pages) sticky.
 #
 #   LDP_CLASSROOM_DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:5432/ldp \
+#   LDP_CLASSROOM_RATE_LIMIT_STORAGE=redis://127.0.0.1:6379 \
 #     deploy/run-cluster.sh -n 2 -l 127.0.0.1:8080
 #
 # Options:
@@ -22,7 +23,9 @@
 # PostgreSQL (several processes on one SQLite file work on one machine, but the
 # layout would not survive a second machine). Set LDP_CLASSROOM_INSTRUCTOR_KEY
 # too when the processes do not share a data directory: the instructor's login
-# cookie is checked by whichever process serves the dashboard.
+# cookie is checked by whichever process serves the dashboard, and the device cookies
+# are signed with it. LDP_CLASSROOM_RATE_LIMIT_STORAGE=redis://... makes every process
+# count the rate limits together (without it each counts its own: N times the tries).
 #
 # The script stays in the foreground; Ctrl-C (or SIGTERM) stops nginx and every
 # process. Writes <run dir>/server-<i>.pid, <run dir>/nginx.pid and prints
@@ -83,6 +86,14 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
+# Rate limits (wrong join codes and keys, new device cookies) kept in each process's memory
+# give a guesser N times the tries: every process should count in one Redis.
+if ((N > 1)) && [[ -z "${LDP_CLASSROOM_RATE_LIMIT_STORAGE:-}" ]]; then
+  echo "run-cluster: warning: LDP_CLASSROOM_RATE_LIMIT_STORAGE is not set, so each of the $N" \
+       "processes keeps its own rate limits; set it to redis://127.0.0.1:6379 (a Redis" \
+       "server) so that they share them" >&2
+fi
+
 # One Streamlit process per port, all on the same database.
 UPSTREAMS=""
 for ((i = 0; i < N; i++)); do
@@ -100,11 +111,13 @@ done
 if [[ -z "$ACCESS_LOG" ]]; then ACCESS_LOG="$RUN_DIR/access.log"; fi
 if [[ "$ACCESS_LOG" != off ]]; then ACCESS_LOG="$ACCESS_LOG ldp_privacy buffer=32k flush=1s"; fi
 sed -e "s|@LISTEN@|$LISTEN|g" -e "s|@UPSTREAM_SERVERS@|$UPSTREAMS|g" -e "s|@ACCESS_LOG@|$ACCESS_LOG|g" \
+  -e "s|@ERROR_LOG@|stderr warn|g" \
   "$ROOT/deploy/nginx-site.conf.template" >"$RUN_DIR/ldp-classroom.conf"
 cat >"$RUN_DIR/nginx.conf" <<EOF
 worker_processes 1;
 pid $RUN_DIR/nginx.pid;
-error_log $RUN_DIR/nginx-error.log warn;
+# To stderr, which the sed below filters into <run dir>/nginx-error.log.
+error_log stderr warn;
 # Every waiting phone holds a long-poll: a client and an upstream connection each.
 events { worker_connections 16384; }
 http {
@@ -129,8 +142,12 @@ for ((i = 0; i < N; i++)); do
   healthy "127.0.0.1:$port" || die "process $i on port $port did not answer /_stcore/health"
 done
 
+# nginx's error log names the client's address in every line about a request (", client:
+# 203.0.113.5, ...") and its format cannot be changed: the lines pass through sed, which
+# writes "client: -" instead, before they reach the file.
 # (env -u: nginx reads a variable named NGINX as a list of inherited sockets)
-env -u NGINX "$NGINX" -e "$RUN_DIR/nginx-error.log" -p "$RUN_DIR" -c "$RUN_DIR/nginx.conf" -g "daemon off;" &
+env -u NGINX "$NGINX" -e stderr -p "$RUN_DIR" -c "$RUN_DIR/nginx.conf" -g "daemon off;" \
+  2> >(sed -u -E 's/, client: [^,]*/, client: -/' >>"$RUN_DIR/nginx-error.log") &
 NGINX_PID=$!
 for _ in $(seq 1 100); do healthy "$LISTEN" && break; sleep 0.1; done
 healthy "$LISTEN" || die "nginx does not answer on $LISTEN (log $RUN_DIR/nginx-error.log)"

@@ -137,30 +137,37 @@ def _binom_pmf(n: int, p: float) -> np.ndarray:
 
 
 def _betacf(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The continued fraction of the incomplete beta function, element by element; one
+    element is computed in Python floats (the same arithmetic, without numpy's cost per
+    call, which would be most of a dashboard refresh's interval)."""
+    if x.size == 1:
+        return np.full(x.shape, _lentz(float(a.flat[0]), float(b.flat[0]), float(x.flat[0])))
+    return np.asarray(_lentz(a, b, x))
+
+
+def _lentz(a: Any, b: Any, x: Any) -> Any:
     """The continued fraction of the incomplete beta function (modified Lentz; Press et al.,
-    Numerical Recipes 6.4), iterated until every element has converged."""
+    Numerical Recipes 6.4), iterated until every element has converged. Only arithmetic,
+    so it runs on floats and on arrays alike."""
     qab, qap, qam = a + b, a + 1, a - 1
-
-    def guard(v: np.ndarray) -> np.ndarray:
-        return np.where(np.abs(v) < _TINY, _TINY, v)
-
-    c = np.ones_like(x)
-    d = 1 / guard(1 - qab * x / qap)
-    h = d.copy()
-    done = np.zeros(x.shape, dtype=bool)
+    # Lentz's guard against a zero denominator: adding _TINY changes no other value
+    c = 1.0 + 0.0 * x
+    d = 1 / (1 - qab * x / qap + _TINY)
+    h = d
+    done: Any = False
     for m in range(1, 1_000_000):
         m2 = 2 * m
         aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1 / guard(1 + aa * d)
-        c = guard(1 + aa / c)
+        d = 1 / (1 + aa * d + _TINY)
+        c = 1 + aa / c + _TINY
         h = h * d * c
         aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1 / guard(1 + aa * d)
-        c = guard(1 + aa / c)
+        d = 1 / (1 + aa * d + _TINY)
+        c = 1 + aa / c + _TINY
         step = d * c
         h = h * step
-        done |= np.abs(step - 1) < 1e-15  # once converged, the terms stay 1 to an ulp
-        if done.all():
+        done = done | (abs(step - 1) < 1e-15)  # once converged, the terms stay 1 to an ulp
+        if done if isinstance(done, bool) else done.all():
             break
     return h
 
@@ -548,8 +555,9 @@ def expected_width(a: float, b: float, n: int, mu: object, *, method: str = "exa
     return np.sum(probs * np.maximum(width, 0.0), axis=1)
 
 
+@functools.lru_cache(maxsize=4096)
 def _exact_interval_groups(groups: tuple[tuple[float, float, int, int], ...],
-                          level: float = 0.95) -> tuple[float, float]:
+                           level: float = 0.95) -> tuple[float, float]:
     """The exact interval for reports under several designs, ``(a, b, n, yes)`` each.
 
     The statistic is ``T = sum_g s_g y_g`` with ``s_g`` the sign of ``a_g - b_g``: each
@@ -557,7 +565,8 @@ def _exact_interval_groups(groups: tuple[tuple[float, float, int, int], ...],
     falls, and the shares where neither is below alpha/2 form an interval that covers
     with probability at least ``level`` (the Clopper-Pearson argument; its distribution
     is the convolution of the groups' binomials). With one group it is
-    :func:`exact_interval`.
+    :func:`exact_interval`. Cached: the dashboard asks again every 2 s, mostly for counts
+    it has seen.
     """
     lv = _checks.in_range("level", level, 0.0, 1.0, lo_open=True, hi_open=True)
     merged: dict[tuple[float, float], tuple[int, int]] = {}

@@ -852,7 +852,7 @@ class NumericEstimate:
         noisy at small n), and the t quantile (2.26 at n = 10, 1.98 at n = 100 for 95%)
         makes up for the skew and the lumps of a sum of few reports. Measured from
         n = 10 on (docs/numeric-checks.md): at least 94.9% for 95%, where the normal
-        quantile's worst is 93.0% and ``mean ± 1.96 sd`` falls to 49%.
+        quantile falls to 93.7% and ``mean ± 1.96 sd`` to 48%.
         """
         if self.mean is None or self.sd_worst is None:
             return None

@@ -32,13 +32,9 @@ import gzip
 import hashlib
 import json
 import math
-import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeGuard
 
-from limits import RateLimitItemPerMinute
-from limits.storage import MemoryStorage
-from limits.strategies import MovingWindowRateLimiter
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import RedirectResponse, Response
@@ -58,15 +54,27 @@ from classroom.domain import (
     normalize_join_code,
 )
 from classroom.service import PollService
-from web import DEVICE_COOKIE, client_address, is_secure, json_depth, same_origin
+from web import (
+    MAX_ROW_ID,
+    Guesses,
+    GuessRule,
+    Wait,
+    client_address,
+    is_secure,
+    json_depth,
+    parse_json,
+    same_origin,
+    visitor,
+)
 from web.errors import ERRORS, ErrorTable, HttpError, Refusal
 
 from . import page
 from .present import epoch_ms, join_error, privacy_note, receipt_view
 from .state import PollStates, Snapshot
 
-__all__ = ["ANSWERED_COOKIE", "MAX_BODY_BYTES", "MAX_JSON_DEPTH", "MAX_WAIT_S", "PhoneApi",
-           "make_routes"]
+__all__ = ["ANSWERED_COOKIE", "JOIN_GUESSES", "JOIN_MISSES_PER_ADDRESS",
+           "JOIN_MISSES_PER_MINUTE", "MAX_BODY_BYTES", "MAX_JSON_DEPTH", "MAX_WAIT_S",
+           "PhoneApi", "make_routes"]
 
 #: A report is a few hundred bytes; anything far larger is not from the page.
 MAX_BODY_BYTES = 4096
@@ -76,8 +84,12 @@ MAX_WAIT_S = 30.0
 #: before it is asked to slow down. Not per address alone: a lecture hall behind one NAT
 #: shares an address, and one student's typos must not lock out the class.
 JOIN_MISSES_PER_MINUTE = 10
-#: Wrong join codes per minute from one network address, whatever the cookies.
-JOIN_MISSES_PER_ADDRESS = 300
+#: Wrong join codes per minute from one network address, all its phones together, that
+#: put it under attack: then only phones that did not guess (or that are already in the
+#: poll) are let through (web.limits.Guesses). A lecture hall of 1,500 phones behind one
+#: NAT where one student in three mistypes the code in the same minute stays below it.
+JOIN_MISSES_PER_ADDRESS = 600
+JOIN_GUESSES = GuessRule("join", JOIN_MISSES_PER_MINUTE, JOIN_MISSES_PER_ADDRESS)
 
 #: Set, scoped to ``/api/poll/CODE``, on every receipt: "this browser has answered in this
 #: poll". Without it ``/me`` needs no database read. It holds no id and no answer, and the
@@ -94,6 +106,9 @@ _PAGE_GZIP = gzip.compress(page.PAGE_HTML, compresslevel=9, mtime=0)
 _REPORT_FIELDS = {"question_id", "answer", "params", "submission_id"}
 _NO_COOKIE = ("This browser did not keep the class cookie, so your vote could be counted "
               "twice. Allow cookies for this site (or leave private browsing) and reload.")
+_FOREIGN_COOKIE = ("This page's class cookie was not made by this class server (or the "
+                   "server has a new key since), so your vote could not be counted. Reload "
+                   "the page.")
 
 
 def _join_error(request: Request, exc: Exception) -> str:
@@ -160,9 +175,6 @@ class PhoneApi:
         self._ttl = ttl
         self._service: PollService | None = None
         self._states: PollStates | None = None
-        self._misses = MovingWindowRateLimiter(MemoryStorage())
-        self._miss_rate = RateLimitItemPerMinute(JOIN_MISSES_PER_MINUTE)
-        self._address_miss_rate = RateLimitItemPerMinute(JOIN_MISSES_PER_ADDRESS)
 
     @property
     def service(self) -> PollService:
@@ -199,27 +211,28 @@ class PhoneApi:
                         headers={"Cache-Control": "public, max-age=86400"})
 
     # -- the poll ------------------------------------------------------------------------
-    def _slow_down_guessers(self, phone: str, address: str) -> None:
-        for rate, key in ((self._miss_rate, phone), (self._address_miss_rate, address)):
-            if not self._misses.test(rate, key):
-                reset = self._misses.get_window_stats(rate, key).reset_time
-                wait = max(1, math.ceil(reset - time.time()))
-                raise Refusal(429, "slow_down", f"Too many codes that did not match: wait "
-                              f"{wait} s, then check the code on the projector and try again.",
-                              {"Retry-After": str(wait)})
-
     async def _snapshot(self, request: Request) -> Snapshot:
-        """The poll's shared state; a wrong code counts against the phone and its address."""
-        address = f"address:{client_address(request)}"
-        device = request.cookies.get(DEVICE_COOKIE)
-        phone = f"device:{device}" if device else address
-        self._slow_down_guessers(phone, address)
+        """The poll's shared state. A wrong code counts against the phone (its device
+        cookie, else its address) and its address; a phone that guessed too often waits
+        (:data:`JOIN_GUESSES`), even with the right code."""
+        seen, address = visitor(request), client_address(request)
+        guesses = Guesses(seen.edge.limits, JOIN_GUESSES)
+        code = request.path_params["code"]
         try:
-            return await self.states.get(normalize_join_code(request.path_params["code"]))
+            code = normalize_join_code(code)
+        except BadInput:
+            pass  # not a code at all: refused below, with its sentence, as a wrong guess
+        wait = guesses.refused(seen.device, address, code)
+        if wait is not None:
+            raise _slow_down(wait)
+        try:
+            snap = await self.states.get(normalize_join_code(code))
         except (BadInput, UnknownPoll):
-            self._misses.hit(self._miss_rate, phone)
-            self._misses.hit(self._address_miss_rate, address)
+            guesses.missed(seen.device, address)
             raise
+        if "if-none-match" not in request.headers:  # a page's first look, not a long-poll
+            guesses.found(seen.device, snap.code)
+        return snap
 
     async def poll_state(self, request: Request) -> Response:
         try:
@@ -278,10 +291,12 @@ class PhoneApi:
         return response
 
     async def _cached_state(self, request: Request) -> Snapshot | None:
+        """The poll's state, as :meth:`_snapshot` (a wrong code counts as a guess here too),
+        or None when it cannot be read now: submit_report gives the precise refusal."""
         try:
-            return await self.states.get(normalize_join_code(request.path_params["code"]))
-        except ClassroomError:
-            return None  # submit_report gives the precise refusal
+            return await self._snapshot(request)
+        except StoreUnavailable:
+            return None
 
     def _submit(self, request: Request, data: dict[str, Any], device: str,
                 snap: Snapshot | None) -> tuple[dict[str, Any], str]:
@@ -308,19 +323,36 @@ def _with_now(body: bytes, now_ms: int) -> bytes:
     return b'{"now": %d, ' % now_ms + body[1:]
 
 
+def _slow_down(wait: Wait) -> Refusal:
+    text = wait.sentence(too_many="Too many codes that did not match", wrong="codes",
+                         then="check the code on the projector and try again")
+    return Refusal(429, "slow_down", text, {"Retry-After": str(wait.seconds)})
+
+
 def _device(request: Request) -> str:
-    device = request.cookies.get(DEVICE_COOKIE)
-    if not device:
-        raise Refusal(400, "no_cookie", _NO_COOKIE)
-    return device
+    """The id of the device that sent ``request`` (its cookie, signed by this app); else a
+    refusal that says why there is none and asks for a reload."""
+    seen = visitor(request)
+    if seen.device is not None:
+        return seen.device.id
+    if seen.sent_cookie:
+        raise Refusal(400, "no_cookie", _FOREIGN_COOKIE)
+    wait = seen.edge.devices.exhausted(client_address(request))
+    if wait is not None:
+        raise Refusal(400, "no_cookie", f"Many phones on this network joined in the last "
+                      f"minute, so this one got no class cookie yet. Wait {wait} s, then "
+                      f"reload the page.", {"Retry-After": str(wait)})
+    raise Refusal(400, "no_cookie", _NO_COOKIE)
 
 
-def _is_report(data: object) -> bool:
-    """Whether parsed JSON has exactly a report's fields, of the right types."""
+def _is_report(data: object) -> TypeGuard[dict[str, Any]]:
+    """Whether parsed JSON has exactly a report's fields, of the right types (a question id
+    that no row can have is not one)."""
     return (isinstance(data, dict) and set(data) == _REPORT_FIELDS
             and json_depth(data) <= MAX_JSON_DEPTH and isinstance(data["params"], dict)
             and isinstance(data["submission_id"], str)
-            and isinstance(data["question_id"], int) and not isinstance(data["question_id"], bool))
+            and isinstance(data["question_id"], int) and not isinstance(data["question_id"], bool)
+            and 0 < data["question_id"] <= MAX_ROW_ID)
 
 
 async def _report_body(request: Request) -> tuple[dict[str, Any], str]:
@@ -333,7 +365,7 @@ async def _report_body(request: Request) -> tuple[dict[str, Any], str]:
     if media != "application/json":
         raise Refusal(415, "unsupported_media_type", "A vote must be sent as JSON.")
     try:
-        data = json.loads(await _read_body(request))
+        data = parse_json(await _read_body(request))
     except (ValueError, RecursionError):
         data = None
     if not _is_report(data):

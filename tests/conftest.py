@@ -12,6 +12,9 @@
   (schema creation, migrations).
 * ``store`` / ``service``: a :class:`classroom.Store` on it and a ``PollService``.
 * ``open_question``: a factory making a poll with one open question.
+* ``redis_url``: a Redis server for the shared rate limits (``LDP_TEST_REDIS_URL``, by
+  default ``redis://127.0.0.1:6379``); skipped locally when it does not answer, FAILED
+  with ``CI=true``, like PostgreSQL.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from sqlalchemy.engine import make_url
 from classroom.domain import CLASS_EXERCISE
 
 PG_ENV = "LDP_TEST_POSTGRES_URL"
+REDIS_ENV = "LDP_TEST_REDIS_URL"
 BACKENDS = ("sqlite", "postgresql")
 
 DIE = dict(CLASS_EXERCISE)
@@ -175,3 +179,26 @@ def open_question(service):
         return poll, service.open_question(q.id)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    """A Redis server that answers, for the rate limits every process shares."""
+    url = os.environ.get(REDIS_ENV, "").strip() or "redis://127.0.0.1:6379"
+    problem = None
+    try:
+        import redis
+
+        client = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+        client.ping()
+        client.close()
+    except ImportError:
+        problem = "the redis client is not installed (pip install -r requirements.txt)"
+    except Exception as exc:  # noqa: BLE001 - any failure to reach it is the reason shown
+        problem = f"Redis at {url} does not answer: {exc}"
+    if problem:
+        if _in_ci():
+            pytest.fail(f"CI=true requires Redis for the shared rate-limit tests: {problem}",
+                        pytrace=False)
+        pytest.skip(f"shared rate-limit tests skipped: {problem}")
+    return url

@@ -22,6 +22,7 @@ from starlette.testclient import TestClient
 import web
 from classroom import auth, config
 from classroom.store import Store
+from tests.support.web import local_edge, local_middleware
 
 KEY = "the-right-key-0123456"
 ORIGIN = {"origin": "http://testserver"}
@@ -58,7 +59,7 @@ def _app(instructor) -> Starlette:
 
     return Starlette(routes=[Route("/dashboard", dashboard),
                              *web.make_routes(web.AuthApi(lambda: instructor))],
-                     middleware=web.middleware())
+                     middleware=local_middleware())
 
 
 @pytest.fixture
@@ -130,6 +131,47 @@ def test_an_oversized_form_is_read_as_no_key(client):
     r = client.post("/auth/login", content=b"key=" + b"x" * 10_000, headers={
         **ORIGIN, "content-type": "application/x-www-form-urlencoded"})
     assert r.status_code == 403 and "set-cookie" not in r.headers
+
+
+async def _cut_off_post(app, path: str, first_part: bytes) -> tuple[int, bytes]:
+    """POST ``path`` declaring 100 bytes, of which ``first_part`` arrives before the
+    connection closes: the ASGI messages a server sends for a client that went away."""
+    import asyncio
+
+    arriving = [{"type": "http.request", "body": first_part, "more_body": True}]
+    sent: list[dict] = []
+
+    async def receive():
+        if arriving:
+            return arriving.pop(0)
+        await asyncio.sleep(0)
+        return {"type": "http.disconnect"}
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": "POST", "scheme": "http", "path": path, "raw_path": path.encode(),
+             "query_string": b"", "root_path": "", "client": ("203.0.113.9", 4000),
+             "server": ("testserver", 80),
+             "headers": [(b"host", b"testserver"), (b"origin", b"http://testserver"),
+                         (b"content-type", b"application/x-www-form-urlencoded"),
+                         (b"content-length", b"100")]}
+    await app(scope, receive, send)
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    return start["status"], b"".join(m.get("body", b"") for m in sent
+                                      if m["type"] == "http.response.body")
+
+
+@pytest.mark.parametrize("path", ["/auth/login", "/auth/logout"])
+def test_a_form_cut_off_mid_body_is_a_400_with_a_sentence(instructor, caplog, path):
+    """Before, the disconnect escaped the route: a 500 and a traceback in the log."""
+    import asyncio
+
+    with caplog.at_level(logging.WARNING):
+        status, body = asyncio.run(_cut_off_post(_app(instructor), path, b"key=the-ri"))
+    assert status == 400 and b"did not arrive whole" in body
+    assert not caplog.records  # no traceback, and not counted as a wrong key
 
 
 # -- one-time login links ----------------------------------------------------------------------
@@ -276,7 +318,8 @@ def test_a_full_disk_says_so_on_login_and_logout(instructor, monkeypatch):
 
 # -- guessing ------------------------------------------------------------------------------------
 
-def test_failed_keys_are_limited_per_address_and_logged_without_it(instructor, caplog):
+def test_failed_keys_of_a_browser_without_cookie_are_limited_and_logged_without_address(
+        instructor, caplog):
     app = _app(instructor)
     guesser = TestClient(app, follow_redirects=False, client=("203.0.113.7", 5000))
     with caplog.at_level(logging.WARNING, logger="web.login"):
@@ -292,6 +335,39 @@ def test_failed_keys_are_limited_per_address_and_logged_without_it(instructor, c
     # Another address is not slowed down by this one.
     other = TestClient(app, follow_redirects=False, client=("198.51.100.9", 5000))
     assert _post_key(other, KEY).status_code == 303
+
+
+def test_nat_classmates_and_the_instructor_log_in_after_a_guesser_sent_many_keys(instructor):
+    """Behind one NAT, a student sends more wrong keys than the address limit, loading the
+    login page for a fresh cookie whenever his own is slowed down. Before, the address
+    then got 429 for a minute, the right key included. Now a browser that logged in
+    before, and one that opens the login page now, log in with the right key; the
+    guesser gets one try per fresh cookie."""
+    app = _app(instructor)
+    nat = ("203.0.113.88", 5000)
+
+    def browser() -> TestClient:
+        b = TestClient(app, follow_redirects=False, client=nat)
+        b.get("/auth/login", headers={"accept": "text/html"})  # the form, and a device cookie
+        return b
+
+    laptop = browser()
+    assert _post_key(laptop, KEY).status_code == 303  # logged in before the attack
+    guesser, statuses = TestClient(app, follow_redirects=False, client=nat), []
+    for i in range(web.LOGIN_FAILURES_PER_ADDRESS + 20):
+        if i % web.LOGIN_FAILURES_PER_MINUTE == 0:
+            guesser.cookies.clear()
+            guesser.get("/auth/login", headers={"accept": "text/html"})
+        statuses.append(_post_key(guesser, f"guess-{i:03d}-xxxxxxxxxx").status_code)
+    limit = web.LOGIN_FAILURES_PER_ADDRESS
+    assert statuses[:limit] == [403] * limit
+    assert statuses[limit:].count(403) == 2 and set(statuses[limit:]) == {403, 429}
+    assert _post_key(guesser, KEY).status_code == 429  # his cookie guessed: it waits
+    assert _post_key(laptop, KEY).status_code == 303
+    assert _post_key(browser(), KEY).status_code == 303  # the instructor, arriving now
+    # A valid one-time link is never refused: it is signed with the key.
+    assert guesser.get("/auth/login", params={"token": auth.login_link_token(KEY)}
+                       ).status_code == 303
 
 
 def test_spent_links_count_as_failures(instructor):
@@ -319,17 +395,21 @@ def _wrong_keys_until_refused(base: str, forwarded: list[str]) -> list[int]:
 
 
 @pytest.mark.server
+@pytest.mark.parametrize("bound", ["127.0.0.1", None], ids=["loopback", "every-interface"])
 @pytest.mark.parametrize("trusted", [None, "", "10.0.0.0/8"])
-def test_forwarded_addresses_are_believed_only_from_trusted_proxies(tmp_path, trusted):
+def test_forwarded_addresses_are_believed_only_from_trusted_proxies(tmp_path, trusted, bound):
     """uvicorn's FORWARDED_ALLOW_IPS names the trusted proxies; by default 127.0.0.1 and
-    ::1 (nginx on the same machine). This test's requests come from 127.0.0.1."""
+    ::1 (nginx on the same machine). This test's requests come from 127.0.0.1, a proxy on
+    this machine. Bound to every interface (the README's ``streamlit run app.py``, a
+    dual-stack socket) they arrive as ``::ffff:127.0.0.1``: before, that matched no
+    trusted proxy and the forwarded address was never believed."""
     from tests.support.server import running_server
 
     env = {"LDP_CLASSROOM_DATA_DIR": str(tmp_path), config.KEY_ENV: KEY}
     if trusted is not None:
         env["FORWARDED_ALLOW_IPS"] = trusted
     forwarded = [f"198.51.100.{i}" for i in range(web.LOGIN_FAILURES_PER_MINUTE + 2)]
-    with running_server(env) as base:
+    with running_server(env, address=bound) as base:
         codes = _wrong_keys_until_refused(base, forwarded)
     if trusted is None:  # a local proxy: each forwarded address is its own client
         assert codes == [403] * len(forwarded)

@@ -30,6 +30,7 @@ SCRIPTS = [
     pytest.param("profile_server.py", id="profile_server", marks=pytest.mark.server),
     pytest.param("bench_phone_weight.py", id="phone_weight", marks=pytest.mark.server),
     pytest.param("bench_ws_messages.py", id="ws_messages", marks=pytest.mark.server),
+    pytest.param("bench_slow_clients.py", id="slow_clients", marks=pytest.mark.server),
 ]
 
 

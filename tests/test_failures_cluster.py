@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import signal
 import time
 import urllib.error
@@ -80,6 +81,11 @@ def test_killing_one_of_two_processes_loses_and_doubles_nothing(tmp_path):
                 assert f"127.0.0.1:{port}" in log, f"process on {port} served no request"
             assert "/auth/login" in log
             assert "?" not in log and KEY not in log and "wait=" not in log
+            # The kill made nginx log the requests it could not pass on; its error log's
+            # fixed format names each one's client, which run-cluster.sh blanks out.
+            errors = (run_dir / "nginx-error.log").read_text()
+            assert "upstream" in errors and "client: -" in errors
+            assert not re.search(r"client: [0-9a-f:.]*[0-9]", errors), errors[-2000:]
         finally:
             store.close()
 

@@ -33,6 +33,7 @@ from classroom import config
 from classroom.domain import CLASS_EXERCISE, DiskFull
 from phone.routes import PhoneApi, make_routes
 from tests.support.db import count_reports
+from tests.support.web import local_edge, local_middleware
 
 DIE = dict(CLASS_EXERCISE)
 ORIGIN = "http://testserver"
@@ -137,11 +138,12 @@ def test_on_a_full_disk_the_instructor_stays_logged_in(classroom, disk):
 
 def test_on_a_full_disk_a_report_says_so_and_a_resend_stores_it_once(classroom, disk):
     poll, q = _open_question(classroom.service)
+    edge = local_edge()
     app = Starlette(routes=make_routes(PhoneApi(lambda: classroom.service)),
-                    middleware=web.middleware())
+                    middleware=local_middleware(edge))
     body = {"question_id": q.id, "answer": 1, "params": DIE, "submission_id": "full-disk-0001"}
     with TestClient(app, follow_redirects=False) as phone:
-        phone.cookies.set(web.DEVICE_COOKIE, "a-phone-on-a-full-disk-0001")
+        phone.cookies.set(web.DEVICE_COOKIE, edge.devices.sign("a-phone-on-a-full-disk-0001"))
         disk.full = True
         refused = phone.post(f"/api/poll/{poll.join_code}/report", json=body,
                              headers={"origin": ORIGIN})

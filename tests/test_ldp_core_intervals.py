@@ -207,10 +207,13 @@ def test_improbable_counts_get_the_nearest_edge() -> None:
 
 
 def test_vectorised_equals_one_at_a_time() -> None:
-    ys = np.array([0, 3, 10, 29, 30])
-    low, high = exact_interval(0.75, 0.25, 30, ys)
-    for y, lo, hi in zip(ys, low, high, strict=True):
-        assert exact_interval(0.75, 0.25, 30, int(y)) == (lo, hi)
+    """One count runs the continued fraction in Python floats, many in numpy arrays: the
+    same arithmetic, the same interval."""
+    for n in (30, 2000):
+        ys = np.unique(np.linspace(0, n, 25).astype(int))
+        low, high = exact_interval(0.75, 0.25, n, ys)
+        for y, lo, hi in zip(ys, low, high, strict=True):
+            assert exact_interval(0.75, 0.25, n, int(y)) == pytest.approx((lo, hi), abs=1e-15)
     low2, high2 = exact_interval(0.75, 0.25, np.array([30, 40]), np.array([10, 10]))
     assert low2[0] == low[2] and high2[1] == exact_interval(0.75, 0.25, 40, 10)[1]
 

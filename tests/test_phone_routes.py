@@ -7,6 +7,7 @@ fresh SQLite file, and talks to them with Starlette's TestClient.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 
 import pytest
@@ -17,9 +18,16 @@ import web
 from classroom.domain import Conflict, DiskFull, StoreUnavailable
 from classroom.service import PollService
 from phone import page
-from phone.routes import JOIN_MISSES_PER_MINUTE, MAX_BODY_BYTES, PhoneApi, make_routes
+from phone.routes import (
+    JOIN_MISSES_PER_ADDRESS,
+    JOIN_MISSES_PER_MINUTE,
+    MAX_BODY_BYTES,
+    PhoneApi,
+    make_routes,
+)
 from tests.conftest import DIE
 from tests.support.db import count_reports
+from tests.support.web import local_edge, local_middleware
 
 ORIGIN = "http://testserver"
 
@@ -54,9 +62,14 @@ def svc(tmp_path):
 
 
 @pytest.fixture
-def client(svc):
+def edge():
+    return local_edge()
+
+
+@pytest.fixture
+def client(svc, edge):
     app = Starlette(routes=make_routes(PhoneApi(lambda: svc, ttl=0.05)),
-                    middleware=web.middleware())
+                    middleware=local_middleware(edge))
     with TestClient(app, follow_redirects=False) as c:
         c.get("/join", headers={"accept": "text/html"})  # the device cookie, as a phone gets it
         yield c
@@ -99,7 +112,7 @@ def test_page_is_gzipped(client):
 
 
 def test_first_page_load_sets_the_device_cookie(svc):
-    app = Starlette(routes=make_routes(PhoneApi(lambda: svc)), middleware=web.middleware())
+    app = Starlette(routes=make_routes(PhoneApi(lambda: svc)), middleware=local_middleware())
     with TestClient(app) as c:
         r = c.get("/join/ABCDEF", headers={"accept": "text/html"})
     cookie = r.headers["set-cookie"]
@@ -208,6 +221,82 @@ def test_repeated_misses_are_slowed_down(client, svc):
     assert client.get(f"/api/poll/{poll.join_code}").status_code == 200
 
 
+def _wrong_codes(right: str):
+    """Join codes in the right form that are not ``right``, each once."""
+    import itertools
+
+    from classroom.domain import JOIN_CODE_ALPHABET
+
+    for letters in itertools.product(JOIN_CODE_ALPHABET, repeat=6):
+        code = "".join(letters)
+        if code != right:
+            yield code
+
+
+HTML = {"accept": "text/html"}
+
+
+def test_nat_classmates_get_in_after_a_guesser_sent_hundreds_of_wrong_codes(svc):
+    """A lecture hall behind one NAT: one student sends more wrong codes than the address
+    limit, loading the page for a fresh cookie whenever his own is slowed down. Before, the
+    whole address then got 429 for a minute, right code and long-polls included. Now the
+    phones already in the poll, the ones that loaded the page and did not guess, and the
+    ones arriving now all get in; the guesser gets one try per fresh cookie, and none on a
+    cookie that has guessed, even with the right code."""
+    poll, q = _open(svc)
+    code = poll.join_code
+    app = Starlette(routes=make_routes(PhoneApi(lambda: svc, ttl=0.05)),
+                    middleware=local_middleware())
+    nat = ("203.0.113.77", 5000)
+
+    def phone() -> TestClient:
+        c = TestClient(app, client=nat)
+        c.get("/join", headers=HTML)
+        return c
+
+    seated = phone()  # in the poll before the attack, long-polling
+    etag = seated.get(f"/api/poll/{code}").headers["etag"]
+    waiting = phone()  # loaded the page, has not typed the code yet
+    guesser, wrong, statuses = TestClient(app, client=nat), _wrong_codes(code), []
+    for i in range(JOIN_MISSES_PER_ADDRESS + 100):
+        if i % JOIN_MISSES_PER_MINUTE == 0:  # his own cookie is slowed down: a fresh one
+            guesser.cookies.clear()
+            guesser.get("/join", headers=HTML)
+        statuses.append(guesser.get(f"/api/poll/{next(wrong)}").status_code)
+    assert statuses[:JOIN_MISSES_PER_ADDRESS] == [404] * JOIN_MISSES_PER_ADDRESS
+    # Under attack: one try per fresh cookie (10 cookies for these 100 codes), then 429.
+    assert statuses[JOIN_MISSES_PER_ADDRESS:].count(404) == 10
+    assert set(statuses[JOIN_MISSES_PER_ADDRESS:]) == {404, 429}
+    assert guesser.get(f"/api/poll/{code}").status_code == 429  # his cookie guessed: waits
+    # The classmates: the long-poll, the look at the poll, the vote.
+    assert seated.get(f"/api/poll/{code}?wait=0.1",
+                      headers={"if-none-match": etag}).status_code == 304
+    assert seated.get(f"/api/poll/{code}").status_code == 200
+    for classmate in (seated, waiting, phone()):  # ... and one arriving now
+        assert classmate.get(f"/api/poll/{code}").status_code == 200
+        assert classmate.get(f"/api/poll/{code}/me").status_code == 200
+    assert _vote(waiting, code, q, sid="sid-nat-0001").status_code == 200
+    assert _rows(svc, q) == 1
+
+
+def test_made_up_cookies_guess_as_one_phone_per_address(svc):
+    """A guesser who makes up a cookie per request (no page load) gets no device: his
+    requests count as one cookie-less phone of his address, ten wrong codes a minute in
+    all; phones with their cookies at that address are not slowed down."""
+    poll, _ = _open(svc)
+    app = Starlette(routes=make_routes(PhoneApi(lambda: svc, ttl=0.05)),
+                    middleware=local_middleware())
+    nat = ("203.0.113.78", 5000)
+    guesser, wrong, statuses = TestClient(app, client=nat), _wrong_codes(poll.join_code), []
+    for i in range(40):
+        guesser.cookies.set(web.DEVICE_COOKIE, f"made-up-device-{i:04d}-0123456789")
+        statuses.append(guesser.get(f"/api/poll/{next(wrong)}").status_code)
+    assert statuses == [404] * JOIN_MISSES_PER_MINUTE + [429] * (40 - JOIN_MISSES_PER_MINUTE)
+    classmate = TestClient(app, client=nat)
+    classmate.get("/join", headers=HTML)
+    assert classmate.get(f"/api/poll/{poll.join_code}").status_code == 200
+
+
 # -- submitting ------------------------------------------------------------------------------
 def test_a_vote_is_stored_once_and_a_double_tap_gets_the_first_receipt(client, svc):
     poll, q = _open(svc)
@@ -294,13 +383,54 @@ def test_a_report_that_does_not_fit_the_round_is_rejected(client, svc):
 
 def test_no_cookie_no_vote(svc):
     poll, q = _open(svc)
-    app = Starlette(routes=make_routes(PhoneApi(lambda: svc)), middleware=web.middleware())
+    app = Starlette(routes=make_routes(PhoneApi(lambda: svc)), middleware=local_middleware())
     with TestClient(app) as c:
         r = _vote(c, poll.join_code, q)
         assert r.status_code == 400 and r.json()["error"] == "no_cookie"
         assert "did not keep the class cookie" in r.json()["message"]
         assert c.get(f"/api/poll/{poll.join_code}/me").json()["error"] == "no_cookie"
     assert _rows(svc, q) == 0
+
+
+def test_a_made_up_cookie_votes_nothing_and_the_phone_is_asked_to_reload(svc):
+    """Before, any cookie value was a device: one client stored 315 reports a second, each
+    under an invented cookie, without loading a page."""
+    poll, q = _open(svc)
+    app = Starlette(routes=make_routes(PhoneApi(lambda: svc)), middleware=local_middleware())
+    forger = TestClient(app)  # no cookie jar in play: each request says its own cookie
+    for i in range(5):
+        made_up = {"cookie": f"{web.DEVICE_COOKIE}=made-up-device-{i:04d}-0123456789"}
+        r = _vote(forger, poll.join_code, q, sid=f"sid-made-up-{i:04d}", headers=made_up)
+        assert (r.status_code, r.json()["error"]) == (400, "no_cookie")
+        assert "not made by this class server" in r.json()["message"]
+        assert "Reload the page" in r.json()["message"]
+        me = forger.get(f"/api/poll/{poll.join_code}/me", headers=made_up)
+        assert me.json()["error"] == "no_cookie"
+    assert _rows(svc, q) == 0
+    # The reload: the made-up value is replaced by a cookie of the app's, and the vote counts.
+    reload = forger.get("/join", headers={**HTML, **made_up})
+    assert reload.headers["set-cookie"].startswith(f"{web.DEVICE_COOKIE}=")
+    assert _vote(forger, poll.join_code, q, sid="sid-after-reload").status_code == 200
+    assert _rows(svc, q) == 1
+
+
+def test_a_phone_beyond_the_networks_new_cookies_is_asked_to_wait(svc):
+    poll, q = _open(svc)
+    edge = local_edge()
+    few = web.DeviceCookies("key-0123456789abcdef", edge.limits, per_minute=2)
+    app = Starlette(routes=make_routes(PhoneApi(lambda: svc)),
+                    middleware=local_middleware(web.Edge(edge.hosts, edge.limits, few,
+                                                         edge.forwarded)))
+    phones = [TestClient(app, client=("203.0.113.60", 4000)) for _ in range(3)]
+    for phone in phones:
+        phone.get("/join", headers=HTML)
+    assert [web.DEVICE_COOKIE in p.cookies for p in phones] == [True, True, False]
+    r = _vote(phones[2], poll.join_code, q)
+    assert (r.status_code, r.json()["error"]) == (400, "no_cookie")
+    assert r.json()["message"].startswith("Many phones on this network joined in the last "
+                                          "minute")
+    assert 1 <= int(r.headers["retry-after"]) <= 60
+    assert _vote(phones[0], poll.join_code, q).status_code == 200
 
 
 def test_voting_closed_writes_nothing(client, svc):
@@ -407,7 +537,7 @@ def test_the_per_address_limit_answers_429_and_saves_nothing(tmp_path):
 
     store = Store(f"sqlite:///{tmp_path / 'limit.db'}")
     limited = PollService(store, max_reports_per_address=1)
-    app = Starlette(routes=make_routes(PhoneApi(lambda: limited)), middleware=web.middleware())
+    app = Starlette(routes=make_routes(PhoneApi(lambda: limited)), middleware=local_middleware())
     try:
         poll, q = _open(limited)
         for i, expected in enumerate([200, 429]):
@@ -456,7 +586,7 @@ def test_a_numeric_question_gives_the_phone_its_range_and_exact_sampler(client, 
 
 @pytest.mark.parametrize("eps", [1.0, 0.5])
 def test_a_hybrid_question_gives_the_phone_both_parts_and_takes_either_report(client, svc,
-                                                                               eps):
+                                                                               edge, eps):
     """Above ε* the scheme carries the coin, Duchi's weights and value, and the Piecewise
     part's cells; at or below it only Duchi's part. A Duchi value and (above ε*) a
     Piecewise report are both accepted; a value no part can send is not."""
@@ -481,17 +611,17 @@ def test_a_hybrid_question_gives_the_phone_both_parts_and_takes_either_report(cl
     r = client.post(f"/api/poll/{poll.join_code}/report", headers={"origin": ORIGIN},
                     json={"question_id": q.id, "answer": 0.5, "params": q.design_params,
                           "submission_id": "second-phone-report"},
-                    cookies={web.DEVICE_COOKIE: "another-phone-0123456789"})
+                    cookies={web.DEVICE_COOKIE: edge.devices.sign("another-phone-0123456789")})
     assert r.status_code == (200 if hm.p_piecewise > 0 else 422), r.text
     r = client.post(f"/api/poll/{poll.join_code}/report", headers={"origin": ORIGIN},
                     json={"question_id": q.id, "answer": 99.0, "params": q.design_params,
                           "submission_id": "third-phone-report"},
-                    cookies={web.DEVICE_COOKIE: "a-third-phone-0123456789"})
+                    cookies={web.DEVICE_COOKIE: edge.devices.sign("a-third-phone-0123456789")})
     assert r.status_code == 422
     assert _rows(svc, q) == (2 if hm.p_piecewise > 0 else 1)
 
 
-def test_a_numeric_report_gets_a_receipt_in_the_question_units(client, svc):
+def test_a_numeric_report_gets_a_receipt_in_the_question_units(client, svc, edge):
     poll, q = _open_numeric(svc)
     r = _vote(client, poll.join_code, q, answer=0.5)
     assert r.status_code == 200, r.text
@@ -500,7 +630,7 @@ def test_a_numeric_report_gets_a_receipt_in_the_question_units(client, svc):
         r = client.post(f"/api/poll/{poll.join_code}/report", headers={"origin": ORIGIN},
                         json={"question_id": q.id, "answer": bad, "params": q.design_params,
                               "submission_id": f"other-{bad}"},
-                        cookies={web.DEVICE_COOKIE: "another-phone-0123456789"})
+                        cookies={web.DEVICE_COOKIE: edge.devices.sign("another-phone-0123456789")})
         assert r.status_code == 422 and "not accepted" in r.json()["message"], r.text
     assert _rows(svc, q) == 1
 
@@ -573,10 +703,12 @@ def timed(tmp_path):
     clock = RunningClock()
     store = Store(f"sqlite:///{tmp_path / 'c.db'}", clock=clock)
     svc = PollService(store)
+    edge = local_edge()
     app = Starlette(routes=make_routes(PhoneApi(lambda: svc, ttl=5.0)),
-                    middleware=web.middleware())
+                    middleware=local_middleware(edge))
     with TestClient(app, follow_redirects=False) as c:
         c.get("/join", headers={"accept": "text/html"})
+        c.edge = edge  # type: ignore[attr-defined]  # signs another phone's cookie below
         yield c, svc, clock
     store.close()
 
@@ -622,8 +754,42 @@ def test_a_report_after_the_countdown_gets_voting_closed_and_writes_nothing(time
     assert _vote(client, poll.join_code, q, sid="sid-intime-1").status_code == 200
     clock.jump(10)
     r = _vote(client, poll.join_code, q, sid="sid-late-0001",
-              cookies={web.DEVICE_COOKIE: "another-phone"})
+              cookies={web.DEVICE_COOKIE: client.edge.devices.sign("another-phone")})
     assert r.status_code == 409 and r.json()["error"] == "closed"
     assert r.json()["message"] == ("Voting closed: voting on this question ended before your "
                                    "answer arrived, so nothing was saved.")
     assert _rows(svc, q) == 1
+
+
+# -- numbers no page sends, on every backend -------------------------------------------------
+LAPLACE = {"design": "laplace", "epsilon": 1.0, "lo": 0, "hi": 12}
+
+
+@pytest.mark.parametrize("question_id, answer", [
+    ("9223372036854775808", "0.5"),  # 2**63: beyond SQLite's integers
+    ("2147483648", "0.5"),  # 2**31: beyond PostgreSQL's INTEGER ids
+    ("0", "0.5"), ("-1", "0.5"),
+    (None, "1" + "0" * 400),  # 10**400 as an integer literal
+    (None, "1e400"),  # a float literal that overflows to infinity
+    (None, "9007199254740993"),  # 2**53 + 1: no page's JavaScript holds it exactly
+    (None, "-Infinity"), (None, "NaN"),
+], ids=["id-2^63", "id-2^31", "id-0", "id-negative", "answer-10^400", "answer-1e400",
+        "answer-2^53+1", "answer-infinity", "answer-nan"])
+def test_numbers_no_page_sends_are_a_400_with_a_sentence_on_every_backend(
+        service, question_id, answer, caplog):
+    """Before, an id of 2**63 (SQLite) or an answer of 10**400 raised inside the server (a
+    500 and a traceback), and an id of 2**31 on PostgreSQL answered "cannot reach its
+    database" and logged a warning about the database."""
+    poll, q = _open(service, "Hours of sleep?", kind="numeric", options=("hours",),
+                    design_params=LAPLACE)
+    app = Starlette(routes=make_routes(PhoneApi(lambda: service)), middleware=local_middleware())
+    body = (f'{{"question_id": {question_id or q.id}, "answer": {answer}, '
+            f'"params": {json.dumps(LAPLACE)}, "submission_id": "sub-huge-0001"}}')
+    with caplog.at_level(logging.WARNING), TestClient(app) as phone:
+        phone.get("/join", headers={"accept": "text/html"})
+        r = phone.post(f"/api/poll/{poll.join_code}/report", content=body,
+                       headers={"origin": ORIGIN, "content-type": "application/json"})
+    assert (r.status_code, r.json()["error"]) == (400, "bad_request"), r.text
+    assert r.json()["message"].startswith("That vote could not be read")
+    assert not caplog.records, [rec.getMessage() for rec in caplog.records]
+    assert _rows(service, q) == 0

@@ -23,6 +23,7 @@ from classroom.domain import CLASS_EXERCISE, QuestionClosed
 from classroom.service import PollService
 from phone.routes import ANSWERED_COOKIE, PhoneApi, make_routes
 from tests.support.db import Transactions
+from tests.support.web import local_middleware
 
 LN3 = math.log(3)
 DIE = dict(CLASS_EXERCISE)
@@ -41,7 +42,7 @@ def _app(service: PollService) -> Starlette:
     # A long ttl: the poll's shared state is built once, by the first phone, and then
     # served from memory, as in a lecture hall within one second.
     return Starlette(routes=make_routes(PhoneApi(lambda: service, ttl=3600)),
-                     middleware=web.middleware())
+                     middleware=local_middleware())
 
 
 def _first_load(client: TestClient, code: str) -> dict:

@@ -98,8 +98,8 @@ def _two_questions(n: int, mu: float, truth: float, local: np.ndarray, seed: int
         "students are drawn from a population whose share is μ; who is in the class is "
         "random too, so μ̂ spreads more (at μ = ½ the SD is √(1/n)). The normal 95% "
         "interval μ̂ ± 1.96·√(3/(4n)), a large-n approximation, answers the first question; "
-        "the dashboard's exact CI keeps 95% for both at any n (the likelihood lab draws "
-        "both coverages).")
+        "the dashboard's exact CI keeps 95% for both (the likelihood lab draws both "
+        "coverages).")
     population = _population(n, mu, seed)
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("SD, fixed class", fmt(float(np.std(local)), 3),

@@ -1,6 +1,6 @@
-"""The composition root: the one settings object, store, service and instructor
-sessions of a process, shared by the Streamlit pages, the phone routes and the login
-routes.
+"""The composition root: the one settings object, store, service, instructor sessions
+and edge (allowed hosts, rate limits, device cookies) of a process, shared by the
+Streamlit pages, the phone routes, the login routes and the middleware.
 
 The settings are read once (``Settings.read()``: the environment, secrets.toml, the
 instructor key); one :class:`~classroom.store.Store` (one engine, one connection pool)
@@ -25,6 +25,8 @@ from classroom.config import Settings
 from classroom.service import PollService
 from classroom.store import Store
 
+from .edge import Edge
+
 __all__ = ["PROCESS", "ProcessRoot", "Root", "root"]
 
 
@@ -36,14 +38,18 @@ class Root:
     store: Store
     service: PollService
     auth: InstructorAuth
+    #: The allowed hosts, rate limits and device cookies of every request.
+    edge: Edge
 
     @classmethod
     def build(cls, settings: Settings) -> Root:
-        """Open the store (creating or migrating the schema) and build the rest on it."""
+        """Open the rate limits' storage and the store (creating or migrating the schema),
+        and build the rest on them."""
+        edge = Edge.build(settings)
         store = Store(settings.database_url)
         return cls(settings, store,
                    PollService(store, max_reports_per_address=settings.max_reports_per_address),
-                   InstructorAuth(store, key=settings.instructor_key))
+                   InstructorAuth(store, key=settings.instructor_key), edge)
 
     def close(self) -> None:
         self.store.close()

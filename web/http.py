@@ -1,14 +1,26 @@
 """Small facts about one request, shared by the login routes, the phone routes and the
-middleware: who sent it, over what, from which page, and how deep its JSON is."""
+middleware: who sent it, over what, from which page, and what its JSON says."""
 
 from __future__ import annotations
 
-from starlette.requests import Request
+import json
+import math
 
-__all__ = ["client_address", "is_secure", "json_depth", "own_origin", "same_origin"]
+from starlette.requests import HTTPConnection, Request
+
+__all__ = ["MAX_ROW_ID", "MAX_SAFE_INTEGER", "client_address", "is_secure", "json_depth",
+           "own_origin", "parse_json", "same_origin"]
+
+#: The largest integer a browser's JavaScript holds exactly (``Number.MAX_SAFE_INTEGER``):
+#: a page of the app never sends a larger one.
+MAX_SAFE_INTEGER = 2**53 - 1
+#: The largest id a row can have on every backend: ids are INTEGER columns, 32 bits on
+#: PostgreSQL (SQLite's are 64). A larger id names nothing, and the database would refuse
+#: to compare it.
+MAX_ROW_ID = 2**31 - 1
 
 
-def client_address(request: Request) -> str:
+def client_address(request: HTTPConnection) -> str:
     """The request's network address: the connection's, or, from a proxy uvicorn trusts
     (``FORWARDED_ALLOW_IPS``), the one it forwarded."""
     return request.client.host if request.client else "unknown"
@@ -32,6 +44,44 @@ def same_origin(request: Request) -> bool:
     """Whether the request says it comes from one of the app's own pages (``Origin``)."""
     origin = request.headers.get("origin")
     return bool(origin) and origin == own_origin(request)
+
+
+def _exact_int(text: str) -> int:
+    if len(text.lstrip("-")) > 16 or abs(value := int(text)) > MAX_SAFE_INTEGER:
+        raise ValueError(f"{text[:20]}... is larger than any number a page sends")
+    return value
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e400 overflows to infinity
+        raise ValueError(f"{text[:20]} is not a finite number")
+    return value
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not a number a page sends")
+
+
+def parse_json(data: bytes | str) -> object:
+    """JSON as the app's pages send it: integers within JavaScript's exact range, finite
+    numbers only (no ``NaN``, ``Infinity`` or ``1e400``); anything else raises
+    ``ValueError``, so a number no page could have sent never reaches the service.
+
+    >>> parse_json(b'{"a": [1, 2.5, -3]}')
+    {'a': [1, 2.5, -3]}
+    >>> for bad in (b'1' + b'0' * 400, b'1e400', b'NaN', b'9007199254740993'):
+    ...     try:
+    ...         parse_json(bad)
+    ...     except ValueError:
+    ...         print("refused")
+    refused
+    refused
+    refused
+    refused
+    """
+    return json.loads(data, parse_int=_exact_int, parse_float=_finite_float,
+                      parse_constant=_no_constant)
 
 
 def json_depth(value: object) -> int:

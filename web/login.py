@@ -3,7 +3,10 @@
 * ``/auth/login`` is the instructor's login form (the key goes by POST, never in
   a URL); ``/auth/login?token=...`` spends a one-time login link. Either starts
   a server-side session (:mod:`classroom.auth`) held in an HttpOnly cookie.
-  Failed attempts are limited per network address and logged (without it).
+  Wrong keys count against the browser that types them (its device cookie, else its
+  network address), and a network address only far above what anyone but a guesser
+  sends (:data:`LOGIN_GUESSES`); each is logged, without the address. A valid one-time
+  link is never refused: it cannot be guessed.
 * ``/auth/logout`` ends this browser's session, or every session.
 * The network address is the connection's, or the one forwarded by a proxy
   uvicorn trusts: ``FORWARDED_ALLOW_IPS`` in the server's environment (uvicorn's
@@ -16,33 +19,37 @@ import base64
 import hashlib
 import html
 import logging
-import math
-import time
 from collections.abc import Callable
 from urllib.parse import parse_qsl
 
-from limits import RateLimitItemPerMinute
-from limits.storage import MemoryStorage
-from limits.strategies import MovingWindowRateLimiter
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from classroom import auth
 from classroom.domain import ClassroomError, DiskFull, StoreUnavailable
 
+from .edge import visitor
 from .errors import ERRORS, ErrorTable, HttpError
 from .http import client_address, is_secure, same_origin
+from .limits import Device, Guesses, GuessRule, Wait
 
-__all__ = ["INSTRUCTOR_COOKIE", "LOGIN_CSP", "LOGIN_ERRORS", "LOGIN_FAILURES_PER_MINUTE",
-           "LOGOUT_ERRORS", "AuthApi", "make_routes"]
+__all__ = ["INSTRUCTOR_COOKIE", "LOGIN_CSP", "LOGIN_ERRORS", "LOGIN_FAILURES_PER_ADDRESS",
+           "LOGIN_FAILURES_PER_MINUTE", "LOGIN_GUESSES", "LOGOUT_ERRORS", "AuthApi",
+           "make_routes"]
 
 #: The cookie holding an instructor's session id (HttpOnly, SameSite=Strict).
 INSTRUCTOR_COOKIE = "ldp_instructor"
 
-#: Wrong keys (or spent links) one network address may try per minute.
+#: Wrong keys (or spent links) one browser (its device cookie, else its network address)
+#: may try per minute.
 LOGIN_FAILURES_PER_MINUTE = 10
+#: Wrong keys per minute from one network address, all its browsers together, that put it
+#: under attack: then only browsers that did not guess (or that logged in before) may try
+#: (web.limits.Guesses). Nobody in a lecture hall but the instructor logs in.
+LOGIN_FAILURES_PER_ADDRESS = 30
+LOGIN_GUESSES = GuessRule("login", LOGIN_FAILURES_PER_MINUTE, LOGIN_FAILURES_PER_ADDRESS)
 _MAX_FORM_BYTES = 2048
 _LOG = logging.getLogger(__name__)
 
@@ -113,12 +120,21 @@ def _refused(table: ErrorTable, request: Request, exc: Exception) -> HTMLRespons
     return _login_form(answer.text(request, exc), status=answer.status)
 
 
-async def _form(request: Request) -> dict[str, str]:
+_CUT_OFF = ("The form did not arrive whole (the connection closed while it was being "
+            "sent), so nothing was done. Try again.")
+
+
+async def _form(request: Request) -> dict[str, str] | None:
+    """The posted form's fields (an oversized or unreadable form reads as none), or None
+    when the connection closed before the whole form arrived."""
     body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > _MAX_FORM_BYTES:
-            return {}
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > _MAX_FORM_BYTES:
+                return {}
+    except ClientDisconnect:
+        return None
     try:
         return dict(parse_qsl(body.decode("utf-8"), max_num_fields=4))
     except (UnicodeDecodeError, ValueError):
@@ -133,8 +149,6 @@ class AuthApi:
     def __init__(self, auth_factory: Callable[[], auth.InstructorAuth]) -> None:
         self._factory = auth_factory
         self._auth: auth.InstructorAuth | None = None
-        self._failures = MovingWindowRateLimiter(MemoryStorage())
-        self._failure_rate = RateLimitItemPerMinute(LOGIN_FAILURES_PER_MINUTE)
 
     @property
     def auth(self) -> auth.InstructorAuth:
@@ -149,58 +163,64 @@ class AuthApi:
         response.headers["Cache-Control"] = "no-store"
         return response
 
-    def _slow_down(self, address: str) -> Response | None:
-        if self._failures.test(self._failure_rate, address):
-            return None
-        reset = self._failures.get_window_stats(self._failure_rate, address).reset_time
-        wait = max(1, math.ceil(reset - time.time()))
-        form = _login_form(f"Too many failed logins from this network. Wait {wait} s, then "
-                           "type the key again.", status=429)
-        form.headers["Retry-After"] = str(wait)
+    @staticmethod
+    def _guesser(request: Request) -> tuple[Guesses, Device | None, str]:
+        """The login guesses of this request's browser, its device and its address."""
+        seen = visitor(request)
+        return Guesses(seen.edge.limits, LOGIN_GUESSES), seen.device, client_address(request)
+
+    @staticmethod
+    def _slow_down(wait: Wait) -> Response:
+        form = _login_form(wait.sentence(too_many="Too many failed logins from here",
+                                         wrong="keys", then="type the key again"), status=429)
+        form.headers["Retry-After"] = str(wait.seconds)
         return form
 
-    def _failed(self, address: str, what: str) -> None:
-        self._failures.hit(self._failure_rate, address)
-        _LOG.warning("instructor login refused: %s", what)
-
     async def login_page(self, request: Request) -> Response:
-        address = client_address(request)
         if "key" in request.query_params:  # an old link: the key must not travel in URLs
             return _login_form("Login links no longer carry the key. Type the key here, "
                                "or use the one-time link printed when the app started.")
         token = request.query_params.get("token")
         if token is None:
             return _login_form()
-        refused = self._slow_down(address)
-        if refused is not None:
-            return refused
-        try:
+        guesses, device, address = self._guesser(request)
+        wait = guesses.refused(device, address, "")
+        try:  # a valid link is signed with the key: it cannot be guessed, so never refused
             session_id = await run_in_threadpool(self.auth.redeem_link, token)
         except ClassroomError as exc:
             return _refused(LOGIN_ERRORS, request, exc)
         if session_id is None:
-            self._failed(address, "a login link that is invalid, expired or already used")
+            guesses.missed(device, address)
+            _LOG.warning("instructor login refused: a login link that is invalid, expired or "
+                         "already used")
+            if wait is not None:
+                return self._slow_down(wait)
             return _login_form("This login link has already been used or has expired (a "
                                "link works once, for 15 minutes). Type the key instead.",
                                status=403)
+        guesses.found(device, "")
         return self._logged_in(request, session_id)
 
     async def login(self, request: Request) -> Response:
         if not same_origin(request):
             return _login_form("Log in from this page itself.", status=403)
-        address = client_address(request)
-        refused = self._slow_down(address)
-        if refused is not None:
-            return refused
-        key = (await _form(request)).get("key", "")
+        guesses, device, address = self._guesser(request)
+        wait = guesses.refused(device, address, "")
+        if wait is not None:
+            return self._slow_down(wait)
+        form = await _form(request)
+        if form is None:  # not a guess: nothing was typed that arrived
+            return _login_form(_CUT_OFF, status=400)
         try:
-            session_id = await run_in_threadpool(self.auth.log_in, key)
+            session_id = await run_in_threadpool(self.auth.log_in, form.get("key", ""))
         except ClassroomError as exc:
             return _refused(LOGIN_ERRORS, request, exc)
         if session_id is None:
-            self._failed(address, "wrong instructor key")
+            guesses.missed(device, address)
+            _LOG.warning("instructor login refused: wrong instructor key")
             return _login_form("That key is not right. The key is printed in the terminal "
                                "where the app was started.", status=403)
+        guesses.found(device, "")
         return self._logged_in(request, session_id)
 
     async def logout_page(self, request: Request) -> Response:
@@ -219,6 +239,8 @@ class AuthApi:
             return _page("Log out", '<p class="msg" role="alert">Log out from the app\'s own '
                          'page: <a href="/auth/logout">Log out</a>.</p>', status=403)
         form = await _form(request)
+        if form is None:
+            return _page("Log out", f'<p class="msg" role="alert">{_CUT_OFF}</p>', status=400)
         session_id = request.cookies.get(INSTRUCTOR_COOKIE)
         message = "You are logged out on this browser."
         try:

@@ -11,6 +11,7 @@
 //
 // screen() is a pure function of the model and can be drawn at any time (a countdown's
 // tick, say); each screen carries a key that changes only when what it shows changes.
+
 // An ε as a privacy sentence shows it, rounded toward privacy by the rule of
 // classroom/privacy_numbers.py (tests/test_privacy_numbers.py checks both write the same):
 // an ε spent or promised rounds up, an ε left rounds down, after float noise beyond 12

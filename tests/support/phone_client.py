@@ -172,7 +172,10 @@ class PhoneStudent:
 
     @property
     def device_id(self) -> str | None:
-        return self.cookies.get(DEVICE_COOKIE)
+        """The device id the service sees: the app's signed cookie holds it before its
+        timestamp and signature (``id.timestamp.signature``, itsdangerous)."""
+        cookie = self.cookies.get(DEVICE_COOKIE)
+        return cookie.rsplit(".", 2)[0] if cookie else None
 
     @property
     def submission_id(self) -> str | None:

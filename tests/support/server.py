@@ -40,12 +40,14 @@ def server_log(base_url: str) -> str:
 
 @contextlib.contextmanager
 def running_server(env: Mapping[str, str] | None = None, *, timeout: float = 60.0,
-                   extra_args: tuple[str, ...] = ()) -> Iterator[str]:
-    """Run the app until the block ends; yield its base URL."""
+                   extra_args: tuple[str, ...] = (), address: str | None = "127.0.0.1"
+                   ) -> Iterator[str]:
+    """Run the app until the block ends; yield its base URL (``address``: see
+    :func:`bench.cluster.running_server`; None listens on every interface)."""
     data_dir = (env or {}).get("LDP_CLASSROOM_DATA_DIR")
     log_path = Path(data_dir) / "server.log" if data_dir else None
     with _running_server(env, extra_args=extra_args, log_path=log_path,
-                         timeout=timeout) as server:
+                         timeout=timeout, address=address) as server:
         _LOGS[server.url] = server.log_path
         try:
             yield server.url

@@ -51,8 +51,8 @@ def interval_help(num) -> str:
     t = ldp_core.t_quantile(0.95, max(num.n - 1, 1))
     return (f"The mean ± {t:.2f} × SD (worst case): Student's t quantile for n − 1 degrees "
             "of freedom, which makes up for the skew of a sum of few reports. Measured, it "
-            "covers the class's true mean in at least 95% of re-runs for every mechanism "
-            "and class from n = 10 on.")
+            "covers the class's true mean in about 95% of re-runs, never below 94.9%, for "
+            "every mechanism and class tried from n = 10 on.")
 
 
 def numeric_rounds(q, est) -> list[dict]:
