@@ -65,6 +65,10 @@ def integer(name: str, value: object, lo: int, hi: int | None = None) -> int:
     return k
 
 
+#: The largest count a float holds exactly; every count is at most this.
+MAX_COUNT = 2**53
+
+
 def count_array(name: str, values: object, n: object = None) -> np.ndarray:
     """Counts: integers >= 0 and, when ``n`` is given, <= n (elementwise)."""
     arr = np.asarray(values)
@@ -75,7 +79,7 @@ def count_array(name: str, values: object, n: object = None) -> np.ndarray:
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
             raise ValueError(f"{name} must be whole numbers")
-        if arr.size and np.abs(arr).max() > 2.0**53:
+        if arr.size and np.abs(arr).max() > MAX_COUNT:
             raise ValueError(f"{name} must be whole numbers below 2**53")
         arr = arr.astype(np.int64)
     if np.any(arr < 0):

@@ -203,7 +203,7 @@ class BinaryCounts:
                 raise ValueError(
                     f"design {design!r} carries no information (a == b): no estimator "
                     "exists; choose gamma > 0 or a design whose answers depend on the truth")
-            n = _checks.integer("n", n, 0)
+            n = _checks.integer("n", n, 0, _checks.MAX_COUNT)
             yes = _checks.integer("yes", yes, 0, n)
             if n:
                 clean.append((design, n, yes))

@@ -81,7 +81,7 @@ def test_dashboard_has_no_serious_findings(classroom, chromium):
     ctx = chromium.new_context(viewport=DESKTOP)
     page = ctx.new_page()
     log_in(page, base, KEY)
-    page.get_by_text("Reports received").first.wait_for(timeout=30_000)
+    page.get_by_text("Reports received").filter(visible=True).first.wait_for(timeout=30_000)
     settle(page)
     assert _serious(page) == []
     ctx.close()

@@ -65,7 +65,7 @@ def test_projector_fits_one_screen(classroom, chromium, width, height):
                                reduced_motion="reduce")
     page = ctx.new_page()
     log_in(page, base, KEY)
-    page.get_by_text("Reports received").first.wait_for(timeout=60_000)
+    page.get_by_text("Reports received").filter(visible=True).first.wait_for(timeout=60_000)
     page.goto(f"{base}/dashboard?projector=1&pid={poll.id}&qid={q.id}")
     page.get_by_text("SD, population").first.wait_for(timeout=60_000)
     _wait_for_charts(page, 2)

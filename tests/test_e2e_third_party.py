@@ -56,7 +56,7 @@ def _visit(chromium, base: str, path: str, ready: str, viewport=DESKTOP) -> list
     urls: list[str] = []
     page.on("request", lambda r: urls.append(r.url))
     page.goto(base + path)
-    page.get_by_text(ready).first.wait_for(timeout=60_000)
+    page.get_by_text(ready).filter(visible=True).first.wait_for(timeout=60_000)
     # Late requests (fonts, icons) follow the first paint: wait until none came for 1 s.
     seen, quiet_since = len(urls), time.monotonic()
     while time.monotonic() - quiet_since < 1.0:

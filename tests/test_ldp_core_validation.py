@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import ldp_core
@@ -246,6 +246,7 @@ def test_oracle_constructors_accept_or_refuse_cleanly(d, x, y) -> None:
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(x=ANYTHING, n=st.one_of(st.integers(-5, 50), ANY_FLOAT),
        yes=st.one_of(st.integers(-5, 50), ANY_FLOAT))
+@example(x=0.0, n=1.8769414780634633e+22, yes=0)  # a count no float holds exactly
 def test_estimators_accept_or_refuse_cleanly(x, n, yes) -> None:
     counts = _only_value_errors(lambda: BinaryCounts.single(DieRR(4, 3), yes, n))
     if counts is not None:

@@ -190,3 +190,39 @@ def test_a_request_cut_off_mid_body_leaves_no_traceback(server, path):
         asyncio.run(asyncio.sleep(0.1))
     new = srv.log()[len(before):]
     assert "Traceback" not in new and "Exception" not in new, new
+
+
+def _read_response(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
+    """One HTTP/1.1 response with a Content-Length, read off ``sock``."""
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        chunk = sock.recv(65536)
+        assert chunk, f"closed before a whole response: {buf!r}"
+        buf += chunk
+    head, body = buf.split(b"\r\n\r\n", 1)
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, v in (h.split(":", 1) for h in lines[1:])}
+    while len(body) < int(headers.get("content-length", "0")):
+        body += sock.recv(65536)
+    return int(lines[0].split()[1]), headers, body
+
+
+def test_a_report_refused_for_its_size_before_its_body_ends_keeps_the_connection_usable(server):
+    """The 413 goes out on the declared length, before the body arrives; the rest of that
+    body is still that request's, not the next request's headers. (Before: the server
+    counted it against the next request's 16 KB of headers and answered that one 431.)"""
+    srv, _, poll, _ = server
+    host, port = srv.url.split("//", 1)[1].split(":")
+    size = 200_000
+    with socket.create_connection((host, int(port)), timeout=60) as sock:
+        sock.sendall(f"POST /api/poll/{poll.join_code}/report HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                     f"Origin: http://{host}:{port}\r\nContent-Type: application/json\r\n"
+                     f"Content-Length: {size}\r\n\r\n".encode() + b"{")
+        status, headers, _ = _read_response(sock)
+        assert status == 413
+        if headers.get("connection", "").lower() == "close":
+            return  # closing is a clean answer too
+        sock.sendall(b"x" * (size - 1) + f"GET /_stcore/health HTTP/1.1\r\nHost: {host}:{port}"
+                     "\r\n\r\n".encode())
+        status, _, body = _read_response(sock)
+        assert (status, body) == (200, b"ok")

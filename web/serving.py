@@ -143,6 +143,7 @@ def guarded(base: type, cap: int) -> type:
             self.address = self.client[0] if self.client else ""
             self._timer: asyncio.TimerHandle | None = None
             self._reading_body = False
+            self._answered_early = False
             self._await_headers(stranger=True)
             registry.make_room(self, len(self.connections))
 
@@ -167,9 +168,20 @@ def guarded(base: type, cap: int) -> type:
                 self._reading_body = False
                 self._disarm()
             super().on_message_complete()
+            if self._answered_early:
+                # The answer went out before the body ended (a 413 on the declared length):
+                # the next request's headers start only now.
+                self._answered_early = False
+                self._next_request()
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
+            if self._reading_body:
+                self._answered_early = True  # the rest of this body is not the next headers
+            else:
+                self._next_request()
+
+        def _next_request(self) -> None:
             if not self.transport.is_closing() and not self.pipeline and not self._awaiting:
                 self._await_headers(stranger=False)
 
