@@ -63,4 +63,4 @@ else:
                  middleware=web.middleware(lambda: process.get().edge, direct=direct(phones)),
                  routes=[*web.make_routes(web.AuthApi(lambda: process.get().auth)),
                          *phone_routes(phones)],
-                 lifespan=web.make_lifespan(_listening, process))
+                 lifespan=web.make_lifespan(_listening, process, freeze_heap=True))

@@ -390,7 +390,8 @@ def floor_table(fl: dict) -> list[str]:
             "any core"
         return f"server {server}, phones {phones}"
 
-    head = "| measure | " + " | ".join(f"{n} ({where(p)})" for n, p in zip(names, places)) + " |"
+    head = "| measure | " + " | ".join(f"{n} ({where(p)})"
+                                       for n, p in zip(names, places, strict=True)) + " |"
     rule = "| --- |" + " ---: |" * len(names)
     n = fl["cpu_students"]
     rows = [

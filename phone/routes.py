@@ -36,9 +36,9 @@ from collections.abc import Callable
 from typing import Any, TypeGuard
 
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware.exceptions import ExceptionMiddleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import RedirectResponse, Response
-from starlette.middleware.exceptions import ExceptionMiddleware
 from starlette.routing import Route, Router
 from starlette.types import ASGIApp
 
