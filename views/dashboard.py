@@ -151,7 +151,7 @@ def _render_projector(svc, polls) -> None:
     else:
         live_panel(question.id, True)
     st.divider()
-    cols = st.columns([1, 1, 1, 1, 1], vertical_alignment="center")
+    cols = st.columns([1, 1, 1, 0.9, 1.3], vertical_alignment="center")
     if question is not None:
         with cols[0]:
             voting_button(question, key="dash_p_voting")
