@@ -154,7 +154,8 @@ class PollStates:
         if entry.refresher is None or entry.refresher.done():
             entry.refresher = asyncio.create_task(self._refresh_while_waited(code, entry))
         try:
-            await asyncio.wait_for(event.wait(), timeout)
+            async with asyncio.timeout(timeout):  # no extra task per waiter, as wait_for makes
+                await event.wait()
         except TimeoutError:
             return None
         finally:
