@@ -115,6 +115,16 @@ def cb_reveal(qid: int, revealed: bool) -> None:
         "Results are shown." if revealed else "Results are hidden: only the count shows.")
 
 
+def cb_next(qid: int) -> None:
+    """Next question: close this one and open the next of the poll (one transaction);
+    the dashboard follows to the question now open."""
+    done = run_action(lambda: session.service().next_question(qid))
+    if done is not None:
+        _left, opened = done
+        select(opened.poll_id, opened.id)
+        flash("success", f"Voting is open for Q{opened.position}.")
+
+
 def cb_new_round(qid: int, params: dict[str, Any] | None, open_key: str | None = None
                  ) -> None:
     open_now = bool(st.session_state.get(open_key)) if open_key else False
