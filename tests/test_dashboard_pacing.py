@@ -301,3 +301,47 @@ def test_stage_of_follows_position_order():
     b = NS(id=3, position=1, state="closed", revealed=True)
     assert stage_of(a, [b, a]) == Stage("open", False, False)
     assert stage_of(b, [b, a]) == Stage("closed", True, True)
+
+
+def test_the_widget_guard_knows_what_the_keys_send(app_env):
+    """The states the page's script sends for a key (its trigger, and the component's
+    state) pass the guard exactly as a button's do; any other kind under the same ids is
+    refused."""
+    from streamlit.components.v2.bidi_component.main import _make_trigger_id
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    from ui.widget_guard import acceptable, sent_type
+
+    svc = app_env
+    poll, (q1, _q2) = _poll(svc)
+    at = _projector(svc, poll, q1)
+    base = _component(at).id
+    trigger_id = _make_trigger_id(base, "events")
+    metadata = at.session_state._state._state._new_widget_state.widget_metadata
+    sent = json.dumps([{"event": "command", "value": {"command": "forward", "seq": 1}}])
+    assert acceptable(WidgetState(id=trigger_id, json_trigger_value=sent),
+                      sent_type(metadata.get(trigger_id)))
+    assert acceptable(WidgetState(id=base, json_value="{}"), sent_type(metadata.get(base)))
+    for wrong in (WidgetState(id=trigger_id, string_value=sent),
+                  WidgetState(id=trigger_id, trigger_value=True),
+                  WidgetState(id=trigger_id, json_trigger_value="[" * 99 + "]" * 99),
+                  WidgetState(id=base, json_trigger_value=sent)):
+        assert not acceptable(wrong, sent_type(metadata.get(wrong.id)))
+
+
+@pytest.mark.parametrize("value", [{"command": "drop table"}, {"command": 42}, "forward!",
+                                   None, [1, 2], {"seq": 3}])
+def test_a_crafted_command_does_nothing(app_env, value):
+    from streamlit.components.v2.bidi_component.main import _make_trigger_id
+
+    svc = app_env
+    poll, (q1, _q2) = _poll(svc)
+    at = _projector(svc, poll, q1)
+    states = at._tree.get_widget_states()
+    trigger = states.widgets.add()
+    trigger.id = _make_trigger_id(_component(at).id, "events")
+    trigger.json_trigger_value = json.dumps([{"event": "command", "value": value}])
+    at._run(states)
+    assert not at.exception
+    assert (svc.question(q1.id).state, svc.question(q1.id).revealed) == ("draft", False)
+    assert "projector" in at.query_params

@@ -39,6 +39,7 @@ from ui.dashboard.controls import (
     voting_button,
 )
 from ui.dashboard.join import join_panel
+from ui.dashboard.kinds import view
 from ui.dashboard.live import live_panel
 from ui.dashboard.management import manage_panel, rehearsal_panel
 from ui.dashboard.pacing import pacing_keys
@@ -113,7 +114,7 @@ def _render_desk(svc, polls) -> None:
         join_panel(poll, big=False)
     with live_col:
         live_panel(question.id, False)
-    if question.kind == "binary":
+    if view(question.kind).what_if:
         what_if_panel(svc, question)
     rehearsal_panel(question)
     add_question_panel(poll, expanded=False)

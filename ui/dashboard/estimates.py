@@ -4,6 +4,9 @@ table, for yes/no and histogram questions."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 import streamlit as st
@@ -195,34 +198,49 @@ def binary_panel(q, est, rounds, projector: bool, points) -> None:
     rounds_table(q, est, rounds, projector)
 
 
-def _rounds(q, est, rounds) -> tuple[list[dict], list[dict]]:
+def _round_row(number: int, r, e) -> dict:
+    """A rounds table's first columns: the round, its design, ε and n."""
+    return {"Round": str(number), "Design": design_text(r.design) if r else "—",
+            "ε": fmt_eps_value(r.epsilon) if r else "—", "n": fmt_count(e.n)}
+
+
+def _binary_rounds(q, est, rounds) -> tuple[list[dict], list[dict]]:
     """(table rows, chart rows) of every round's estimate, round 1 first."""
     designs = {r.number: r for r in rounds}
     rows: list[dict] = []
     chart_rows: list[dict] = []
     for number, e in est.history:
-        r = designs.get(number)
-        row = {"Round": str(number), "Design": design_text(r.design) if r else "—",
-               "ε": fmt_eps_value(r.epsilon) if r else "—", "n": fmt_count(e.n)}
-        if q.kind == "binary":
-            row.update({"μ̂": fmt_fixed(e.mu_hat, 3), "SD": fmt_fixed(e.sd_worst, 3),
-                        f"{e.level:.0%} CI": fmt_interval(e.exact_low, e.exact_high, 3)})
-            chart_rows.append({"round": number, "n": e.n, "mu": e.mu_hat, "lo": e.exact_low,
-                               "hi": e.exact_high})
-        else:
-            shares = e.shares("norm_sub")
-            for i, opt in enumerate(q.options):
-                row[f"{plain(opt)} (Norm-Sub)"] = fmt_fixed(shares[i], 3) if shares else "—"
+        row = _round_row(number, designs.get(number), e)
+        row.update({"μ̂": fmt_fixed(e.mu_hat, 3), "SD": fmt_fixed(e.sd_worst, 3),
+                    f"{e.level:.0%} CI": fmt_interval(e.exact_low, e.exact_high, 3)})
+        chart_rows.append({"round": number, "n": e.n, "mu": e.mu_hat, "lo": e.exact_low,
+                           "hi": e.exact_high})
         rows.append(row)
     return rows, chart_rows
 
 
+def _categorical_rounds(q, est, rounds) -> tuple[list[dict], list[dict]]:
+    """(table rows, no chart rows) of every round's estimate, round 1 first."""
+    designs = {r.number: r for r in rounds}
+    rows: list[dict] = []
+    for number, e in est.history:
+        row = _round_row(number, designs.get(number), e)
+        shares = e.shares("norm_sub")
+        for i, opt in enumerate(q.options):
+            row[f"{plain(opt)} (Norm-Sub)"] = fmt_fixed(shares[i], 3) if shares else "—"
+        rows.append(row)
+    return rows, []
+
+
+#: Each kind's rounds: ``(table rows, chart rows)`` of every round, by the kind's name.
+ROUNDS: Mapping[str, Callable[[Any, Any, Any], tuple[list[dict], list[dict]]]] = \
+    MappingProxyType({"binary": _binary_rounds, "categorical": _categorical_rounds,
+                      "numeric": lambda q, est, rounds: (numeric_rounds(q, est), [])})
+
+
 def rounds_table(q, est, rounds, projector: bool) -> None:
     """Every round's estimate, listed (once there is more than one round)."""
-    if q.kind == "numeric":
-        rows = numeric_rounds(q, est)
-    else:
-        rows, _ = _rounds(q, est, rounds)
+    rows, _ = ROUNDS[q.kind](q, est, rounds)
     if len(rows) > 1:
         st.markdown("**Rounds**: each round's estimate (earlier rounds are kept)")
         st.table(rows)
@@ -230,7 +248,7 @@ def rounds_table(q, est, rounds, projector: bool) -> None:
 
 def _rounds_chart(q, est, rounds, projector: bool) -> bool:
     """μ̂ and its CI per round, when there are several rounds; False if nothing was drawn."""
-    _, chart_rows = _rounds(q, est, rounds)
+    _, chart_rows = _binary_rounds(q, est, rounds)
     fig = live_charts.estimate_by_round(chart_rows) if len(chart_rows) > 1 else None
     if fig is None:
         return False
