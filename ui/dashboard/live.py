@@ -22,8 +22,12 @@ def _status_line(q, est) -> str:
     state = {"open": ":green[:material/how_to_vote: **Voting open**]",
              "closed": ":red[:material/block: **Voting closed**]",
              "draft": ":gray[:material/edit_note: **Not open yet**]"}.get(q.state, q.state)
-    parts = [state, f"round {q.round_number}", design_text(q.design),
-             fmt_eps(q.epsilon)]
+    design = design_text(q.design)
+    # Some designs name their ε already ("Hybrid Mechanism on [0, 12], ε = 1.10"): it is
+    # said once.
+    parts = [state, f"round {q.round_number}", design]
+    if "ε =" not in design:
+        parts.append(fmt_eps(q.epsilon))
     if est.n_simulated:
         parts.append(f"{fmt_count(est.n_simulated)} simulated")
     return " · ".join(parts)
