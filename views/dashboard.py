@@ -95,7 +95,9 @@ def _render_desk(svc, polls) -> None:
     to_projector.button("Projection mode", icon=":material/present_to_all:",
                         key="dash_projector_on", on_click=cb_projector,
                         args=(True,), help="Large type and high contrast for the projector, "
-                        "no navigation. Leave it with the button at the bottom.",
+                        "no navigation. There the keyboard (or a presentation clicker's "
+                        "PageDown) runs the class: press ? for the keys. Leave it with Esc "
+                        "or the button at the bottom.",
                         width="stretch")
     poll_bar(polls, poll)
     if question is None:
