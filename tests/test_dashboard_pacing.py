@@ -359,3 +359,15 @@ def test_a_key_from_a_session_no_longer_the_instructors_does_nothing(app_env):
     press(at, "forward")
     assert svc.question(q1.id).state == "draft"
     assert not at.exception
+
+
+def test_projection_mode_without_a_poll_still_leaves_on_esc(app_env):
+    at = AppTest.from_string(SCRIPT, default_timeout=60)
+    log_in(at)
+    at.query_params["projector"] = "1"
+    at.run()
+    press(at, "forward")
+    assert not at.exception and "projector" in at.query_params
+    press(at, "leave", 2)
+    assert "projector" not in at.query_params
+    assert not at.exception
