@@ -293,7 +293,8 @@ def categorical_panel(q, est, rounds, projector: bool) -> None:
     live_charts.show(live_charts.histogram(
         q.options, {names["raw"]: c.shares("raw"), names["clip"]: c.shares("clipped"),
                     names["norm_sub"]: c.shares("norm_sub")},
-        *live_charts.share_interval(c.raw, c.sd, n, z)), big=projector,
+        *live_charts.share_interval(c.raw, c.sd, n, z), every_label=projector),
+        big=projector,
         # Slanted labels of many options take height of their own below the plot.
         max_height=live_charts.PROJECTOR_MAIN_HEIGHT - (40 if len(q.options) > 6 else 0))
     raw, clipped, normsub = c.shares("raw"), c.shares("clipped"), c.shares("norm_sub")
