@@ -196,11 +196,14 @@ def _categorical_round(design_of: Callable[[str], Any], items: list[tuple[str, s
     checks = [ldp_core.ue_plausibility(design_of(dj), hist) for dj, hist in ones.items()]
     checks += [ldp_core.grr_plausibility(oracle, support) for oracle, _, support in groups
                if isinstance(oracle, ldp_core.GRR)]
+    ends = counts.exact_intervals()
     return CategoricalEstimate(
         n=counts.n, support_counts=support_total, raw=tuple(float(x) for x in raw),
         clipped=tuple(float(x) for x in clipped), norm_sub=tuple(float(x) for x in ns_counts),
         sd=tuple(float(x) for x in sd), epsilon=counts.epsilon,
-        plausibility=min(checks, key=lambda c: c.p_value) if checks else None)
+        plausibility=min(checks, key=lambda c: c.p_value) if checks else None,
+        ci_low=None if ends is None else tuple(float(x) for x in ends[0]),
+        ci_high=None if ends is None else tuple(float(x) for x in ends[1]))
 
 
 def _shuffle(design_of: Callable[[str], Any], items: list[tuple[str, str, int]]

@@ -76,6 +76,10 @@ class CategoricalEstimate:
     #: Do the reports fit the design? Unary encoding: the 1-bits per report; GRR: each
     #: option's count against its band (the least plausible design group's check).
     plausibility: Plausibility | None = None
+    #: Each option's exact 95% interval for its true share (the headline CI;
+    #: ``ldp_core.CategoricalCounts.exact_intervals``); None when ``n == 0``.
+    ci_low: tuple[float, ...] | None = None
+    ci_high: tuple[float, ...] | None = None
 
     @property
     def empty(self) -> bool:
