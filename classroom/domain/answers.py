@@ -13,7 +13,7 @@ from ldp_core import (
 
 from .design import Design
 from .errors import BadReport
-from .vocabulary import shorten
+from .vocabulary import shown
 
 __all__ = ["answer_label", "encode_answer", "format_value", "numeric_report", "ue_label"]
 
@@ -24,10 +24,13 @@ def _encode_numeric(design: NumericDesign, answer: object) -> str:
         if not isinstance(answer, bool) and answer in (0, 1, "0", "1"):
             return str(int(answer))  # one of 0, 1, "0", "1"
         raise BadReport(f"answer must be the randomized bit, 0 or 1, got "
-                        f"{shorten(repr(answer))}")
+                        f"{shown(answer)}")
     y = math.nan
     if isinstance(answer, (int, float)) and not isinstance(answer, bool):
-        y = float(answer)
+        try:
+            y = float(answer)
+        except OverflowError:  # an integer beyond every float (10**400): no report
+            pass
     elif isinstance(answer, str) and 0 < len(answer) <= 32:  # a CSV cell
         try:
             y = float(answer)
@@ -35,7 +38,7 @@ def _encode_numeric(design: NumericDesign, answer: object) -> str:
             pass
     if not math.isfinite(y):
         raise BadReport(f"answer must be the randomized report, a finite number, got "
-                        f"{shorten(repr(answer))}")
+                        f"{shown(answer)}")
     if not mech.plausible(y):
         lo, hi = mech.output_bounds
         grid = mech.device_grid()
@@ -44,7 +47,7 @@ def _encode_numeric(design: NumericDesign, answer: object) -> str:
                    f"student's value, one further out has probability below {REPORT_TAIL:g}")
         else:
             why = f"its reports lie in [{lo:.6g}, {hi:.6g}]"
-        raise BadReport(f"answer {shorten(repr(answer))} is not a report this mechanism can "
+        raise BadReport(f"answer {shown(answer)} is not a report this mechanism can "
                         f"send ({why})")
     return repr(y + 0.0)  # + 0.0: -0.0 is stored as 0.0
 
@@ -72,7 +75,7 @@ def encode_answer(kind: str, design: Design, options: tuple[str, ...], answer: o
         if isinstance(answer, str) and len(answer) == k and set(answer) <= {"0", "1"}:
             return answer
         raise BadReport(f"answer must be {k} bits, one per option (e.g. {'0' * (k - 1)}1), "
-                        f"got {shorten(repr(answer))}")
+                        f"got {shown(answer)}")
     idx: int | None = None
     if isinstance(answer, bool):
         idx = int(answer) if kind == "binary" else None
@@ -84,7 +87,7 @@ def encode_answer(kind: str, design: Design, options: tuple[str, ...], answer: o
     if idx is None or not 0 <= idx < k:
         allowed = " or ".join(f"{i} ({label})" for i, label in enumerate(options)) if k <= 4 \
             else f"0..{k - 1}"
-        raise BadReport(f"answer must be {allowed}, got {shorten(repr(answer))}")
+        raise BadReport(f"answer must be {allowed}, got {shown(answer)}")
     return str(idx)
 
 
