@@ -42,7 +42,7 @@ else:
     from pathlib import Path
 
     import web
-    from phone.routes import PhoneApi
+    from phone.routes import PhoneApi, direct
     from phone.routes import make_routes as phone_routes
     from ui import widget_guard
 
@@ -55,9 +55,12 @@ else:
     # The composition root: the lifespan builds the process's one settings object, store,
     # service and instructor sessions before the first request; the login routes, the
     # phone routes and the pages (ui/session.py) all use that one.
+    # The phone's requests go from the app's middleware straight to the phone routes
+    # (web.middleware's ``direct``); Streamlit's router lists them too (same handlers).
     process = web.PROCESS
+    phones = PhoneApi(lambda: process.get().service)
     app = st.App(Path(__file__).with_name("app.py"),
-                 middleware=web.middleware(lambda: process.get().edge),
+                 middleware=web.middleware(lambda: process.get().edge, direct=direct(phones)),
                  routes=[*web.make_routes(web.AuthApi(lambda: process.get().auth)),
-                         *phone_routes(PhoneApi(lambda: process.get().service))],
-                 lifespan=web.make_lifespan(_listening, process))
+                         *phone_routes(phones)],
+                 lifespan=web.make_lifespan(_listening, process, freeze_heap=True))

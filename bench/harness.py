@@ -57,8 +57,8 @@ from tests.support.phone_client import PhoneStudent, new_session
 from tests.support.protocol import ProtocolError, Tab
 
 __all__ = ["DIE", "INSTRUCTOR_KEY", "LoadConfig", "LoadReport", "Outcome", "Projector",
-           "Target", "nearest_rank", "peak_cores", "pg_scratch_url", "run_load", "simulate",
-           "target"]
+           "Target", "nearest_rank", "peak_cores", "pg_scratch_url", "pinned", "run_load",
+           "simulate", "target"]
 
 DIE = {"design": "die", "faces": 4, "truthful": 3}
 DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -554,12 +554,36 @@ def pg_scratch_url(base_url: str | None = None, database: str = LOAD_DATABASE) -
         engine.dispose()
 
 
+def _set_affinity(cpus: set[int]) -> None:
+    """Every thread of this process on ``cpus`` (``sched_setaffinity`` is per thread on
+    Linux; threads started later inherit it from the thread that starts them)."""
+    for tid in os.listdir("/proc/self/task"):
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(int(tid), cpus)
+
+
+@contextlib.contextmanager
+def pinned(cpus: set[int] | None) -> Iterator[None]:
+    """This process (the simulated phones, the projector) on ``cpus`` while the block
+    runs, then back where it was; None leaves it alone."""
+    if cpus is None:
+        yield
+        return
+    before = os.sched_getaffinity(0)
+    _set_affinity(cpus)
+    try:
+        yield
+    finally:
+        _set_affinity(before)
+
+
 @contextlib.contextmanager
 def target(*, processes: int = 1, database: str = "sqlite", nginx: bool | None = None,
            url: str | None = None, database_url: str | None = None,
-           server_pids: Sequence[int] = (), env: dict[str, str] | None = None
-           ) -> Iterator[Target]:
-    """Start what a run needs (or describe an existing server given by ``url``)."""
+           server_pids: Sequence[int] = (), env: dict[str, str] | None = None,
+           server_cpus: str | None = None) -> Iterator[Target]:
+    """Start what a run needs (or describe an existing server given by ``url``).
+    ``server_cpus`` (one process, no nginx): start it under ``taskset -c server_cpus``."""
     if url:
         if not database_url:
             raise SystemExit("--url needs --database-url (the server's database, to set up "
@@ -585,8 +609,13 @@ def target(*, processes: int = 1, database: str = "sqlite", nginx: bool | None =
         else:
             if processes != 1:
                 raise SystemExit("several processes need nginx")
-            server = stack.enter_context(running_server(child_env, log_path=data / "server.log"))
-            yield Target(server.url, db_url, f"1 process, {db_label}", [server])
+            launcher = None if server_cpus is None else [
+                "taskset", "-c", server_cpus, sys.executable, "-m", "streamlit", "run", "app.py"]
+            server = stack.enter_context(running_server(child_env, log_path=data / "server.log",
+                                                        launcher=launcher))
+            where = "" if server_cpus is None else \
+                " on core " + ",".join(map(str, sorted(os.sched_getaffinity(server.pid))))
+            yield Target(server.url, db_url, f"1 process{where}, {db_label}", [server])
 
 
 def exercise(service, title: str):

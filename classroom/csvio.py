@@ -11,15 +11,13 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from ldp_core import BinaryDesign, FrequencyOracle, NumericDesign
-
+from . import kinds
 from .domain import (
     BadInput,
     BadReport,
     Design,
     QuestionEstimate,
     canonical_design,
-    encode_answer,
     kind_of_params,
 )
 from .estimates import estimate_from_groups
@@ -81,7 +79,7 @@ def replay_from_csv(text: str, *, round_number: int | None = None,
     if missing:
         raise BadInput(f"the CSV lacks the column(s) {', '.join(missing)}; expected "
                        f"{','.join(CSV_COLUMNS)}")
-    kind: str | None = None
+    strategy: kinds.QuestionKind | None = None
     k: int | None = None
     labels: dict[int, str] = {}
     counts: dict[tuple[int, str, str], int] = defaultdict(int)
@@ -102,23 +100,21 @@ def replay_from_csv(text: str, *, round_number: int | None = None,
             cached = canon_cache.get(raw_params)
             if cached is None:
                 params = json.loads(raw_params)
-                row_kind = kind_of_params(params)
-                cached = canon_cache[raw_params] = canonical_design(row_kind, params)
+                cached = canon_cache[raw_params] = canonical_design(kind_of_params(params),
+                                                                    params)
             design, design_json = cached
         except (ValueError, TypeError) as exc:
             raise BadInput(f"row {i}, column 'design_params': {exc}") from exc
-        row_kind = ("categorical" if isinstance(design, FrequencyOracle) else
-                    "numeric" if isinstance(design, NumericDesign) else "binary")
-        if kind is None:
-            kind = row_kind
-        elif row_kind != kind:
-            raise BadInput(f"row {i}, column 'design_params': a {row_kind} design in a "
-                           f"{kind} question")
-        if isinstance(design, BinaryDesign) and not design.informative:
-            raise BadInput(f"row {i}, column 'design_params': the design carries no "
-                           "information (a == b)")
-        row_k = design.d if isinstance(design, FrequencyOracle) else \
-            1 if isinstance(design, NumericDesign) else 2
+        row_kind = kinds.kind_of_design(design)
+        if strategy is None:
+            strategy = row_kind
+        elif row_kind is not strategy:
+            raise BadInput(f"row {i}, column 'design_params': a {row_kind.name} design in a "
+                           f"{strategy.name} question")
+        unusable = strategy.csv_check(design)
+        if unusable:
+            raise BadInput(f"row {i}, column 'design_params': {unusable}")
+        row_k = strategy.csv_width(design)
         if k is None:
             k = row_k
         elif row_k != k:
@@ -126,26 +122,25 @@ def replay_from_csv(text: str, *, round_number: int | None = None,
                            f"have {k} options")
         placeholder = tuple(str(j) for j in range(k))
         try:
-            stored = encode_answer(kind, design, placeholder,
-                                   csv_unsafe((row["answer"] or "").strip()))
+            stored = strategy.encode(design, placeholder,
+                                     csv_unsafe((row["answer"] or "").strip()))
         except BadReport as exc:
             raise BadInput(f"row {i}, column 'answer': {exc}") from exc
         label = csv_unsafe((row.get("answer_label") or "").strip())
-        if label and kind != "numeric" and getattr(design, "kind", "") != "ue" \
-                and int(stored) not in labels:
-            labels[int(stored)] = label[:60]
+        index = strategy.csv_label_index(design, stored) if label else None
+        if index is not None and index not in labels:
+            labels[index] = label[:60]
         counts[(number, design_json, stored)] += 1
         round_designs.setdefault(number, design_json)
-    if kind is None or k is None:
+    if strategy is None or k is None:
         raise BadInput("the CSV has no reports")
-    default = ("No", "Yes") if kind == "binary" else ("",) if kind == "numeric" else \
-        tuple(f"option {j + 1}" for j in range(k))
+    default = strategy.csv_options(k)
     options = tuple(labels.get(j, default[j]) for j in range(k))
     if len(set(options)) != k:
         options = default
     groups = [(number, dj, ans, False, c) for (number, dj, ans), c in counts.items()]
     return estimate_from_groups(
-        question_id=None, kind=kind, options=options, groups=groups,
+        question_id=None, kind=strategy.name, options=options, groups=groups,
         round_designs=round_designs,
         round_number=max(round_designs) if round_number is None else round_number,
         level=level)

@@ -32,6 +32,7 @@ from typing import Any
 
 import tomli_w
 
+from . import kinds
 from .domain import (
     KINDS,
     MAX_QUESTION_CHARS,
@@ -127,7 +128,7 @@ class PlanQuestion(Designed):
         """
         raw: dict[str, Any] = {"text": text, "kind": kind, "design": design_params,
                                "mode": mode, "countdown_s": countdown_s}
-        if kind == "numeric":
+        if kind in KINDS and kinds.kind(kind).has_unit:
             raw["unit"] = unit if unit is not None else \
                 (options[0] if isinstance(options, (list, tuple)) and options else "")
         else:
@@ -145,7 +146,7 @@ class PlanQuestion(Designed):
 
     @property
     def unit(self) -> str:
-        return self.options[0] if self.kind == "numeric" else ""
+        return kinds.kind(self.kind).unit(self.options)
 
 
 @dataclass(frozen=True)
@@ -286,12 +287,12 @@ def _question(raw: object, path: str, problems: list[str]) -> PlanQuestion | Non
     except BadInput as exc:
         problems.append(f"{path}.text: {_without_name(str(exc), 'text')}")
     labels: tuple[str, ...] | None = None
-    if kind == "numeric":
+    if kind is not None and kinds.kind(kind).has_unit:
         if "options" in raw:
-            problems.append(f"{path}.options: a numeric question has a unit and a range "
+            problems.append(f"{path}.options: a {kind} question has a unit and a range "
                             "(the design's lo and hi), not options")
         try:
-            labels = clean_options((raw.get("unit", ""),), "numeric")
+            labels = clean_options((raw.get("unit", ""),), kind)
         except BadInput as exc:
             problems.append(f"{path}.unit: {_without_name(str(exc), 'unit')}")
     elif kind is not None:
@@ -424,7 +425,7 @@ def plan_to_dict(plan: LessonPlan) -> dict[str, Any]:
     questions = []
     for q in plan.questions:
         item: dict[str, Any] = {"text": q.text, "kind": q.kind}
-        if q.kind == "numeric":
+        if kinds.kind(q.kind).has_unit:
             item["unit"] = q.unit
         else:
             item["options"] = list(q.options)

@@ -21,8 +21,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ldp_core import BinaryDesign, FrequencyOracle, NumericDesign, fake_report
-
+from . import kinds
 from .csvio import replay_from_csv, write_csv
 from .domain import (
     JOIN_CODE_ALPHABET,
@@ -62,8 +61,6 @@ from .domain import (
 from .domain.vocabulary import shown
 from .estimates import (
     estimate_from_groups,
-    exact_class,
-    numeric_class,
     parse_design,
     trajectory,
 )
@@ -146,20 +143,6 @@ def _submission_id(value: object) -> str:
         raise BadReport("submission_id must be 8 to 100 characters of letters, digits, "
                         f"'_', '-', '.', ':' (a UUID fits), got {str(value)[:24]!r}")
     return value
-
-
-def _numeric_answers(design: NumericDesign, reports: np.ndarray) -> list[object]:
-    """Reports on the unit scale in their stored form (Duchi et al.'s: the bit)."""
-    if design.kind == "duchi":
-        return (reports > 0).astype(int).tolist()
-    return reports.tolist()
-
-
-def _categorical_answers(oracle: FrequencyOracle, reports: np.ndarray) -> list[object]:
-    """Perturbed categorical reports in their stored form (unary encoding: the bits)."""
-    if getattr(oracle, "kind", "") == "ue":
-        return ["".join("1" if b else "0" for b in row) for row in reports]
-    return reports.tolist()
 
 
 def _question_found(value: T | None, question_id: int) -> T:
@@ -743,11 +726,8 @@ class PollService:
             raise BadInput(f"the number of simulated students must be 1..{MAX_SIMULATED}, "
                            f"got {n!r}")
         rng = np.random.default_rng(seed)
-        design = question.design
-        if isinstance(design, NumericDesign):
-            truths = numeric_class(design.range, n, true_share)
-        else:
-            truths = exact_class(question.kind, len(question.options), n, true_share)
+        truths = kinds.kind(question.kind).true_class(question.design, question.options, n,
+                                                      true_share)
         return tuple(v.item() for v in rng.permutation(truths))
 
     def add_simulated_reports(self, question_id: int, n: int, true_share: float | Sequence[float],
@@ -768,29 +748,15 @@ class PollService:
         ``truths`` are option numbers, or for a numeric question values in its range.
         """
         question, rnd = self._open_round(question_id, "simulated students")
-        numeric = question.kind == "numeric"
+        strategy = kinds.kind(question.kind)
         values = np.asarray(truths)
-        what = "values in the question's range" if numeric else "option numbers"
+        what = "values in the question's range" if strategy.continuous else "option numbers"
         if values.ndim != 1 or not 1 <= values.size <= MAX_SIMULATED or not (
                 np.issubdtype(values.dtype, np.integer)
-                or (numeric and np.issubdtype(values.dtype, np.floating))):
+                or (strategy.continuous and np.issubdtype(values.dtype, np.floating))):
             raise BadInput(f"simulated answers must be 1..{MAX_SIMULATED} {what}")
-        design = question.design
-        rng = np.random.default_rng(seed)
-        answers: Iterable[object]
-        if isinstance(design, NumericDesign):
-            try:
-                reports = design.perturb_values(values, rng=rng)
-            except ValueError as exc:
-                raise BadInput(f"simulated answers: {exc}") from None
-            answers = _numeric_answers(design, reports)
-        elif values.min() < 0 or values.max() >= len(question.options):
-            raise BadInput("simulated answers must be option numbers "
-                           f"0..{len(question.options) - 1}")
-        elif isinstance(design, BinaryDesign):
-            answers = design.perturb(values.astype(bool), rng=rng).tolist()
-        else:
-            answers = _categorical_answers(design, design.perturb(values, rng=rng))
+        answers = strategy.simulate(question.design, question.options, values,
+                                    np.random.default_rng(seed))
         return self._insert_simulated(question, rnd, answers)
 
     def add_stuffed_reports(self, question_id: int, n: int, *, target: int | None = None
@@ -804,18 +770,8 @@ class PollService:
         question, rnd = self._open_round(question_id, "stuffers")
         if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_SIMULATED:
             raise BadInput(f"the number of stuffers must be 1..{MAX_SIMULATED}, got {n!r}")
-        design = question.design
-        if isinstance(design, NumericDesign):
-            answers = _numeric_answers(design, np.full(n, fake_report(design.mechanism)))
-        else:
-            k = len(question.options)
-            t = (1 if question.kind == "binary" else 0) if target is None else target
-            if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < k:
-                raise BadInput(f"the stuffers' target must be an option number 0..{k - 1}, "
-                               f"got {t!r}")
-            report = fake_report(design, t)
-            answers = ([int(report)] * n if isinstance(design, BinaryDesign)
-                       else _categorical_answers(design, np.array([report] * n)))
+        answers = kinds.kind(question.kind).stuffed(question.design, question.options, n,
+                                                    target)
         return self._insert_simulated(question, rnd, answers)
 
     def _open_round(self, question_id: int, who: str) -> tuple[Question, RoundSecret]:

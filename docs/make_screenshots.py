@@ -14,9 +14,11 @@ downloaded browser) through it and writes small palette PNGs:
   students" controls;
 * ``study-local-vs-central.png``: the self-study page "Local vs central";
 * ``dashboard-lesson-plans.png``: the desk view's "Lesson plans" with the shipped
-  CS208 plan.
+  CS208 plan;
+* ``projector-keys.png``: projection mode at 1280×720 with a question on a running
+  countdown and the "?" list of keyboard shortcuts open.
 
-``--only NAME`` (student, dashboard, study, plans) writes one group of pictures.
+``--only NAME`` (student, dashboard, study, plans, keys) writes one group of pictures.
 
 The simulated students are added with ``PollService.add_simulated_reports`` on
 the same SQLite file while the projected dashboard is open (the dashboard's own
@@ -184,6 +186,34 @@ def lesson_plans(browser, base: str, key: str) -> None:
     ctx.close()
 
 
+def projector_keys(browser, base: str, key: str, svc) -> None:
+    """Projection mode's "?" list of keys, over a question whose countdown runs."""
+    poll = svc.create_poll("Lecture")
+    q = svc.add_question(poll.id, EXERCISE_TEXT, options=EXERCISE_OPTIONS,
+                         design_params=EXERCISE_DESIGN, countdown_s=90)
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720}, device_scale_factor=1,
+                              reduced_motion="reduce")
+    page = ctx.new_page()
+    log_in(page, base, key)
+    settle(page)
+    page.goto(f"{base}/dashboard?projector=1&pid={poll.id}&qid={q.id}")
+    page.locator(".ldp-question").first.wait_for(timeout=WAIT_MS)
+    settle(page)
+    page.wait_for_function("() => !!window.__ldpPacing && window.__ldpPacing.attached",
+                           timeout=WAIT_MS)
+    page.keyboard.press("PageDown")  # opens voting: the countdown starts
+    page.locator(".ldp-pacing-clock").wait_for(state="visible", timeout=WAIT_MS)
+    settle(page)
+    # The toast saying voting is open fades by itself; wait for it to go.
+    page.locator("[data-testid='stToast']").first.wait_for(state="detached", timeout=WAIT_MS)
+    page.keyboard.press("?")
+    page.get_by_role("dialog", name="Keyboard shortcuts").wait_for(timeout=WAIT_MS)
+    page.mouse.move(0, 0)
+    check_clean(page, "projection mode's keys")
+    save_png(page.screenshot(scale="device"), "projector-keys.png")
+    ctx.close()
+
+
 def study(browser, base: str) -> None:
     ctx = browser.new_context(viewport=DESK, device_scale_factor=1, reduced_motion="reduce")
     page = ctx.new_page()
@@ -203,7 +233,7 @@ def study(browser, base: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", choices=("student", "dashboard", "study", "plans"),
+    parser.add_argument("--only", choices=("student", "dashboard", "study", "plans", "keys"),
                         help="write only this group of pictures")
     only = parser.parse_args().only
     from playwright.sync_api import sync_playwright
@@ -244,6 +274,8 @@ def main() -> None:
                     study(browser, base)
                 if only in (None, "plans"):
                     lesson_plans(browser, base, key)
+                if only in (None, "keys"):
+                    projector_keys(browser, base, key, svc)
             finally:
                 browser.close()
         store.close()

@@ -36,9 +36,11 @@ from collections.abc import Callable
 from typing import Any, TypeGuard
 
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware.exceptions import ExceptionMiddleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import RedirectResponse, Response
-from starlette.routing import Route
+from starlette.routing import Route, Router
+from starlette.types import ASGIApp
 
 from classroom.domain import (
     AddressLimit,
@@ -74,7 +76,7 @@ from .state import PollStates, Snapshot
 
 __all__ = ["ANSWERED_COOKIE", "JOIN_GUESSES", "JOIN_MISSES_PER_ADDRESS",
            "JOIN_MISSES_PER_MINUTE", "MAX_BODY_BYTES", "MAX_JSON_DEPTH", "MAX_WAIT_S",
-           "PhoneApi", "make_routes"]
+           "PhoneApi", "direct", "is_phone_path", "make_routes"]
 
 #: A report is a few hundred bytes; anything far larger is not from the page.
 MAX_BODY_BYTES = 4096
@@ -405,3 +407,21 @@ def make_routes(api: PhoneApi) -> list[Route]:
         Route("/api/poll/{code}/me", api.me, methods=["GET"]),
         Route("/api/poll/{code}/report", api.report, methods=["POST"]),
     ]
+
+
+def is_phone_path(path: str) -> bool:
+    """Whether ``path`` is one of :func:`make_routes`' (the page, its favicon, the API).
+
+    >>> [is_phone_path(p) for p in ("/join", "/join/K7QM2P", "/api/poll/K7QM2P/me",
+    ...                             "/favicon.svg", "/", "/dashboard", "/joined")]
+    [True, True, True, True, False, False, False]
+    """
+    return (path.startswith(("/api/poll/", "/join/")) or path == "/join"
+            or path in ("/favicon.svg", "/favicon.ico"))
+
+
+def direct(api: PhoneApi) -> tuple[Callable[[str], bool], ASGIApp]:
+    """The phone routes as ``web.middleware``'s ``direct`` pair: the paths they serve and
+    a router of their own (a wrong method or sub-path gets Starlette's 405 or 404), so
+    that phone requests skip the layers of the Streamlit app they do not use."""
+    return is_phone_path, ExceptionMiddleware(Router(routes=make_routes(api)))

@@ -3,8 +3,9 @@
 ``randomizer.test.js`` draws 200,000 reports per design and true answer from the page's
 own samplers and compares them with ldp_core's exact probabilities (and rejects a
 deliberately wrong sampler); ``flow.test.js`` drives the page's state machine against a
-fake server. Node 20 needs no package for either. Without node the test skips locally
-with the reason; under ``CI=true`` it fails.
+fake server; ``pacing.test.js`` checks projection mode's keys and countdown
+(``ui/dashboard/pacing.js``) against the phone's countdown text. Node 20 needs no
+package. Without node the test skips locally with the reason; under ``CI=true`` it fails.
 """
 
 from __future__ import annotations

@@ -793,3 +793,48 @@ def test_numbers_no_page_sends_are_a_400_with_a_sentence_on_every_backend(
     assert r.json()["message"].startswith("That vote could not be read")
     assert not caplog.records, [rec.getMessage() for rec in caplog.records]
     assert _rows(service, q) == 0
+
+
+def test_phone_requests_go_straight_to_the_phone_routes_past_the_inner_layers(svc, edge):
+    """``web.middleware(edge, direct=direct(api))``, as app.py builds it: the phone's paths
+    skip every layer inside the app's middleware (here one that would mark the response)
+    and still get what the edge gives every answer (security headers, the device cookie
+    on a page load); other paths reach the inner app; a wrong method or sub-path of the
+    phone's gets a plain 405 or 404, not a traceback."""
+    from starlette.middleware import Middleware
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+
+    from phone.routes import direct
+
+    class Marks:
+        def __init__(self, app):
+            self.app = app
+
+        async def __call__(self, scope, receive, send):
+            async def marked(message):
+                if message["type"] == "http.response.start":
+                    message["headers"] = [*message["headers"], (b"x-inner", b"1")]
+                await send(message)
+            await self.app(scope, receive, marked)
+
+    poll, _ = _open(svc)
+    api = PhoneApi(lambda: svc)
+    app = Starlette(routes=[*make_routes(api),
+                            Route("/dashboard", lambda r: PlainTextResponse("inner"))],
+                    middleware=[*web.middleware(edge, direct=direct(api)), Middleware(Marks)])
+    with TestClient(app, follow_redirects=False) as c:
+        page_resp = c.get(f"/join/{poll.join_code}", headers={"accept": "text/html"})
+        assert page_resp.status_code == 200 and "x-inner" not in page_resp.headers
+        assert page_resp.headers["x-content-type-options"] == "nosniff"
+        assert web.DEVICE_COOKIE in page_resp.cookies
+        state = c.get(f"/api/poll/{poll.join_code}")
+        assert state.status_code == 200 and "x-inner" not in state.headers
+        assert state.headers["x-frame-options"] == "DENY"
+        assert c.get("/favicon.svg").headers["content-type"] == "image/svg+xml"
+        assert c.get("/dashboard").headers["x-inner"] == "1"
+        wrong_method = c.post(f"/api/poll/{poll.join_code}")
+        assert wrong_method.status_code == 405
+        missing = c.get(f"/api/poll/{poll.join_code}/nothing/here")
+        assert missing.status_code == 404
+        assert missing.headers["referrer-policy"] == "same-origin"

@@ -21,9 +21,9 @@ from starlette.testclient import TestClient
 import web
 from classroom.domain import CLASS_EXERCISE, QuestionClosed
 from classroom.service import PollService
-from phone.routes import ANSWERED_COOKIE, PhoneApi, make_routes
+from phone.routes import ANSWERED_COOKIE, PhoneApi, direct, make_routes
 from tests.support.db import Transactions
-from tests.support.web import local_middleware
+from tests.support.web import local_edge
 
 LN3 = math.log(3)
 DIE = dict(CLASS_EXERCISE)
@@ -40,9 +40,11 @@ def _class(service: PollService, *, budget: float | None = None):
 
 def _app(service: PollService) -> Starlette:
     # A long ttl: the poll's shared state is built once, by the first phone, and then
-    # served from memory, as in a lecture hall within one second.
-    return Starlette(routes=make_routes(PhoneApi(lambda: service, ttl=3600)),
-                     middleware=local_middleware())
+    # served from memory, as in a lecture hall within one second. The phone's requests
+    # take the app's direct path to the phone routes, as app.py wires them.
+    api = PhoneApi(lambda: service, ttl=3600)
+    return Starlette(routes=make_routes(api),
+                     middleware=web.middleware(local_edge(), direct=direct(api)))
 
 
 def _first_load(client: TestClient, code: str) -> dict:

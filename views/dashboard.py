@@ -31,6 +31,7 @@ from ui.dashboard.actions import cb_projector, show_flash
 from ui.dashboard.budget import budget_panel
 from ui.dashboard.controls import (
     controls_panel,
+    next_button,
     poll_bar,
     question_bar,
     reveal_button,
@@ -38,8 +39,10 @@ from ui.dashboard.controls import (
     voting_button,
 )
 from ui.dashboard.join import join_panel
+from ui.dashboard.kinds import view
 from ui.dashboard.live import live_panel
 from ui.dashboard.management import manage_panel, rehearsal_panel
+from ui.dashboard.pacing import pacing_keys
 from ui.dashboard.plans import lecture_panel, plans_panel
 from ui.dashboard.questions import add_question_panel
 from ui.dashboard.selection import resolve, sync_url
@@ -92,7 +95,9 @@ def _render_desk(svc, polls) -> None:
     to_projector.button("Projection mode", icon=":material/present_to_all:",
                         key="dash_projector_on", on_click=cb_projector,
                         args=(True,), help="Large type and high contrast for the projector, "
-                        "no navigation. Leave it with the button at the bottom.",
+                        "no navigation. There the keyboard (or a presentation clicker's "
+                        "PageDown) runs the class: press ? for the keys. Leave it with Esc "
+                        "or the button at the bottom.",
                         width="stretch")
     poll_bar(polls, poll)
     if question is None:
@@ -105,13 +110,13 @@ def _render_desk(svc, polls) -> None:
         manage_panel(poll, None)
         return
     question_bar(questions, question)
-    controls_panel(svc, poll, question)
+    controls_panel(svc, poll, question, questions)
     join_col, live_col = st.columns([1, 2.2], gap="large")
     with join_col:
         join_panel(poll, big=False)
     with live_col:
         live_panel(question.id, False)
-    if question.kind == "binary":
+    if view(question.kind).what_if:
         what_if_panel(svc, question)
     rehearsal_panel(question)
     add_question_panel(poll, expanded=False)
@@ -123,10 +128,11 @@ def _render_desk(svc, polls) -> None:
 def _render_projector(svc, polls) -> None:
     show_flash(projector=True)
     try:
-        poll, _questions, question = resolve(svc, polls)
+        poll, questions, question = resolve(svc, polls)
     except ClassroomError as exc:
         st.error(str(exc))
-        poll = question = None
+        poll, questions, question = None, [], None
+    pacing_keys(question, svc.now())
     if poll is None:
         st.info("No poll to show yet. Leave projection mode to create one.")
         st.button("Leave projection mode", key="dash_projector_off", on_click=cb_projector,
@@ -140,20 +146,24 @@ def _render_projector(svc, polls) -> None:
     if question is None:
         join_panel(poll, big=True)
     elif show_join:
-        join_col, live_col = st.columns([1, 2.3], gap="large")
+        join_col, live_col = st.columns([1, 2.9], gap="medium")
         with join_col:
             join_panel(poll, big=True)
         with live_col:
             live_panel(question.id, True)
     else:
         live_panel(question.id, True)
-    st.divider()
-    cols = st.columns([1, 1, 1, 1], vertical_alignment="center")
+    # The control bar stays at the bottom of the screen (ui.dashboard.style), whatever
+    # the panels above it hold: the projector never needs scrolling to reach it.
+    bar = st.container(key="ldp_projector_controls")
+    cols = bar.columns([1, 1, 1, 0.9, 1.3], vertical_alignment="center")
     if question is not None:
         with cols[0]:
             voting_button(question, key="dash_p_voting")
         with cols[1]:
             reveal_button(question, key="dash_p_reveal")
-    cols[2].checkbox("Show join panel", value=True, key="dash_show_join")
-    cols[3].button("Leave projection mode", key="dash_projector_off", on_click=cb_projector,
+        with cols[2]:
+            next_button(question, questions, key="dash_p_next")
+    cols[3].checkbox("Show join panel", value=True, key="dash_show_join")
+    cols[4].button("Leave projection mode", key="dash_projector_off", on_click=cb_projector,
                    args=(False,), width="stretch")

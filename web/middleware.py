@@ -14,6 +14,12 @@ websocket) included.
   errors included. An exception that escapes a route becomes a 500 with a sentence
   and the same headers (the traceback still goes to the log: it is a bug).
 * Old join links ``/?poll=CODE`` redirect to the phone page ``/join/CODE``.
+* The student's phone path (``direct``: the phone page, its favicon and its JSON API)
+  goes from here straight to its own routes, past the layers below that it does not
+  use (the gzip layers, Streamlit's path check, its session cookie and its router, which
+  lists Streamlit's own routes after the app's): each of those costs every phone request
+  CPU, and a lecture hall sends thousands at once. The phone routes compress the one
+  large thing they send (the page) themselves, once.
 * A page load (``Accept: text/html``) without a valid ``ldp_device`` cookie gets one,
   HttpOnly, signed by the app, holding a random device id; one older than a minute is
   renewed (same id). The websocket's opening request carries it back. The id never
@@ -77,12 +83,16 @@ class AppMiddleware:
       route may name it too. This middleware is the outermost, so it sees them all.
 
     ``edge`` is the process's :class:`~web.edge.Edge`, or a function giving it on first
-    use (the composition root's, built when the server starts).
+    use (the composition root's, built when the server starts). ``direct``, if given, is
+    ``(wants, app)``: an HTTP request whose path ``wants`` accepts goes to ``app`` (with
+    everything above: host check, device cookie, headers) instead of the inner layers.
     """
 
-    def __init__(self, app: ASGIApp, edge: Edge | Callable[[], Edge]) -> None:
+    def __init__(self, app: ASGIApp, edge: Edge | Callable[[], Edge],
+                 direct: tuple[Callable[[str], bool], ASGIApp] | None = None) -> None:
         self.app = app
         self._edge = edge if callable(edge) else (lambda: edge)
+        self._direct = direct
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -123,8 +133,11 @@ class AppMiddleware:
                 and not scope["path"].startswith("/_stcore/")):
             cookie = edge.devices.issue(device, client_address(request),
                                         secure=is_secure(request))
+        inner = self.app
+        if self._direct is not None and self._direct[0](scope["path"]):
+            inner = self._direct[1]
         try:
-            await self.app(scope, receive, send_with_headers)
+            await inner(scope, receive, send_with_headers)
         except Exception:
             if not started:  # the browser gets a sentence, with the headers of every answer
                 await PlainTextResponse(_ERROR_500, status_code=500)(scope, receive,
@@ -196,11 +209,13 @@ def _merge_vary(headers: MutableHeaders) -> None:
     headers["Vary"] = ", ".join(seen.values())
 
 
-def middleware(edge: Edge | Callable[[], Edge]) -> list[Middleware]:
+def middleware(edge: Edge | Callable[[], Edge],
+               direct: tuple[Callable[[str], bool], ASGIApp] | None = None
+               ) -> list[Middleware]:
     """The app's middleware, outermost first: :class:`~web.serving.ServerLimits` (the web
     server's own limits, applied when it starts), :class:`AppMiddleware` on ``edge`` (it
-    sees every header, so it can merge the ``Vary`` headers the gzip layers add), then
-    gzip for every response (Streamlit's static JS included, which Streamlit's own gzip
-    layer skips)."""
-    return [Middleware(ServerLimits), Middleware(AppMiddleware, edge=edge),
+    sees every header, so it can merge the ``Vary`` headers the gzip layers add; the
+    paths of ``direct`` go from there to its app), then gzip for every response
+    (Streamlit's static JS included, which Streamlit's own gzip layer skips)."""
+    return [Middleware(ServerLimits), Middleware(AppMiddleware, edge=edge, direct=direct),
             Middleware(GZipMiddleware, minimum_size=500)]

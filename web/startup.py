@@ -3,6 +3,7 @@ where students join and a one-time login link for the instructor."""
 
 from __future__ import annotations
 
+import gc
 import socket
 import sys
 from collections.abc import AsyncIterator, Callable
@@ -53,7 +54,8 @@ def banner(address: str | None, port: int, public_url: str | None, login_token: 
 
 
 def make_lifespan(listening: Callable[[], tuple[str | None, int]],
-                  process: ProcessRoot = PROCESS) -> Callable[[Any], Any]:
+                  process: ProcessRoot = PROCESS, *, freeze_heap: bool = False
+                  ) -> Callable[[Any], Any]:
     """The app's lifespan: read the settings and open the database once (the process's
     composition root), print the banner, and close countdowns at their deadlines
     (:mod:`web.deadlines`) while the app runs; at shutdown close the connection pool.
@@ -62,6 +64,12 @@ def make_lifespan(listening: Callable[[], tuple[str | None, int]],
     stops the start with a message naming the setting (password masked) and the path,
     instead of surfacing on the first student's phone. ``listening()`` gives the address
     and port the server listens on (the web server's own settings, read at start).
+
+    ``freeze_heap`` (the server's own process, not tests): once started, collect, then
+    move every object alive (the imported modules of Streamlit, numpy, pandas and the
+    app: some 150,000) out of the garbage collector's reach with :func:`gc.freeze`. A
+    full collection then walks only what was made since, instead of about 65 ms of CPU
+    each (measured in a 1,000-phone run: three of them took 0.2 s of its 7 s).
     """
 
     @asynccontextmanager
@@ -72,6 +80,9 @@ def make_lifespan(listening: Callable[[], tuple[str | None, int]],
             print(banner(address, port, settings.public_url,
                          auth.login_link_token(settings.instructor_key), settings.key_source),
                   file=sys.stderr, flush=True)
+            if freeze_heap:
+                gc.collect()
+                gc.freeze()
         except Exception as exc:
             print(f"\n  LDP classroom cannot start: {exc}\n", file=sys.stderr, flush=True)
             raise SystemExit(2) from exc

@@ -6,9 +6,12 @@ module per concern, every public name re-exported here (``from classroom.domain
 import Question`` is the way to import them):
 
 * :mod:`.errors`: the error tree and :func:`sentence`;
-* :mod:`.vocabulary`: kinds, modes, states, design names, join codes, text limits
+* :mod:`.vocabulary`: modes, states, design names, join codes, text limits
   and the checks of what people type;
 * :mod:`.design`: a question's design, checked, canonical, rebuilt;
+* :mod:`classroom.kinds` (beside this package): one module per kind of question, with
+  everything that differs between kinds; ``KINDS``, ``clean_options`` and
+  ``check_kind_and_mode`` are re-exported here;
 * :mod:`.answers`: a report's canonical stored string and its label;
 * :mod:`.entities`: polls, questions, rounds, receipts, a poll's budget, UTC times;
 * :mod:`.results`: what the dashboard reads (estimates, trajectories, snapshots).
@@ -28,6 +31,8 @@ Answer encoding (``Question.options`` index = encoded answer):
 
 Stored answers are always these canonical strings.
 """
+
+from classroom.kinds import KINDS, check_kind_and_mode, clean_options
 
 from .answers import (
     answer_label,
@@ -86,7 +91,6 @@ from .vocabulary import (
     CLASS_EXERCISE,
     JOIN_CODE_ALPHABET,
     JOIN_CODE_LENGTH,
-    KINDS,
     MAX_COUNTDOWN_S,
     MAX_OPTION_CHARS,
     MAX_OPTIONS,
@@ -99,9 +103,7 @@ from .vocabulary import (
     MODES,
     NUMERIC_DESIGNS,
     STATES,
-    check_kind_and_mode,
     clean_countdown,
-    clean_options,
     clean_text,
     display_order,
     normalize_join_code,

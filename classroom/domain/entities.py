@@ -8,6 +8,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from classroom.kinds import kind
+
 from .answers import answer_label
 from .design import Designed
 
@@ -116,7 +118,7 @@ class Question(Designed):
     @property
     def unit(self) -> str:
         """A numeric question's unit ("" for other kinds, or none)."""
-        return self.options[0] if self.kind == "numeric" and self.options else ""
+        return kind(self.kind).unit(self.options)
 
 
 @dataclass(frozen=True)

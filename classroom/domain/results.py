@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import ldp_core
+from classroom.kinds import CategoricalEstimate
 from ldp_core import (
     BinaryCounts,
     BinaryEstimate,
@@ -53,44 +54,6 @@ class DashboardSnapshot:
     estimate: QuestionEstimate
     #: The current round's estimate as reports arrived (yes/no questions; else empty).
     trajectory: tuple[TrajectoryPoint, ...]
-
-
-@dataclass(frozen=True)
-class CategoricalEstimate:
-    """Histogram estimate for a categorical round.
-
-    ``raw`` is the unbiased estimate of each option's count (may be negative);
-    ``clipped`` and ``norm_sub`` are the named post-processing steps of
-    ``ldp_core.postprocess``; ``sd`` is the per-option SD of ``raw`` from
-    ``count_variance`` (its value at f = 0, summed over the designs in use).
-    Every estimate field is None when ``n == 0``.
-    """
-
-    n: int
-    support_counts: tuple[int, ...]
-    raw: tuple[float, ...] | None
-    clipped: tuple[float, ...] | None
-    norm_sub: tuple[float, ...] | None
-    sd: tuple[float, ...] | None
-    epsilon: float
-    #: Do the reports fit the design? Unary encoding: the 1-bits per report; GRR: each
-    #: option's count against its band (the least plausible design group's check).
-    plausibility: Plausibility | None = None
-    #: Each option's exact 95% interval for its true share (the headline CI;
-    #: ``ldp_core.CategoricalCounts.exact_intervals``); None when ``n == 0``.
-    ci_low: tuple[float, ...] | None = None
-    ci_high: tuple[float, ...] | None = None
-
-    @property
-    def empty(self) -> bool:
-        return self.n == 0
-
-    def shares(self, which: str = "norm_sub") -> tuple[float, ...] | None:
-        """``raw`` / ``clipped`` / ``norm_sub`` counts divided by n (None when n == 0)."""
-        counts = getattr(self, which)
-        if counts is None or not self.n:
-            return None
-        return tuple(c / self.n for c in counts)
 
 
 @dataclass(frozen=True)

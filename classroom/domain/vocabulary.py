@@ -1,4 +1,4 @@
-"""The classroom's vocabulary and limits: kinds, modes, states, design names, join codes,
+"""The classroom's vocabulary and limits: modes, states, design names, join codes,
 text limits, and the checks of what people type (titles, questions, options, codes)."""
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ __all__ = [
     "CLASS_EXERCISE",
     "JOIN_CODE_ALPHABET",
     "JOIN_CODE_LENGTH",
-    "KINDS",
     "MAX_COUNTDOWN_S",
     "MAX_OPTIONS",
     "MAX_OPTION_CHARS",
@@ -32,9 +31,7 @@ __all__ = [
     "MODES",
     "NUMERIC_DESIGNS",
     "STATES",
-    "check_kind_and_mode",
     "clean_countdown",
-    "clean_options",
     "clean_text",
     "display_order",
     "normalize_join_code",
@@ -48,7 +45,6 @@ __all__ = [
 CLASS_EXERCISE: Mapping[str, Any] = MappingProxyType(
     {"design": "die", "faces": 4, "truthful": 3})
 
-KINDS = ("binary", "categorical", "numeric")
 MODES = ("device", "physical")
 STATES = ("draft", "open", "closed")
 BINARY_DESIGNS = ("epsilon", "gamma", "die", "two_coin", "warner", "forced")
@@ -113,45 +109,6 @@ def clean_text(name: str, value: object, lo: int, hi: int, *, multiline: bool = 
     return text
 
 
-def clean_options(options: object, kind: str) -> tuple[str, ...]:
-    """Validate option labels: 2..20 distinct labels of 1..60 characters (binary: exactly 2)."""
-    if isinstance(options, str) or not isinstance(options, (list, tuple)):
-        raise BadInput("options must be a list of labels, e.g. ('No', 'Yes')")
-    if kind == "numeric":
-        if len(options) != 1:
-            raise BadInput("a numeric question has one option: the unit of its answers "
-                           "(e.g. ('hours',), or ('',) for none)")
-        return (clean_text("unit", options[0], 0, MAX_UNIT_CHARS),)
-    if kind == "binary" and len(options) != 2:
-        raise BadInput(f"a binary question has exactly 2 options (answer 0, answer 1), "
-                       f"got {len(options)}")
-    if not MIN_OPTIONS <= len(options) <= MAX_OPTIONS:
-        raise BadInput(f"a question has {MIN_OPTIONS} to {MAX_OPTIONS} options, "
-                       f"got {len(options)}")
-    labels = tuple(clean_text(f"option {i + 1}", o, 1, MAX_OPTION_CHARS)
-                   for i, o in enumerate(options))
-    seen: dict[str, int] = {}
-    for i, label in enumerate(labels):
-        key = label.casefold()
-        if key in seen:
-            raise BadInput(f"options {seen[key] + 1} and {i + 1} are both {label!r}; "
-                           "labels must differ")
-        seen[key] = i
-    return labels
-
-
-def check_kind_and_mode(kind: object, mode: object) -> None:
-    """Refuse (:class:`BadInput`) an unknown kind or mode, and a numeric question done by
-    hand (a number has no by-hand randomizer)."""
-    if kind not in KINDS:
-        raise BadInput(f"kind must be one of {', '.join(KINDS)}, got {str(kind)[:24]!r}")
-    if mode not in MODES:
-        raise BadInput(f"mode must be one of {', '.join(MODES)}, got {str(mode)[:24]!r}")
-    if kind == "numeric" and mode == "physical":
-        raise BadInput("a numeric question is randomized on the phone: physical mode is "
-                       "for yes/no and multiple-choice questions")
-
-
 def clean_countdown(value: object) -> int | None:
     """A question's optional countdown: None, or whole seconds from 10 to 3600.
 
@@ -191,24 +148,26 @@ def normalize_join_code(code: object) -> str:
     return norm
 
 
-def display_order(text: str, options: tuple[str, ...], kind: str = "binary") -> tuple[int, ...]:
+def display_order(text: str, options: tuple[str, ...], *, yes_first: bool = True
+                  ) -> tuple[int, ...]:
     """The order in which to show the answers: the order the question names them in.
 
     Each option's position is where its label first appears in ``text``
     (case-insensitive, as a whole word). Labels the text does not name follow,
-    "yes" (value 1) before "no" (value 0) for binary questions, in option order
-    otherwise. The stored encoding is untouched: this is the buttons' order only.
+    in reverse option order with ``yes_first`` ("yes", value 1, before "no", value 0, on
+    a yes/no question), else in option order. The stored encoding is untouched: this is
+    the buttons' order only.
 
     >>> display_order("Vanilla (1) or chocolate (0)?", ("Chocolate", "Vanilla"))
     (1, 0)
     >>> display_order("Did you sleep well?", ("No", "Yes"))
     (1, 0)
-    >>> display_order("Red, green or blue?", ("Blue", "Green", "Red"), "categorical")
+    >>> display_order("Red, green or blue?", ("Blue", "Green", "Red"), yes_first=False)
     (2, 1, 0)
     """
     folded = text.casefold()
     unnamed = list(range(len(options)))
-    if kind == "binary":
+    if yes_first:
         unnamed.reverse()
 
     def place(i: int) -> tuple[int, int]:

@@ -35,6 +35,7 @@ from ..domain import (
     as_utc,
     utcnow,
 )
+from ..kinds import kind
 from ..plans import SavedPlan
 from . import units
 from .engine import SQLITE_BUSY_TIMEOUT_S, disk_full, driver_reason, make_engine
@@ -421,7 +422,7 @@ class Store:
             rows = conn.execute(stmt, {"round_ids": ids}).all()
             tagged = conn.execute(self._stmt_addresses, {"round_ids": ids}).all()
             answers = None
-            if with_answers and question.kind == "binary":
+            if with_answers and kind(question.kind).trajectory:
                 current = [r.id for r in round_rows if r.number == question.round_number]
                 answers = [(r.design_params, r.answer) for r in conn.execute(
                     self._answers_stmt(current, include_simulated))]

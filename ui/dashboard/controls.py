@@ -11,6 +11,7 @@ from ui.dashboard.actions import (
     cb_close,
     cb_create_poll,
     cb_new_round,
+    cb_next,
     cb_open,
     cb_pick_poll,
     cb_pick_question,
@@ -92,12 +93,24 @@ def reveal_button(question, *, key: str) -> None:
                   on_click=cb_reveal, args=(question.id, True), width="stretch")
 
 
-def controls_panel(svc, poll, question) -> None:
-    vote, reveal, again, export = st.columns(4)
+def next_button(question, questions, *, key: str) -> None:
+    """Next question: close this one and open the next of the poll (the phones follow);
+    disabled on the poll's last question."""
+    after = [q for q in questions if (q.position, q.id) > (question.position, question.id)]
+    st.button("Next question", icon=":material/skip_next:", key=key, on_click=cb_next,
+              args=(question.id,), width="stretch", disabled=not after,
+              help=(f"Close this question and open Q{after[0].position}; the phones follow."
+                    if after else "This is the poll's last question."))
+
+
+def controls_panel(svc, poll, question, questions=()) -> None:
+    vote, reveal, nxt, again, export = st.columns(5)
     with vote:
         voting_button(question, key="dash_voting")
     with reveal:
         reveal_button(question, key="dash_reveal")
+    with nxt:
+        next_button(question, questions, key="dash_next")
     with again:
         st.button("New round", icon=":material/replay:", key="dash_new_round",
                   on_click=cb_new_round,

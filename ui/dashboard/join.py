@@ -74,4 +74,5 @@ def join_panel(poll, *, big: bool) -> None:
     if not big:
         st.caption("The copy icon on the link copies it.")
     if note:
-        st.caption(f"⚠️ {note}")
+        # The projector says only what is wrong; the desk view gives the whole advice.
+        st.caption(f"⚠️ {note.split('. ')[0].rstrip('.')}." if big else f"⚠️ {note}")

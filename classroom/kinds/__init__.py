@@ -1,0 +1,108 @@
+"""Question kinds: one strategy per kind, registered here.
+
+Each kind of question (yes/no, multiple choice, numeric) is one module holding one
+:class:`QuestionKind` (its interface and what each method is for are in :mod:`.base`):
+options, designs, the stored report (encode, validate, label), rehearsal classes, the
+estimate of a round, its CSV and what the phone gets. Everything else asks the registry:
+
+>>> kind("numeric").has_unit, kind_of_params({"design": "grr", "d": 3, "epsilon": 1.0})
+(True, 'categorical')
+
+To add a kind: write its module (a subclass of :class:`QuestionKind`) and add its instance
+to :data:`REGISTRY` below. The store's CHECK on ``questions.kind`` is generated from
+:data:`KINDS` (a schema migration, see :mod:`classroom.store.migrations`); pages that draw
+a panel of their own for a kind look it up by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from classroom.domain.errors import BadInput
+from classroom.domain.vocabulary import MODES
+
+from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems
+from .binary import BinaryKind
+from .categorical import CategoricalEstimate, CategoricalKind, ue_label
+from .numeric import NumericKind, format_value, numeric_class, numeric_report
+
+__all__ = [
+    "KINDS",
+    "REGISTRY",
+    "CategoricalEstimate",
+    "Design",
+    "DesignOf",
+    "QuestionKind",
+    "RoundEstimate",
+    "RoundItems",
+    "check_kind_and_mode",
+    "clean_options",
+    "format_value",
+    "kind",
+    "kind_of_design",
+    "kind_of_params",
+    "numeric_class",
+    "numeric_report",
+    "ue_label",
+]
+
+#: Every kind of question by its stored name, in the order the app offers them.
+REGISTRY: Mapping[str, QuestionKind] = MappingProxyType(
+    {k.name: k for k in (BinaryKind(), CategoricalKind(), NumericKind())})
+
+#: The stored names of the kinds.
+KINDS: tuple[str, ...] = tuple(REGISTRY)
+
+
+def kind(name: object) -> QuestionKind:
+    """The kind called ``name``; ``ValueError`` for an unknown one."""
+    found = REGISTRY.get(name) if isinstance(name, str) else None
+    if found is None:
+        raise ValueError(f"kind must be one of {list(KINDS)}, got {name!r}")
+    return found
+
+
+def kind_of_design(design: object) -> QuestionKind:
+    """The kind whose ldp_core objects include ``design``."""
+    for k in REGISTRY.values():
+        if k.owns(design):
+            return k
+    raise ValueError(f"no question kind uses a {type(design).__name__}")
+
+
+def kind_of_params(params: Any) -> str:
+    """The kind whose designs include ``params["design"]`` (OLH counts as categorical);
+    ``"binary"`` for any other, whose names ldp_core checks.
+
+    >>> kind_of_params({"design": "olh"}), kind_of_params({"design": "die"})
+    ('categorical', 'binary')
+    """
+    name = params.get("design") if isinstance(params, dict) else None
+    if name == "olh":
+        return "categorical"
+    for k in REGISTRY.values():
+        if name in k.designs:
+            return k.name
+    return "binary"
+
+
+def clean_options(options: object, kind_name: str) -> tuple[str, ...]:
+    """Validate a question's options for its kind; raise :class:`BadInput`."""
+    if isinstance(options, str) or not isinstance(options, (list, tuple)):
+        raise BadInput("options must be a list of labels, e.g. ('No', 'Yes')")
+    return kind(kind_name).clean_options(options)
+
+
+def check_kind_and_mode(kind_name: object, mode: object) -> None:
+    """Refuse (:class:`BadInput`) an unknown kind or mode, and a kind a student cannot
+    randomize by hand in physical mode (a number has no by-hand randomizer)."""
+    found = REGISTRY.get(kind_name) if isinstance(kind_name, str) else None
+    if found is None:
+        raise BadInput(f"kind must be one of {', '.join(KINDS)}, got {str(kind_name)[:24]!r}")
+    if mode not in MODES:
+        raise BadInput(f"mode must be one of {', '.join(MODES)}, got {str(mode)[:24]!r}")
+    if mode == "physical" and not found.physical:
+        raise BadInput(f"a {found.label} question is randomized on the phone: physical mode "
+                       "is for yes/no and multiple-choice questions")

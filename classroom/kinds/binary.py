@@ -1,0 +1,160 @@
+"""Yes/no questions: two options (answer 0 "no", answer 1 "yes"), a binary randomized-response
+design (die, coins, Warner's spinner, ε-RR, …), the report the bit ``"0"``/``"1"``."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Any, ClassVar
+
+import numpy as np
+
+import ldp_core
+from classroom import designs
+from classroom.domain.errors import BadInput, BadReport
+from classroom.domain.vocabulary import BINARY_DESIGNS, shown
+from classroom.privacy_numbers import at_least_percent
+
+from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems, finite
+
+__all__ = ["BinaryKind"]
+
+
+class BinaryKind(QuestionKind):
+    name: ClassVar[str] = "binary"
+    label: ClassVar[str] = "yes/no"
+    designs: ClassVar[tuple[str, ...]] = BINARY_DESIGNS
+    trajectory: ClassVar[bool] = True
+    default_target: ClassVar[int] = 1
+    yes_first: ClassVar[bool] = True
+
+    def clean_options(self, options: Any) -> tuple[str, ...]:
+        if len(options) != 2:
+            raise BadInput(f"a binary question has exactly 2 options (answer 0, answer 1), "
+                           f"got {len(options)}")
+        return super().clean_options(options)
+
+    def build(self, params: dict[str, Any]) -> Design:
+        return self._build(params)  # ldp_core names the binary designs itself
+
+    def _build(self, params: dict[str, Any]) -> Design:
+        return ldp_core.binary_design_from_params(params)
+
+    def owns(self, design: object) -> bool:
+        return isinstance(design, ldp_core.BinaryDesign)
+
+    def check(self, design: Design, options: tuple[str, ...]) -> None:
+        if isinstance(design, ldp_core.BinaryDesign) and not design.informative:
+            raise BadInput("this design's report carries no information about the answer "
+                           "(a == b); no estimate would be possible — choose another design")
+
+    def encode(self, design: Design, options: tuple[str, ...], answer: object) -> str:
+        return _option_index(options, answer, bools=True)
+
+    def answer_label(self, design: Design, options: tuple[str, ...], stored: str) -> str:
+        return options[int(stored)]
+
+    def true_class(self, design: Design | None, options: tuple[str, ...], n: int,
+                   true_share: object) -> np.ndarray:
+        """``round(true_share * n)`` students answer ``options[1]`` (half up)."""
+        try:
+            share = float(true_share)  # type: ignore[arg-type]  # a number from a slider; the rest raises, caught below
+        except (TypeError, ValueError):
+            share = math.nan
+        if not 0.0 <= share <= 1.0:
+            raise BadInput(f"true_share must be a number in [0, 1], got {true_share!r}")
+        yes = math.floor(share * n + 0.5)  # round half up: 0.5 of 5 students is 3
+        return np.repeat(np.array([1, 0]), [yes, n - yes])
+
+    def simulate(self, design: Design, options: tuple[str, ...], truths: np.ndarray,
+                 rng: np.random.Generator) -> list[object]:
+        assert isinstance(design, ldp_core.BinaryDesign)
+        _check_option_numbers(truths, len(options))
+        return list(design.perturb(truths.astype(bool), rng=rng).tolist())
+
+    def stuffed(self, design: Design, options: tuple[str, ...], n: int,
+                target: int | None) -> list[object]:
+        assert isinstance(design, ldp_core.BinaryDesign)
+        t = _target(target, self.default_target, len(options))
+        return [int(ldp_core.fake_report(design, t))] * n
+
+    def estimate_round(self, design_of: DesignOf, items: RoundItems, fallback: str | None,
+                       options: tuple[str, ...], level: float) -> RoundEstimate:
+        per: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # design json -> [n, yes]
+        for design_json, answer, count in items:
+            cell = per[design_json]
+            cell[0] += count
+            if answer == "1":
+                cell[1] += count
+        if fallback is not None and fallback not in per:
+            per[fallback] = [0, 0]
+        counts = ldp_core.BinaryCounts(
+            tuple((design_of(dj), n, yes) for dj, (n, yes) in per.items()))
+        summary = counts.summary(level)
+        return RoundEstimate(summary, {
+            "binary": summary, "binary_counts": counts, "n": counts.n,
+            "counts": (counts.n - counts.yes, counts.yes), "epsilon": counts.epsilon})
+
+    def csv_options(self, k: int) -> tuple[str, ...]:
+        return ("No", "Yes")
+
+    def csv_check(self, design: Design) -> str | None:
+        if isinstance(design, ldp_core.BinaryDesign) and not design.informative:
+            return "the design carries no information (a == b)"
+        return None
+
+    def phone_scheme(self, design: Design, params: dict[str, Any]) -> dict[str, Any]:
+        """Integer branch weights (``sampling_weights``) and what the phone animates."""
+        assert isinstance(design, ldp_core.BinaryDesign)
+        animation = designs.phone_animation(params)
+        scheme: dict[str, Any] = {"type": "binary",
+                                  "weights": [int(w) for w in design.sampling_weights()],
+                                  "animation": animation}
+        if animation == "die":
+            scheme["faces"] = int(params["faces"])
+        return scheme
+
+    def privacy_note(self, design: Design, ratio: str, shown: str) -> str:
+        assert isinstance(design, ldp_core.BinaryDesign)
+        floor = float(design.channel.min())
+        return (f"Your privacy: whatever you truly prefer, this report was at least "
+                f"{at_least_percent(floor)} likely, and the odds between your two possible "
+                f"true answers change by at most {ratio}: ε = {shown}. Nobody, including the "
+                "instructor, can be sure from it what you really think.")
+
+    def phone_results(self, estimate: Any, options: tuple[str, ...]) -> dict[str, Any]:
+        b = estimate.binary
+        return {"n": estimate.n, "binary": {
+            "label": options[1], "share": finite(b.mu_hat), "sd": finite(b.sd_worst),
+            "ci_low": finite(b.exact_low), "ci_high": finite(b.exact_high)}}
+
+
+def _option_index(options: tuple[str, ...], answer: object, *, bools: bool) -> str:
+    """An option number in canonical decimal, or ``BadReport`` listing the options."""
+    k = len(options)
+    idx: int | None = None
+    if isinstance(answer, bool):
+        idx = int(answer) if bools else None
+    elif isinstance(answer, int):
+        idx = answer
+    elif isinstance(answer, str) and 0 < len(answer) <= 4 and answer.isdigit() \
+            and answer == str(int(answer)):
+        idx = int(answer)  # canonical decimal only: "1", not "01" or " 1"
+    if idx is None or not 0 <= idx < k:
+        allowed = " or ".join(f"{i} ({label})" for i, label in enumerate(options)) if k <= 4 \
+            else f"0..{k - 1}"
+        raise BadReport(f"answer must be {allowed}, got {shown(answer)}")
+    return str(idx)
+
+
+def _check_option_numbers(truths: np.ndarray, k: int) -> None:
+    if truths.min() < 0 or truths.max() >= k:
+        raise BadInput(f"simulated answers must be option numbers 0..{k - 1}")
+
+
+def _target(target: object, default: int, k: int) -> int:
+    t = default if target is None else target
+    if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < k:
+        raise BadInput(f"the stuffers' target must be an option number 0..{k - 1}, "
+                       f"got {t!r}")
+    return t
