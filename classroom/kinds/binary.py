@@ -12,7 +12,7 @@ import numpy as np
 import ldp_core
 from classroom import designs
 from classroom.domain.errors import BadInput, BadReport
-from classroom.domain.vocabulary import BINARY_DESIGNS, shorten
+from classroom.domain.vocabulary import BINARY_DESIGNS, shown
 from classroom.privacy_numbers import at_least_percent
 
 from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems, finite
@@ -143,7 +143,7 @@ def _option_index(options: tuple[str, ...], answer: object, *, bools: bool) -> s
     if idx is None or not 0 <= idx < k:
         allowed = " or ".join(f"{i} ({label})" for i, label in enumerate(options)) if k <= 4 \
             else f"0..{k - 1}"
-        raise BadReport(f"answer must be {allowed}, got {shorten(repr(answer))}")
+        raise BadReport(f"answer must be {allowed}, got {shown(answer)}")
     return str(idx)
 
 
