@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -12,7 +13,7 @@ import numpy as np
 import ldp_core
 from classroom import designs
 from classroom.domain.errors import BadInput, BadReport
-from classroom.domain.vocabulary import BINARY_DESIGNS, shorten
+from classroom.domain.vocabulary import BINARY_DESIGNS, CLASS_EXERCISE, shorten
 from classroom.privacy_numbers import at_least_percent
 
 from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems, finite
@@ -27,6 +28,9 @@ class BinaryKind(QuestionKind):
     trajectory: ClassVar[bool] = True
     default_target: ClassVar[int] = 1
     yes_first: ClassVar[bool] = True
+    example_options: ClassVar[tuple[str, ...]] = ("Chocolate", "Vanilla")
+    example_params: ClassVar[Mapping[str, Any]] = CLASS_EXERCISE
+    example_share: ClassVar[object] = 0.6
 
     def clean_options(self, options: Any) -> tuple[str, ...]:
         if len(options) != 2:

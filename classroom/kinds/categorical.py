@@ -6,8 +6,9 @@ response (the report an option number ``"0"``..``str(k-1)``) or unary encoding (
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
@@ -69,6 +70,10 @@ class CategoricalKind(QuestionKind):
     name: ClassVar[str] = "categorical"
     label: ClassVar[str] = "categorical"
     designs: ClassVar[tuple[str, ...]] = CATEGORICAL_DESIGNS
+    example_options: ClassVar[tuple[str, ...]] = ("Red", "Green", "Blue")
+    example_params: ClassVar[Mapping[str, Any]] = MappingProxyType(
+        {"design": "ue", "d": 3, "p": 0.5, "q": 0.25})
+    example_share: ClassVar[object] = (0.5, 0.3, 0.2)
 
     def _build(self, params: dict[str, Any]) -> Design:
         return ldp_core.categorical_oracle_from_params(params)

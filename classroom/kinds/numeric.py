@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
@@ -84,6 +86,10 @@ class NumericKind(QuestionKind):
     has_unit: ClassVar[bool] = True
     continuous: ClassVar[bool] = True
     default_target: ClassVar[int] = 1
+    example_options: ClassVar[tuple[str, ...]] = ("hours",)
+    example_params: ClassVar[Mapping[str, Any]] = MappingProxyType(
+        {"design": "hybrid", "epsilon": 2.0, "lo": 0, "hi": 12})
+    example_share: ClassVar[object] = 7.0
 
     def clean_options(self, options: Any) -> tuple[str, ...]:
         if len(options) != 1:
