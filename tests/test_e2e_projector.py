@@ -38,7 +38,8 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 SIZES = [(1280, 720), (1920, 1080)]
 KINDS = {"yesno": "Statement A", "categorical": "What is your occupation?",
          "numeric": "How many hours did you sleep last night?"}
-STATES = ("draft", "open", "closed", "revealed")
+#: "timed": open, revealed, with a countdown running (its clock sits top right).
+STATES = ("draft", "open", "closed", "revealed", "timed")
 #: The key numbers of a revealed question, by the label of their metric.
 NUMBERS = {"yesno": ["Reports received", "Privacy loss ε", "Estimate μ̂", "SD, fixed class",
                      "95% CI"],
@@ -62,7 +63,7 @@ def _every_kind_in_every_state(svc) -> dict[tuple[str, str], tuple[int, int]]:
         poll = svc.create_poll(f"projector {kind}")
         made = {state: svc.add_question(poll.id, pq.text, options=pq.options,
                                         design_params=pq.design_params, kind=pq.kind)
-                for state in STATES}
+                for state in ("draft", "open", "closed", "revealed")}
         for state in ("closed", "revealed", "open"):  # the open one last: it stays open
             q = svc.open_question(made[state].id)
             svc.add_simulated_reports(q.id, N[kind], truth[kind], seed=7)
@@ -71,6 +72,13 @@ def _every_kind_in_every_state(svc) -> dict[tuple[str, str], tuple[int, int]]:
         svc.set_revealed(made["revealed"].id, True)
         for state, q in made.items():
             ids[kind, state] = (poll.id, q.id)
+        timed = svc.create_poll(f"projector {kind}, timed")  # a poll has one open question
+        q = svc.add_question(timed.id, pq.text, options=pq.options,
+                             design_params=pq.design_params, kind=pq.kind, countdown_s=3600)
+        svc.open_question(q.id)
+        svc.add_simulated_reports(q.id, N[kind], truth[kind], seed=7)
+        svc.set_revealed(q.id, True)
+        ids[kind, "timed"] = (timed.id, q.id)
     return ids
 
 
@@ -224,6 +232,18 @@ def _outside(box, width: int, height: int) -> bool:
             or box["y"] + box["height"] > height + 1)
 
 
+def _clock(page):
+    """The countdown's box in projection mode, or None while it is not shown."""
+    clock = page.locator(".ldp-pacing-clock:not([hidden])")
+    return clock.first.bounding_box() if clock.count() else None
+
+
+def _overlap(a, b) -> bool:
+    return (a is not None and b is not None and a["x"] < b["x"] + b["width"]
+            and b["x"] < a["x"] + a["width"] and a["y"] < b["y"] + b["height"]
+            and b["y"] < a["y"] + a["height"])
+
+
 def _metric_value(page, label: str) -> str | None:
     """The text of the metric ``label``, or None while it is absent or being redrawn."""
     from playwright.sync_api import Error as PlaywrightError
@@ -246,11 +266,12 @@ def test_projector_shows_everything_on_one_screen(classroom, desks, kind, state,
     page = desks[size]
     pid, qid = ids[kind, state]
     page.goto(f"{base}/dashboard?projector=1&pid={pid}&qid={qid}")
-    revealed = state == "revealed"
+    revealed = state in ("revealed", "timed")
     n = "0" if state == "draft" else str(N[kind])
     labels = NUMBERS[kind] if revealed else ["Reports received"]
     charts = (2 if kind == "yesno" else 1) if revealed else 0
-    voting = {"draft": "Open voting", "open": "Close voting"}.get(state, "Reopen voting")
+    voting = {"draft": "Open voting", "open": "Close voting", "timed": "Close voting"}.get(
+        state, "Reopen voting")
 
     def ready() -> bool:
         return (_settled(page) and page.locator(".ldp-question").count() == 1
@@ -259,7 +280,8 @@ def test_projector_shows_everything_on_one_screen(classroom, desks, kind, state,
                 and _metric_value(page, "Reports received") == n
                 and all(_metric_value(page, label) for label in labels)
                 and page.locator("[data-testid='stVegaLiteChart'] svg, "
-                                 "[data-testid='stVegaLiteChart'] canvas").count() >= charts)
+                                 "[data-testid='stVegaLiteChart'] canvas").count() >= charts
+                and (state != "timed" or _clock(page) is not None))
     _poll(page, ready, f"the {kind} question ({state}) on the projector")
     (ARTIFACTS / "projector").mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "projector" / f"projector-{kind}-{state}-{width}.png"))
@@ -268,7 +290,9 @@ def test_projector_shows_everything_on_one_screen(classroom, desks, kind, state,
     panels = {"question": page.locator(".ldp-question"),
               "join code": page.locator(".ldp-join-code"),
               "QR code": page.locator("img[alt^='QR code of']"),
-              "join link": page.locator("[data-testid='stCode']").first}
+              "join link": page.locator("[data-testid='stCode']").first,
+              "status line": page.locator("[data-testid='stMarkdownContainer']",
+                                          has_text=" · round ").last}
     for label in labels:
         panels[label] = metric.filter(has=page.locator("[data-testid='stMetricLabel']",
                                                        has_text=label)).first
@@ -281,6 +305,21 @@ def test_projector_shows_everything_on_one_screen(classroom, desks, kind, state,
     hidden = [name for name, loc in panels.items()
               if _outside(_box(loc), width, round(bar_box["y"]))]
     assert hidden == [], f"{kind} {state} at {width}×{height}, not on screen: {hidden}"
+
+    if state == "timed":  # the clock covers nothing: not the question, not the numbers
+        clock = _clock(page)
+        assert not _outside(clock, width, height), clock
+        covered = [name for name, loc in panels.items()
+                   if name != "question" and _overlap(clock, _box(loc))]
+        # The question's box leaves room for the clock: its words stay clear of it.
+        words = page.evaluate("""() => {
+            const range = document.createRange();
+            range.selectNodeContents(document.querySelector('.ldp-question'));
+            return [...range.getClientRects()].map(r => (
+                {x: r.x, y: r.y, width: r.width, height: r.height}));
+        }""")
+        covered += ["question"] if any(_overlap(clock, r) for r in words) else []
+        assert covered == [], f"the countdown covers {covered}"
 
     buttons = [b for b in bar.locator("button").all() if b.is_visible()]
     names = [b.inner_text().strip() for b in buttons]

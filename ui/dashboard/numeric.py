@@ -122,7 +122,9 @@ def numeric_panel(q, est, projector: bool) -> None:
                     "estimated mean)")
         live_charts.show(live_charts.numeric_reports(est.numeric_reports, num.lo, num.hi,
                                                      num.mean, unit=unit), big=projector,
-                         max_height=live_charts.PROJECTOR_MAIN_HEIGHT)
+                         # alone in its row of numbers and charts: taller than the
+                         # yes/no question's two side by side
+                         max_height=live_charts.PROJECTOR_MAIN_HEIGHT + 60)
     with right:
         st.markdown("**Reading the chart**")
         duchi = mech if isinstance(mech, ldp_core.DuchiMechanism) else \

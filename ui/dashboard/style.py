@@ -20,6 +20,9 @@ _DESK_CSS = """
 #: key numbers, the main chart and the control bar (fixed at the bottom of the screen)
 #: fit one screen without scrolling; every text is at least 24 px. Sizes that grow with
 #: the screen use ``vw`` (width) and ``vh`` (height) with a floor of 1.5rem = 24 px.
+#: While a countdown runs, its clock (``.ldp-pacing-clock`` in ui/dashboard/pacing.js,
+#: top right) sits beside the question: the question is at least as tall as the clock,
+#: so the status line below starts under it.
 _PROJECTOR_CSS = """
 <style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
@@ -62,6 +65,7 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 [data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * { white-space: normal !important;
   overflow: visible !important; text-overflow: clip !important; }
 [data-testid="stVerticalBlock"] { gap: .5rem; }
+body.ldp-pacing-timed .ldp-question { min-height: calc(clamp(2.2rem, 3.6vw, 3.8rem) * 1.24); }
 .st-key-ldp_projector_controls { position: fixed; left: 0; right: 0; bottom: 0;
   z-index: 999; background: #ffffff; border-top: 2px solid #000000;
   padding: .45rem 2rem .5rem; }
