@@ -27,6 +27,7 @@ from .domain import (
     JOIN_CODE_ALPHABET,
     JOIN_CODE_LENGTH,
     MAX_QUESTION_CHARS,
+    MAX_ROW_ID,
     MAX_TITLE_CHARS,
     AddressLimit,
     BadInput,
@@ -57,6 +58,7 @@ from .domain import (
     normalize_join_code,
     question_design,
 )
+from .domain.vocabulary import shown
 from .estimates import (
     estimate_from_groups,
     parse_design,
@@ -115,12 +117,17 @@ BURST_LOG_AT = frozenset({25, 50, 100, 200, 400, 800, 1600, 3200})
 
 
 def _id(name: str, value: object) -> int:
+    """A row id: a whole number up to MAX_ROW_ID (a larger one names nothing, and the
+    database would refuse to compare it); zero or below names nothing either."""
     if isinstance(value, bool):
         raise BadInput(f"{name} must be a whole number, got {value!r}")
-    if isinstance(value, int):
-        return value
     if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) < 19:
-        return int(value.strip())
+        value = int(value.strip())
+    if isinstance(value, int):
+        if value > MAX_ROW_ID:
+            raise BadInput(f"{name} {shown(value)} is out of range: ids run from 1 to "
+                           f"{MAX_ROW_ID}")
+        return value
     raise BadInput(f"{name} must be a whole number, got {str(value)[:24]!r}")
 
 
@@ -262,11 +269,12 @@ class PollService:
         if budget is not None:
             try:
                 value = float(budget)
+            except OverflowError:  # an integer beyond every float (10**400)
+                value = float("inf")
             except (TypeError, ValueError):
-                raise BadInput(f"the budget must be a number, got {str(budget)[:24]!r}") \
-                    from None
+                raise BadInput(f"the budget must be a number, got {shown(budget)}") from None
             if not (value > 0 and np.isfinite(value)):
-                raise BadInput(f"the budget must be a positive, finite ε, got {budget!r}")
+                raise BadInput(f"the budget must be a positive, finite ε, got {shown(budget)}")
         with self._store.poll_unit(poll_id=pid) as unit:
             poll = _poll_found(unit.poll, pid)
             if value is not None:

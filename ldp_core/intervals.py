@@ -131,11 +131,6 @@ def _binom_logpmf(k: np.ndarray, n: int, p: object) -> np.ndarray:
                                            np.asarray(p, dtype=float)), -np.inf)
 
 
-def _binom_pmf(n: int, p: float) -> np.ndarray:
-    """``P(Binomial(n, p) = k)`` for k = 0..n."""
-    return np.exp(_binom_logpmf(np.arange(n + 1), n, p))
-
-
 def _betacf(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
     """The continued fraction of the incomplete beta function, element by element; one
     element is computed in Python floats (the same arithmetic, without numpy's cost per
@@ -426,6 +421,16 @@ def _binom_window(n: int, p: float) -> tuple[int, np.ndarray]:
     return int(ks[0]), np.exp(_binom_logpmf(ks, n, p))
 
 
+def _convolve(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The convolution of two probability vectors: direct while small, else by FFT (its
+    rounding error, about 1e-16 of the largest term, clipped at 0)."""
+    if x.size * y.size <= 1 << 18:
+        return np.convolve(x, y)
+    size = x.size + y.size - 1
+    fft = 1 << (size - 1).bit_length()
+    return np.maximum(np.fft.irfft(np.fft.rfft(x, fft) * np.fft.rfft(y, fft), fft)[:size], 0.0)
+
+
 def _class_pmf(n: int, v: int, a: float, b: float, xs: np.ndarray) -> np.ndarray:
     """``P(Binomial(v, a) + Binomial(n - v, b) = x)`` for the counts xs."""
     start_yes, yes = _binom_window(v, a)
@@ -585,18 +590,22 @@ def _exact_interval_groups(groups: tuple[tuple[float, float, int, int], ...],
     offset = sum(n for (_, _, n, _), s in zip(groups, signs, strict=True) if s < 0)
     t = offset + sum(s * y for (_, _, _, y), s in zip(groups, signs, strict=True))
 
-    def pmf(mu: float) -> np.ndarray:  # of T + offset, on 0..n
-        out = np.ones(1)
+    def pmf(mu: float) -> tuple[int, np.ndarray]:  # of T + offset, from its start on
+        start, out = 0, np.ones(1)
         for (a, b, n, _), s in zip(groups, signs, strict=True):
-            part = _binom_pmf(n, float(report_probability(a, b, mu)))
-            out = np.convolve(out, part if s > 0 else part[::-1])
-        return out
+            first, part = _binom_window(n, float(report_probability(a, b, mu)))
+            if s < 0:  # n - y: the window reversed
+                first, part = n - (first + part.size - 1), part[::-1]
+            start, out = start + first, _convolve(out, part)
+        return start, out
 
     def upper(mu: float) -> float:  # P(T >= t), rising in mu
-        return float(pmf(mu)[t:].sum())
+        start, probs = pmf(mu)
+        return float(probs[max(t - start, 0):].sum())
 
     def lower(mu: float) -> float:  # P(T <= t), falling in mu
-        return float(pmf(mu)[: t + 1].sum())
+        start, probs = pmf(mu)
+        return float(probs[: max(t + 1 - start, 0)].sum())
 
     def root(f: Callable[[float], float], rising: bool) -> float:
         lo, hi = 0.0, 1.0

@@ -52,7 +52,6 @@ __all__ = [
     "numeric_reports",
     "reported_counts",
     "sd_vs_epsilon",
-    "share_interval",
     "show",
 ]
 
@@ -243,7 +242,8 @@ def _histogram_tpl(options: tuple, names: tuple, height: int) -> str:
 def histogram(options: Sequence[str], shares: Mapping[str, Sequence[float | None]],
               raw_low: Sequence[float | None], raw_high: Sequence[float | None]) -> Figure:
     """Estimated share of each option for three named series (raw, clipped, Norm-Sub, in
-    that order), with an error bar ``[raw_low, raw_high]`` on the raw estimate."""
+    that order), with each option's interval ``[raw_low, raw_high]`` drawn on the raw
+    series (the dashboard's exact CI)."""
     names = tuple(shares)
     opts = tuple(str(o) for o in options)
     bars = [{"option": o, "series": name, "share": float(v)}
@@ -253,19 +253,6 @@ def histogram(options: Sequence[str], shares: Mapping[str, Sequence[float | None
            if is_number(lo) and is_number(hi)]
     return Figure(_histogram_tpl(opts, names, 260),
                   {"bars": bars, "err": err, "zero": [{"y": 0.0}]})
-
-
-def share_interval(counts: Sequence[float], sds: Sequence[float], n: int, z: float
-                   ) -> tuple[list[float | None], list[float | None]]:
-    """``(counts ± z·SD) / n`` for each option: the error bar of an estimated share in the
-    chart's units (None where a value is missing, or while n = 0)."""
-    lows: list[float | None] = []
-    highs: list[float | None] = []
-    for c, s in zip(counts, sds, strict=True):
-        ok = n > 0 and is_number(c) and is_number(s)
-        lows.append((float(c) - z * float(s)) / n if ok else None)
-        highs.append((float(c) + z * float(s)) / n if ok else None)
-    return lows, highs
 
 
 @lru_cache(maxsize=_TEMPLATES)

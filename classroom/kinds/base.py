@@ -191,9 +191,9 @@ class QuestionKind(ABC):
         return self.display_order(text, options), None
 
     @abstractmethod
-    def privacy_note(self, design: Design, ratio: str, shown: str) -> str:
+    def privacy_note(self, design: Design, ratio: str, eps_text: str) -> str:
         """The receipt's privacy sentence for a finite ε: ``ratio`` is the factor on the
-        odds and ``shown`` ε, both rounded toward privacy."""
+        odds and ``eps_text`` ε, both rounded toward privacy."""
 
     @abstractmethod
     def phone_results(self, estimate: Any, options: tuple[str, ...]) -> dict[str, Any]:

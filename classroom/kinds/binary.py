@@ -13,7 +13,7 @@ import numpy as np
 import ldp_core
 from classroom import designs
 from classroom.domain.errors import BadInput, BadReport
-from classroom.domain.vocabulary import BINARY_DESIGNS, CLASS_EXERCISE, shorten
+from classroom.domain.vocabulary import BINARY_DESIGNS, CLASS_EXERCISE, shown
 from classroom.privacy_numbers import at_least_percent
 
 from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems, finite
@@ -118,12 +118,12 @@ class BinaryKind(QuestionKind):
             scheme["faces"] = int(params["faces"])
         return scheme
 
-    def privacy_note(self, design: Design, ratio: str, shown: str) -> str:
+    def privacy_note(self, design: Design, ratio: str, eps_text: str) -> str:
         assert isinstance(design, ldp_core.BinaryDesign)
         floor = float(design.channel.min())
         return (f"Your privacy: whatever you truly prefer, this report was at least "
                 f"{at_least_percent(floor)} likely, and the odds between your two possible "
-                f"true answers change by at most {ratio}: ε = {shown}. Nobody, including the "
+                f"true answers change by at most {ratio}: ε = {eps_text}. Nobody, including the "
                 "instructor, can be sure from it what you really think.")
 
     def phone_results(self, estimate: Any, options: tuple[str, ...]) -> dict[str, Any]:
@@ -147,7 +147,7 @@ def _option_index(options: tuple[str, ...], answer: object, *, bools: bool) -> s
     if idx is None or not 0 <= idx < k:
         allowed = " or ".join(f"{i} ({label})" for i, label in enumerate(options)) if k <= 4 \
             else f"0..{k - 1}"
-        raise BadReport(f"answer must be {allowed}, got {shorten(repr(answer))}")
+        raise BadReport(f"answer must be {allowed}, got {shown(answer)}")
     return str(idx)
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 import ldp_core
 from classroom.domain.errors import BadInput, BadReport
-from classroom.domain.vocabulary import MAX_UNIT_CHARS, NUMERIC_DESIGNS, clean_text, shorten
+from classroom.domain.vocabulary import MAX_UNIT_CHARS, NUMERIC_DESIGNS, clean_text, shown
 from ldp_core import REPORT_TAIL, DuchiMechanism, NumericDesign
 
 from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems
@@ -115,10 +115,13 @@ class NumericKind(QuestionKind):
             if not isinstance(answer, bool) and answer in (0, 1, "0", "1"):
                 return str(int(answer))  # one of 0, 1, "0", "1"
             raise BadReport(f"answer must be the randomized bit, 0 or 1, got "
-                            f"{shorten(repr(answer))}")
+                            f"{shown(answer)}")
         y = math.nan
         if isinstance(answer, (int, float)) and not isinstance(answer, bool):
-            y = float(answer)
+            try:
+                y = float(answer)
+            except OverflowError:  # an integer beyond every float (10**400): no report
+                pass
         elif isinstance(answer, str) and 0 < len(answer) <= 32:  # a CSV cell
             try:
                 y = float(answer)
@@ -126,7 +129,7 @@ class NumericKind(QuestionKind):
                 pass
         if not math.isfinite(y):
             raise BadReport(f"answer must be the randomized report, a finite number, got "
-                            f"{shorten(repr(answer))}")
+                            f"{shown(answer)}")
         if not mech.plausible(y):
             lo, hi = mech.output_bounds
             grid = mech.device_grid()
@@ -136,7 +139,7 @@ class NumericKind(QuestionKind):
                        f"below {REPORT_TAIL:g}")
             else:
                 why = f"its reports lie in [{lo:.6g}, {hi:.6g}]"
-            raise BadReport(f"answer {shorten(repr(answer))} is not a report this mechanism "
+            raise BadReport(f"answer {shown(answer)} is not a report this mechanism "
                             f"can send ({why})")
         return repr(y + 0.0)  # + 0.0: -0.0 is stored as 0.0
 
@@ -232,10 +235,10 @@ class NumericKind(QuestionKind):
         return (), {"lo": lo, "hi": hi, "unit": self.unit(options), "step": step,
                     "start": round(round((lo + hi) / 2 / step) * step, digits)}
 
-    def privacy_note(self, design: Design, ratio: str, shown: str) -> str:
+    def privacy_note(self, design: Design, ratio: str, eps_text: str) -> str:
         return (f"Your privacy: your phone added noise to your number before sending it. "
                 f"Whatever your true value, the chance of the report it sent changes by at "
-                f"most {ratio} (ε = {shown}). Nobody, including the instructor, can tell "
+                f"most {ratio} (ε = {eps_text}). Nobody, including the instructor, can tell "
                 "your number from it; the class average still comes through.")
 
     def phone_results(self, estimate: Any, options: tuple[str, ...]) -> dict[str, Any]:

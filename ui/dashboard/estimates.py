@@ -272,11 +272,29 @@ def _oracle_name(design) -> str:
     return str(params.get("design", "?")).upper()
 
 
+#: What the categorical question's error bars are (its "?" help).
+CATEGORICAL_CI_HELP = (
+    "Each option is a yes/no question of its own: a report supports the option with "
+    "probability a when the student's true answer is that option and b otherwise (unary "
+    "encoding: the bit's p and q; GRR: p and (1 − p)/(d − 1)). The CI is the exact "
+    "Clopper–Pearson interval for that probability, mapped through a and b and clipped to "
+    "[0, 1], as for a yes/no question: it covers the option's true share in at least 95% "
+    "of classes at every share and every class size, and is never empty. It holds option "
+    "by option, not for all options at once. The normal interval (raw ± 1.96 SD) is only "
+    "the large-n approximation: it covers less at classroom sizes.")
+
+
+def _option_intervals(c) -> tuple[list[float | None], list[float | None]]:
+    """Each option's exact 95% CI (None while there are no reports)."""
+    if c.ci_low is None or c.ci_high is None:
+        return [None] * len(c.support_counts), [None] * len(c.support_counts)
+    return list(c.ci_low), list(c.ci_high)
+
+
 def categorical_panel(q, est, rounds, projector: bool) -> None:
     c = est.categorical
     n = est.n
     level = 0.95
-    z = ldp_core.z_quantile(level)
     # On the projector the status line above already names the design in full; the row
     # keeps one metric's height, the shuffled ε in a column of its own.
     top = st.columns(4 if projector else 3)
@@ -287,24 +305,24 @@ def categorical_panel(q, est, rounds, projector: bool) -> None:
     with top[3] if projector else st.container():
         shuffle_caption(est, short=projector)
     names = ldp_core.POSTPROCESSING
-    st.markdown(f"**Estimated share of each option** ({level:.0%} error bars)" if projector
-                else "**Estimated share of each option**: raw unbiased (with "
-                f"{level:.0%} error bars, ± {z:.2f} SD), then post-processed")
+    st.markdown(f"**Estimated share of each option** (exact {level:.0%} CI)" if projector
+                else "**Estimated share of each option**: raw unbiased, then post-processed; "
+                f"the error bars are each option's exact {level:.0%} CI",
+                help=CATEGORICAL_CI_HELP)
+    lows, highs = _option_intervals(c)
     live_charts.show(live_charts.histogram(
         q.options, {names["raw"]: c.shares("raw"), names["clip"]: c.shares("clipped"),
-                    names["norm_sub"]: c.shares("norm_sub")},
-        *live_charts.share_interval(c.raw, c.sd, n, z)), big=projector,
+                    names["norm_sub"]: c.shares("norm_sub")}, lows, highs), big=projector,
         # Slanted labels of many options take height of their own below the plot.
         max_height=live_charts.PROJECTOR_MAIN_HEIGHT - (40 if len(q.options) > 6 else 0))
     raw, clipped, normsub = c.shares("raw"), c.shares("clipped"), c.shares("norm_sub")
-    lows, highs = live_charts.share_interval(c.raw, c.sd, n, z)
     table = []
     for i, opt in enumerate(q.options):
         table.append({
             "Option": plain(opt),
             "Reports supporting it": fmt_count(c.support_counts[i]),
             names["raw"]: fmt_fixed(raw[i], 3),
-            f"{level:.0%} interval": fmt_interval(lows[i], highs[i], 3),
+            f"Exact {level:.0%} CI": fmt_interval(lows[i], highs[i], 3),
             names["clip"]: fmt_fixed(clipped[i], 3),
             names["norm_sub"]: fmt_fixed(normsub[i], 3),
         })
