@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
@@ -84,6 +86,10 @@ class NumericKind(QuestionKind):
     has_unit: ClassVar[bool] = True
     continuous: ClassVar[bool] = True
     default_target: ClassVar[int] = 1
+    example_options: ClassVar[tuple[str, ...]] = ("hours",)
+    example_params: ClassVar[Mapping[str, Any]] = MappingProxyType(
+        {"design": "hybrid", "epsilon": 2.0, "lo": 0, "hi": 12})
+    example_share: ClassVar[object] = 7.0
 
     def clean_options(self, options: Any) -> tuple[str, ...]:
         if len(options) != 1:
@@ -229,10 +235,10 @@ class NumericKind(QuestionKind):
         return (), {"lo": lo, "hi": hi, "unit": self.unit(options), "step": step,
                     "start": round(round((lo + hi) / 2 / step) * step, digits)}
 
-    def privacy_note(self, design: Design, ratio: str, shown: str) -> str:
+    def privacy_note(self, design: Design, ratio: str, eps_text: str) -> str:
         return (f"Your privacy: your phone added noise to your number before sending it. "
                 f"Whatever your true value, the chance of the report it sent changes by at "
-                f"most {ratio} (ε = {shown}). Nobody, including the instructor, can tell "
+                f"most {ratio} (ε = {eps_text}). Nobody, including the instructor, can tell "
                 "your number from it; the class average still comes through.")
 
     def phone_results(self, estimate: Any, options: tuple[str, ...]) -> dict[str, Any]:
