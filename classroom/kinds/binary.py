@@ -13,7 +13,7 @@ import numpy as np
 import ldp_core
 from classroom import designs
 from classroom.domain.errors import BadInput, BadReport
-from classroom.domain.vocabulary import BINARY_DESIGNS, CLASS_EXERCISE, shown
+from classroom.domain.vocabulary import CLASS_EXERCISE, shown
 from classroom.privacy_numbers import at_least_percent
 
 from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems, finite
@@ -24,7 +24,8 @@ __all__ = ["BinaryKind"]
 class BinaryKind(QuestionKind):
     name: ClassVar[str] = "binary"
     label: ClassVar[str] = "yes/no"
-    designs: ClassVar[tuple[str, ...]] = BINARY_DESIGNS
+    designs: ClassVar[tuple[str, ...]] = ("epsilon", "gamma", "die", "two_coin", "warner",
+                                          "forced")
     trajectory: ClassVar[bool] = True
     default_target: ClassVar[int] = 1
     yes_first: ClassVar[bool] = True

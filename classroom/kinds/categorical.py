@@ -15,7 +15,7 @@ import numpy as np
 
 import ldp_core
 from classroom.domain.errors import BadInput, BadReport
-from classroom.domain.vocabulary import CATEGORICAL_DESIGNS, shown
+from classroom.domain.vocabulary import shown
 
 from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems, finite
 from .binary import _check_option_numbers, _option_index, _target
@@ -73,7 +73,7 @@ def _unary(design: object) -> bool:
 class CategoricalKind(QuestionKind):
     name: ClassVar[str] = "categorical"
     label: ClassVar[str] = "categorical"
-    designs: ClassVar[tuple[str, ...]] = CATEGORICAL_DESIGNS
+    designs: ClassVar[tuple[str, ...]] = ("grr", "ue")
     example_options: ClassVar[tuple[str, ...]] = ("Red", "Green", "Blue")
     example_params: ClassVar[Mapping[str, Any]] = MappingProxyType(
         {"design": "ue", "d": 3, "p": 0.5, "q": 0.25})

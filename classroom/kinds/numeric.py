@@ -17,7 +17,7 @@ import numpy as np
 
 import ldp_core
 from classroom.domain.errors import BadInput, BadReport
-from classroom.domain.vocabulary import MAX_UNIT_CHARS, NUMERIC_DESIGNS, clean_text, shown
+from classroom.domain.vocabulary import MAX_UNIT_CHARS, clean_text, shown
 from ldp_core import REPORT_TAIL, DuchiMechanism, NumericDesign
 
 from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems
@@ -81,7 +81,7 @@ def _numeric(design: Design | None) -> NumericDesign:
 class NumericKind(QuestionKind):
     name: ClassVar[str] = "numeric"
     label: ClassVar[str] = "numeric"
-    designs: ClassVar[tuple[str, ...]] = NUMERIC_DESIGNS
+    designs: ClassVar[tuple[str, ...]] = ldp_core.NUMERIC_NAMES
     physical: ClassVar[bool] = False  # a number has no by-hand randomizer
     has_unit: ClassVar[bool] = True
     continuous: ClassVar[bool] = True
