@@ -216,13 +216,16 @@ def estimate_trace(rows: Sequence[Mapping[str, object]], *, level: float = 0.95)
 
 
 @lru_cache(maxsize=_TEMPLATES)
-def _histogram_tpl(options: tuple, names: tuple, height: int) -> str:
-    # Every option is labelled: upright while the labels fit side by side, slanted when
-    # there are many (the 14 occupations), never left out.
+def _histogram_tpl(options: tuple, names: tuple, height: int, every_label: bool) -> str:
+    # Upright labels while they fit side by side. Many options (the 14 occupations): on
+    # the projector (``every_label``, at least 1280 px wide) slanted, each one drawn;
+    # at the desk, whose width may be a phone's, upright on end, where they fit even at
+    # 390 px (and Vega leaves out any that would still overlap).
     many = len(options) > 6 or sum(len(o) for o in options) > 60
+    angle = (-35 if every_label else -90) if many else 0
     x = alt.X(field="option", type="nominal", sort=list(options), title=None,
-              axis=alt.Axis(labelAngle=-35 if many else 0, labelOverlap=False,
-                            labelLimit=260))
+              axis=alt.Axis(labelAngle=angle, labelLimit=260,
+                            labelOverlap=False if every_label else True))
     offset = alt.XOffset(field="series", type="nominal", sort=list(names),
                          scale=alt.Scale(domain=list(names)))
     colour = alt.Color(field="series", type="nominal", sort=list(names), title=None,
@@ -240,10 +243,12 @@ def _histogram_tpl(options: tuple, names: tuple, height: int) -> str:
 
 
 def histogram(options: Sequence[str], shares: Mapping[str, Sequence[float | None]],
-              raw_low: Sequence[float | None], raw_high: Sequence[float | None]) -> Figure:
+              raw_low: Sequence[float | None], raw_high: Sequence[float | None], *,
+              every_label: bool = False) -> Figure:
     """Estimated share of each option for three named series (raw, clipped, Norm-Sub, in
     that order), with each option's interval ``[raw_low, raw_high]`` drawn on the raw
-    series (the dashboard's exact CI)."""
+    series (the dashboard's exact CI); ``every_label`` labels every option even if
+    labels would touch (the projector)."""
     names = tuple(shares)
     opts = tuple(str(o) for o in options)
     bars = [{"option": o, "series": name, "share": float(v)}
@@ -251,7 +256,7 @@ def histogram(options: Sequence[str], shares: Mapping[str, Sequence[float | None
     err = [{"option": o, "series": names[0], "lo": float(lo), "hi": float(hi)}
            for o, lo, hi in zip(opts, raw_low, raw_high, strict=True)
            if is_number(lo) and is_number(hi)]
-    return Figure(_histogram_tpl(opts, names, 260),
+    return Figure(_histogram_tpl(opts, names, 260, every_label),
                   {"bars": bars, "err": err, "zero": [{"y": 0.0}]})
 
 

@@ -32,7 +32,14 @@ Answer encoding (``Question.options`` index = encoded answer):
 Stored answers are always these canonical strings.
 """
 
-from classroom.kinds import KINDS, check_kind_and_mode, clean_options
+from classroom.kinds import (
+    BINARY_DESIGNS,
+    CATEGORICAL_DESIGNS,
+    KINDS,
+    NUMERIC_DESIGNS,
+    check_kind_and_mode,
+    clean_options,
+)
 
 from .answers import (
     answer_label,
@@ -86,8 +93,6 @@ from .results import (
     finite_or_inf,
 )
 from .vocabulary import (
-    BINARY_DESIGNS,
-    CATEGORICAL_DESIGNS,
     CLASS_EXERCISE,
     JOIN_CODE_ALPHABET,
     JOIN_CODE_LENGTH,
@@ -101,7 +106,6 @@ from .vocabulary import (
     MIN_COUNTDOWN_S,
     MIN_OPTIONS,
     MODES,
-    NUMERIC_DESIGNS,
     STATES,
     clean_countdown,
     clean_text,

@@ -1,4 +1,4 @@
-"""The classroom's vocabulary and limits: modes, states, design names, join codes,
+"""The classroom's vocabulary and limits: modes, states, join codes,
 text limits, and the checks of what people type (titles, questions, options, codes)."""
 
 from __future__ import annotations
@@ -9,13 +9,9 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-import ldp_core
-
 from .errors import BadInput
 
 __all__ = [
-    "BINARY_DESIGNS",
-    "CATEGORICAL_DESIGNS",
     "CLASS_EXERCISE",
     "JOIN_CODE_ALPHABET",
     "JOIN_CODE_LENGTH",
@@ -29,7 +25,6 @@ __all__ = [
     "MIN_COUNTDOWN_S",
     "MIN_OPTIONS",
     "MODES",
-    "NUMERIC_DESIGNS",
     "STATES",
     "clean_countdown",
     "clean_text",
@@ -47,9 +42,6 @@ CLASS_EXERCISE: Mapping[str, Any] = MappingProxyType(
 
 MODES = ("device", "physical")
 STATES = ("draft", "open", "closed")
-BINARY_DESIGNS = ("epsilon", "gamma", "die", "two_coin", "warner", "forced")
-CATEGORICAL_DESIGNS = ("grr", "ue")
-NUMERIC_DESIGNS = ldp_core.NUMERIC_NAMES
 
 JOIN_CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 JOIN_CODE_LENGTH = 6

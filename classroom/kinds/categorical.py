@@ -6,15 +6,16 @@ response (the report an option number ``"0"``..``str(k-1)``) or unary encoding (
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
 
 import ldp_core
 from classroom.domain.errors import BadInput, BadReport
-from classroom.domain.vocabulary import CATEGORICAL_DESIGNS, shown
+from classroom.domain.vocabulary import shown
 
 from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems, finite
 from .binary import _check_option_numbers, _option_index, _target
@@ -72,7 +73,11 @@ def _unary(design: object) -> bool:
 class CategoricalKind(QuestionKind):
     name: ClassVar[str] = "categorical"
     label: ClassVar[str] = "categorical"
-    designs: ClassVar[tuple[str, ...]] = CATEGORICAL_DESIGNS
+    designs: ClassVar[tuple[str, ...]] = ("grr", "ue")
+    example_options: ClassVar[tuple[str, ...]] = ("Red", "Green", "Blue")
+    example_params: ClassVar[Mapping[str, Any]] = MappingProxyType(
+        {"design": "ue", "d": 3, "p": 0.5, "q": 0.25})
+    example_share: ClassVar[object] = (0.5, 0.3, 0.2)
 
     def _build(self, params: dict[str, Any]) -> Design:
         return ldp_core.categorical_oracle_from_params(params)
@@ -149,9 +154,9 @@ class CategoricalKind(QuestionKind):
             return {"type": "ue", "d": design.d, "p": p, "q": q}
         return {"type": "grr", "d": design.d, "p": p}
 
-    def privacy_note(self, design: Design, ratio: str, shown: str) -> str:
+    def privacy_note(self, design: Design, ratio: str, eps_text: str) -> str:
         return (f"Your privacy: whatever your true answer, the chance of the report your phone "
-                f"sent changes by at most {ratio} from one answer to another (ε = {shown}).")
+                f"sent changes by at most {ratio} from one answer to another (ε = {eps_text}).")
 
     def phone_results(self, estimate: Any, options: tuple[str, ...]) -> dict[str, Any]:
         cat = estimate.categorical

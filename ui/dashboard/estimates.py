@@ -312,7 +312,8 @@ def categorical_panel(q, est, rounds, projector: bool) -> None:
     lows, highs = _option_intervals(c)
     live_charts.show(live_charts.histogram(
         q.options, {names["raw"]: c.shares("raw"), names["clip"]: c.shares("clipped"),
-                    names["norm_sub"]: c.shares("norm_sub")}, lows, highs), big=projector,
+                    names["norm_sub"]: c.shares("norm_sub")}, lows, highs,
+        every_label=projector), big=projector,
         # Slanted labels of many options take height of their own below the plot.
         max_height=live_charts.PROJECTOR_MAIN_HEIGHT - (40 if len(q.options) > 6 else 0))
     raw, clipped, normsub = c.shares("raw"), c.shares("clipped"), c.shares("norm_sub")
