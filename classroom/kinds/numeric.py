@@ -72,6 +72,32 @@ def _nice_step(lo: float, hi: float) -> float:
     return float(10 ** math.floor(math.log10((hi - lo) / 100)))
 
 
+def _report_number(answer: object) -> float:
+    """A report as sent (a JSON number) or exported (a CSV cell) as a float; NaN for
+    anything else, an integer beyond every float (10**400) included."""
+    if isinstance(answer, (int, float)) and not isinstance(answer, bool):
+        try:
+            return float(answer)
+        except OverflowError:
+            return math.nan
+    if isinstance(answer, str) and 0 < len(answer) <= 32:  # a CSV cell
+        try:
+            return float(answer)
+        except ValueError:
+            return math.nan
+    return math.nan
+
+
+def _reach(mech: ldp_core.NumericMechanism) -> str:
+    """Why a report beyond the mechanism's range is refused, in words."""
+    lo, hi = mech.output_bounds
+    grid = mech.device_grid()
+    if not math.isfinite(lo) and grid is not None:
+        return (f"a phone clamps its reports to [{grid[0]:.6g}, {grid[1]:.6g}]; whatever the "
+                f"student's value, one further out has probability below {REPORT_TAIL:g}")
+    return f"its reports lie in [{lo:.6g}, {hi:.6g}]"
+
+
 def _numeric(design: Design | None) -> NumericDesign:
     if not isinstance(design, NumericDesign):
         raise BadReport("a numeric question's report needs a numeric mechanism")
@@ -116,31 +142,13 @@ class NumericKind(QuestionKind):
                 return str(int(answer))  # one of 0, 1, "0", "1"
             raise BadReport(f"answer must be the randomized bit, 0 or 1, got "
                             f"{shown(answer)}")
-        y = math.nan
-        if isinstance(answer, (int, float)) and not isinstance(answer, bool):
-            try:
-                y = float(answer)
-            except OverflowError:  # an integer beyond every float (10**400): no report
-                pass
-        elif isinstance(answer, str) and 0 < len(answer) <= 32:  # a CSV cell
-            try:
-                y = float(answer)
-            except ValueError:
-                pass
+        y = _report_number(answer)
         if not math.isfinite(y):
             raise BadReport(f"answer must be the randomized report, a finite number, got "
                             f"{shown(answer)}")
         if not mech.plausible(y):
-            lo, hi = mech.output_bounds
-            grid = mech.device_grid()
-            if not math.isfinite(lo) and grid is not None:
-                why = (f"a phone clamps its reports to [{grid[0]:.6g}, {grid[1]:.6g}]; "
-                       f"whatever the student's value, one further out has probability "
-                       f"below {REPORT_TAIL:g}")
-            else:
-                why = f"its reports lie in [{lo:.6g}, {hi:.6g}]"
             raise BadReport(f"answer {shown(answer)} is not a report this mechanism "
-                            f"can send ({why})")
+                            f"can send ({_reach(mech)})")
         return repr(y + 0.0)  # + 0.0: -0.0 is stored as 0.0
 
     def answer_label(self, design: Design, options: tuple[str, ...], stored: str) -> str:
