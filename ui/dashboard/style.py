@@ -56,8 +56,8 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 .ldp-join-code { font: 900 min(21cqi, 9rem)/1 ui-monospace, SFMono-Regular, Menlo,
   Consolas, monospace; letter-spacing: .06em; color: #000000; margin: .2rem 0 .4rem;
   white-space: nowrap; }
-[data-testid="stImage"] img[alt^="QR code of"] { width: min(260px, 30vh) !important;
-  height: auto !important; }
+[data-testid="stImage"] img[alt^="QR code of"] { width: min(100%, 34vh) !important;
+  height: auto !important; image-rendering: pixelated; }
 [data-testid="stCode"] code { font-size: 1.5rem !important; }
 .stButton button p, [data-testid="stCheckbox"] p { font-size: 1.5rem; }
 .stButton button [data-testid="stIconMaterial"] { font-size: 1.5rem !important; }
