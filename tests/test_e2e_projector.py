@@ -12,7 +12,8 @@
   join panel, the key numbers with the whole 95% CI, the main chart and the controls
   lie inside the viewport, the panels above the control bar (which stays at the bottom
   of the screen); no metric text is cut short with "…"; the numbers row is at least
-  24 px at 1280×720.
+  24 px at 1280×720. The same with the countdown's clock running (it covers none of
+  them) and, at 1280×720, with the join panel hidden.
 
 One server for the module; the reports are seeded through the service, and every
 screen is waited for by polling. Screenshots go to the test's artifacts for a look.
@@ -348,3 +349,40 @@ def test_projector_shows_everything_on_one_screen(classroom, desks, kind, state,
             .map(e => [e.innerText.trim(), parseFloat(getComputedStyle(e).fontSize)])""")
         small = [(text, px) for text, px in sizes if px < 24]
         assert small == [], f"numbers row below 24 px: {small}"
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_without_the_join_panel_the_numbers_take_the_width_and_still_fit(classroom, desks,
+                                                                         kind):
+    """Once everyone has joined the instructor unticks "Show join panel": the live panel
+    takes the whole width, and the question, the key numbers, the main chart and the
+    controls still lie on the screen above the bar, at 1280×720."""
+    base, ids = classroom[0], classroom[3]
+    page = desks[1280, 720]
+    pid, qid = ids[kind, "revealed"]
+    page.goto(f"{base}/dashboard?projector=1&pid={pid}&qid={qid}")
+    charts = 2 if kind == "yesno" else 1
+    drawn = "[data-testid='stVegaLiteChart'] svg, [data-testid='stVegaLiteChart'] canvas"
+    _poll(page, lambda: _settled(page) and page.locator(".ldp-join-code").count() == 1
+          and page.locator(drawn).count() >= charts, f"the {kind} question")
+    toggle = page.locator("[data-testid='stCheckbox']").filter(has_text="Show join panel")
+    toggle.click()
+    try:
+        _poll(page, lambda: _settled(page) and page.locator(".ldp-join-code").count() == 0
+              and all(_metric_value(page, label) for label in NUMBERS[kind])
+              and page.locator(drawn).count() >= charts, "the panel without the join code")
+        page.screenshot(path=str(ARTIFACTS / "projector" / f"projector-{kind}-nojoin-1280.png"))
+        bar = _box(page.locator(".st-key-ldp_projector_controls"))
+        assert not _outside(bar, 1280, 720)
+        panels = {"question": page.locator(".ldp-question")}
+        for label in NUMBERS[kind]:
+            panels[label] = page.locator("[data-testid='stMetric']").filter(
+                has=page.locator("[data-testid='stMetricLabel']", has_text=label)).first
+        for i in range(charts):
+            panels[f"chart {i + 1}"] = page.locator("[data-testid='stVegaLiteChart']").nth(i)
+        hidden = [name for name, loc in panels.items()
+                  if _outside(_box(loc), 1280, round(bar["y"]))]
+        assert hidden == [], f"{kind} without the join panel, not on screen: {hidden}"
+    finally:  # the page is shared: the join panel comes back for the other cases
+        toggle.click()
+        _poll(page, lambda: page.locator(".ldp-join-code").count() == 1, "the join panel")
