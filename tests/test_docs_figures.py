@@ -146,3 +146,32 @@ def test_every_method_of_a_kind_is_named_in_the_doc(method: str) -> None:
     arch = _text("docs/architecture.md")
     section = arch[arch.index("## Adding a question kind"):]
     assert f"`{method}`" in section, f"docs/architecture.md does not name {method}"
+
+
+def _documented_error_tree() -> dict[str, str | None]:
+    """``{class: parent}`` from the tree drawn under "### Errors" in the architecture doc."""
+    arch = _text("docs/architecture.md")
+    block = arch[arch.index("### Errors"):].split("```")[1]
+    parents: dict[str, str | None] = {}
+    stack: list[str] = []
+    for line in block.splitlines():
+        found = re.match(r"^([│ ]*)[├└]── (\w+)", line)
+        if found:
+            depth = len(found[1]) // 4 + 1
+            del stack[depth:]
+            parents[found[2]] = stack[-1]
+            stack.append(found[2])
+        elif re.match(r"^\w+$", line.strip()) and not stack:
+            parents[line.strip()] = None
+            stack.append(line.strip())
+    return parents
+
+
+def test_the_error_tree_in_the_architecture_doc_is_the_class_tree() -> None:
+    from classroom.domain import errors
+
+    documented = _documented_error_tree()
+    actual = {name: (obj.__bases__[0].__name__ if obj is not errors.ClassroomError else None)
+              for name, obj in vars(errors).items()
+              if isinstance(obj, type) and issubclass(obj, errors.ClassroomError)}
+    assert documented == actual
