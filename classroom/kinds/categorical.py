@@ -161,9 +161,14 @@ class CategoricalKind(QuestionKind):
     def phone_results(self, estimate: Any, options: tuple[str, ...]) -> dict[str, Any]:
         cat = estimate.categorical
         shares = cat.shares() if cat is not None else None
+        none: list[float | None] = [None] * len(options)
+        lows = list(cat.ci_low) if cat is not None and cat.ci_low is not None else none
+        highs = list(cat.ci_high) if cat is not None and cat.ci_high is not None else none
         return {"n": estimate.n, "categorical": [
-            {"label": label, "share": None if shares is None else finite(s)}
-            for label, s in zip(options, shares or [None] * len(options), strict=True)]}
+            {"label": label, "share": None if shares is None else finite(s),
+             # each option's exact 95% CI, the dashboard's own
+             "ci_low": finite(lo), "ci_high": finite(hi)}
+            for label, s, lo, hi in zip(options, shares or none, lows, highs, strict=True)]}
 
 
 def _stored(oracle: ldp_core.FrequencyOracle, reports: np.ndarray) -> list[object]:
