@@ -56,6 +56,7 @@ from ldp_core import (
     GRR,
     NUMERIC_NAMES,
     BinaryCounts,
+    CategoricalCounts,
     DieRR,
     DuchiMechanism,
     EpsilonRR,
@@ -78,6 +79,9 @@ GOAL_NUMERIC_1E6_MS = 100.0
 GOAL_INTERVAL_MS = 20.0
 GOAL_TRACE_MS = 50.0
 GOAL_MIXED_MS = 200.0
+#: A categorical round's 14 exact intervals (one per option), one design and two.
+GOAL_OPTIONS_MS = 50.0
+GOAL_OPTIONS_MIXED_MS = 300.0
 GOAL_COVERAGE_SMALL_MS = 300.0
 GOAL_COVERAGE_BIG_MS = 2000.0
 
@@ -310,6 +314,20 @@ def run_intervals(args: argparse.Namespace) -> dict:
     out["mixed"] = median_ms(uncached_mixed, args.repeats, "ci_mixed")
     print(f"  trace of 60 at n={n:,}: {out['trace']:.1f} ms; two designs: "
           f"{out['mixed']:.1f} ms", flush=True)
+    sue, oue = UnaryEncoding(D, 0.75, 0.25), UnaryEncoding.optimized(D, EPS)
+    support = [n * (i + 1) // (3 * D) + n // 5 for i in range(D)]
+    one = CategoricalCounts(((sue, n, support),))
+    two = CategoricalCounts(((sue, n // 2, [s // 2 for s in support]),
+                             (oue, n - n // 2, [s - s // 2 for s in support])))
+
+    def uncached(counts: CategoricalCounts) -> None:
+        _exact_interval_groups.cache_clear()
+        counts.exact_intervals()
+
+    out["options"] = median_ms(lambda: uncached(one), args.repeats, "ci_options")
+    out["options_mixed"] = median_ms(lambda: uncached(two), args.repeats, "ci_options_mixed")
+    print(f"  {D} options' exact intervals at n={n:,}: one design {out['options']:.1f} ms, "
+          f"two designs {out['options_mixed']:.1f} ms", flush=True)
     for n, model in args.coverage_cases:
         shares = coverage_shares(n, model)
 
@@ -421,7 +439,12 @@ def interval_table(ivs: dict) -> list[str]:
               f"| arrival trace: 60 exact intervals in one call, n = "
               f"{args_sizes(ivs):,} | {fmt_ms(ivs['trace'])} ({fmt_ms(CPU['ci_trace'])}) |",
               f"| a round under two designs (die and RR ε = 2), n = {args_sizes(ivs):,} | "
-              f"{fmt_ms(ivs['mixed'])} ({fmt_ms(CPU['ci_mixed'])}) |"]
+              f"{fmt_ms(ivs['mixed'])} ({fmt_ms(CPU['ci_mixed'])}) |",
+              f"| a categorical round: {D} options' exact intervals, SUE, n = "
+              f"{args_sizes(ivs):,} | {fmt_ms(ivs['options'])} ({fmt_ms(CPU['ci_options'])}) |",
+              f"| the same under two designs (SUE and OUE ε = {EPS:g}), n = "
+              f"{args_sizes(ivs):,} | {fmt_ms(ivs['options_mixed'])} "
+              f"({fmt_ms(CPU['ci_options_mixed'])}) |"]
     for key, ms in ivs["coverage"].items():
         model, n = key.split()
         who = "drawn from a population" if model == "population" else "a fixed class"
@@ -437,6 +460,9 @@ def interval_targets(ivs: dict) -> list[str]:
          GOAL_INTERVAL_MS, "ms")
     line("exact_interval_trace_60", ivs["trace"], GOAL_TRACE_MS, "ms")
     line("exact_interval_two_designs", ivs["mixed"], GOAL_MIXED_MS, "ms")
+    line("exact_intervals_14_options", ivs["options"], GOAL_OPTIONS_MS, "ms")
+    line("exact_intervals_14_options_two_designs", ivs["options_mixed"],
+         GOAL_OPTIONS_MIXED_MS, "ms")
     covers = sorted(ivs["coverage"].items(), key=lambda kv: int(kv[0].split()[1]))
     line("coverage_picture_small_n", covers[0][1], GOAL_COVERAGE_SMALL_MS, "ms")
     line("coverage_picture_largest_n", max(ms for _, ms in covers), GOAL_COVERAGE_BIG_MS, "ms")

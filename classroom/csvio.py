@@ -65,6 +65,85 @@ def csv_unsafe(cell: str) -> str:
     return cell
 
 
+class _Replay:
+    """The reports of an exported CSV, read row by row: grouped counts, each round's
+    design, the question's kind (fixed by the first row) and its option labels."""
+
+    def __init__(self) -> None:
+        self.kind: kinds.QuestionKind | None = None
+        self.k: int | None = None
+        self.labels: dict[int, str] = {}
+        self.counts: dict[tuple[int, str, str], int] = defaultdict(int)
+        self.round_designs: dict[int, str] = {}
+        self._designs: dict[str, tuple[Design, str]] = {}
+
+    def add(self, i: int, row: dict[str | None, object]) -> None:
+        """Row ``i`` (1 = header); :class:`BadInput` naming the row and the column."""
+        if None in row or any(row.get(c) is None for c in ("round", "answer", "design_params")):
+            raise BadInput(f"row {i}: wrong number of fields")
+        raw_round = str(row["round"] or "").strip()
+        if not raw_round.isdigit() or int(raw_round) < 1:
+            raise BadInput(f"row {i}, column 'round': expected a round number >= 1, "
+                           f"got {raw_round[:24]!r}")
+        design, design_json = self._design(i, str(row["design_params"] or ""))
+        kind = self._kind_of(i, design)
+        placeholder = tuple(str(j) for j in range(self.k or 0))
+        try:
+            stored = kind.encode(design, placeholder, csv_unsafe(str(row["answer"] or "").strip()))
+        except BadReport as exc:
+            raise BadInput(f"row {i}, column 'answer': {exc}") from exc
+        label = csv_unsafe(str(row.get("answer_label") or "").strip())
+        index = kind.csv_label_index(design, stored) if label else None
+        if index is not None and index not in self.labels:
+            self.labels[index] = label[:60]
+        self.counts[(int(raw_round), design_json, stored)] += 1
+        self.round_designs.setdefault(int(raw_round), design_json)
+
+    def _design(self, i: int, raw: str) -> tuple[Design, str]:
+        """The row's design and its canonical JSON (each distinct cell checked once)."""
+        try:
+            cached = self._designs.get(raw)
+            if cached is None:
+                params = json.loads(raw)
+                cached = self._designs[raw] = canonical_design(kind_of_params(params), params)
+        except (ValueError, TypeError) as exc:
+            raise BadInput(f"row {i}, column 'design_params': {exc}") from exc
+        return cached
+
+    def _kind_of(self, i: int, design: Design) -> kinds.QuestionKind:
+        """The question's kind, the same on every row, as its number of options."""
+        row_kind = kinds.kind_of_design(design)
+        if self.kind is None:
+            self.kind = row_kind
+        elif row_kind is not self.kind:
+            raise BadInput(f"row {i}, column 'design_params': a {row_kind.name} design in a "
+                           f"{self.kind.name} question")
+        unusable = row_kind.csv_check(design)
+        if unusable:
+            raise BadInput(f"row {i}, column 'design_params': {unusable}")
+        row_k = row_kind.csv_width(design)
+        if self.k is None:
+            self.k = row_k
+        elif row_k != self.k:
+            raise BadInput(f"row {i}, column 'design_params': d = {row_k}, earlier rows "
+                           f"have {self.k} options")
+        return row_kind
+
+    def estimate(self, round_number: int | None, level: float) -> QuestionEstimate:
+        if self.kind is None or self.k is None:
+            raise BadInput("the CSV has no reports")
+        k, default = self.k, self.kind.csv_options(self.k)
+        options = tuple(self.labels.get(j, default[j]) for j in range(k))
+        if len(set(options)) != k:
+            options = default
+        groups = [(number, dj, ans, False, c) for (number, dj, ans), c in self.counts.items()]
+        return estimate_from_groups(
+            question_id=None, kind=self.kind.name, options=options, groups=groups,
+            round_designs=self.round_designs,
+            round_number=max(self.round_designs) if round_number is None else round_number,
+            level=level)
+
+
 def replay_from_csv(text: str, *, round_number: int | None = None,
                     level: float = 0.95) -> QuestionEstimate:
     """Parse an exported question CSV back into grouped counts and estimate it.
@@ -79,71 +158,12 @@ def replay_from_csv(text: str, *, round_number: int | None = None,
     if missing:
         raise BadInput(f"the CSV lacks the column(s) {', '.join(missing)}; expected "
                        f"{','.join(CSV_COLUMNS)}")
-    strategy: kinds.QuestionKind | None = None
-    k: int | None = None
-    labels: dict[int, str] = {}
-    counts: dict[tuple[int, str, str], int] = defaultdict(int)
-    round_designs: dict[int, str] = {}
-    canon_cache: dict[str, tuple[Design, str]] = {}
+    replay = _Replay()
     for i, row in enumerate(reader, start=2):
         if i - 1 > MAX_CSV_ROWS:
             raise BadInput(f"the CSV has more than {MAX_CSV_ROWS} reports")
-        if None in row or any(row.get(c) is None for c in ("round", "answer", "design_params")):
-            raise BadInput(f"row {i}: wrong number of fields")
-        raw_round = (row["round"] or "").strip()
-        if not raw_round.isdigit() or int(raw_round) < 1:
-            raise BadInput(f"row {i}, column 'round': expected a round number >= 1, "
-                           f"got {raw_round[:24]!r}")
-        number = int(raw_round)
-        raw_params = row["design_params"] or ""
-        try:
-            cached = canon_cache.get(raw_params)
-            if cached is None:
-                params = json.loads(raw_params)
-                cached = canon_cache[raw_params] = canonical_design(kind_of_params(params),
-                                                                    params)
-            design, design_json = cached
-        except (ValueError, TypeError) as exc:
-            raise BadInput(f"row {i}, column 'design_params': {exc}") from exc
-        row_kind = kinds.kind_of_design(design)
-        if strategy is None:
-            strategy = row_kind
-        elif row_kind is not strategy:
-            raise BadInput(f"row {i}, column 'design_params': a {row_kind.name} design in a "
-                           f"{strategy.name} question")
-        unusable = strategy.csv_check(design)
-        if unusable:
-            raise BadInput(f"row {i}, column 'design_params': {unusable}")
-        row_k = strategy.csv_width(design)
-        if k is None:
-            k = row_k
-        elif row_k != k:
-            raise BadInput(f"row {i}, column 'design_params': d = {row_k}, earlier rows "
-                           f"have {k} options")
-        placeholder = tuple(str(j) for j in range(k))
-        try:
-            stored = strategy.encode(design, placeholder,
-                                     csv_unsafe((row["answer"] or "").strip()))
-        except BadReport as exc:
-            raise BadInput(f"row {i}, column 'answer': {exc}") from exc
-        label = csv_unsafe((row.get("answer_label") or "").strip())
-        index = strategy.csv_label_index(design, stored) if label else None
-        if index is not None and index not in labels:
-            labels[index] = label[:60]
-        counts[(number, design_json, stored)] += 1
-        round_designs.setdefault(number, design_json)
-    if strategy is None or k is None:
-        raise BadInput("the CSV has no reports")
-    default = strategy.csv_options(k)
-    options = tuple(labels.get(j, default[j]) for j in range(k))
-    if len(set(options)) != k:
-        options = default
-    groups = [(number, dj, ans, False, c) for (number, dj, ans), c in counts.items()]
-    return estimate_from_groups(
-        question_id=None, kind=strategy.name, options=options, groups=groups,
-        round_designs=round_designs,
-        round_number=max(round_designs) if round_number is None else round_number,
-        level=level)
+        replay.add(i, row)
+    return replay.estimate(round_number, level)
 
 
 def write_csv(rows: Iterable[Sequence[object]]) -> str:

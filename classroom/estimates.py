@@ -138,7 +138,7 @@ def estimate_from_groups(*, question_id: int | None, kind: str, options: tuple[s
                        f"{', '.join(map(str, numbers)) or 'none'}")
     strategy = kinds.kind(kind)
     history: list[tuple[int, object]] = []
-    chosen: dict[str, object] = {}
+    chosen: dict[str, Any] = {}  # the QuestionEstimate fields this kind fills
     for number in numbers:
         found = strategy.estimate_round(design_of, by_round.get(number, []),
                                         round_designs.get(number), tuple(options), level)
@@ -149,4 +149,4 @@ def estimate_from_groups(*, question_id: int | None, kind: str, options: tuple[s
         question_id=question_id, kind=kind, options=tuple(options), round_number=round_number,
         rounds=numbers, n_simulated=simulated.get(round_number, 0), history=tuple(history),
         shuffle=_shuffle(design_of, by_round.get(round_number, [])),
-        **chosen)  # type: ignore[arg-type]  # chosen holds this kind's fields; mypy cannot check a dict against keywords
+        **chosen)

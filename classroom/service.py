@@ -27,6 +27,7 @@ from .domain import (
     JOIN_CODE_ALPHABET,
     JOIN_CODE_LENGTH,
     MAX_QUESTION_CHARS,
+    MAX_ROW_ID,
     MAX_TITLE_CHARS,
     AddressLimit,
     BadInput,
@@ -57,6 +58,7 @@ from .domain import (
     normalize_join_code,
     question_design,
 )
+from .domain.vocabulary import shown
 from .estimates import (
     estimate_from_groups,
     parse_design,
@@ -115,12 +117,17 @@ BURST_LOG_AT = frozenset({25, 50, 100, 200, 400, 800, 1600, 3200})
 
 
 def _id(name: str, value: object) -> int:
+    """A row id: a whole number up to MAX_ROW_ID (a larger one names nothing, and the
+    database would refuse to compare it); zero or below names nothing either."""
     if isinstance(value, bool):
         raise BadInput(f"{name} must be a whole number, got {value!r}")
-    if isinstance(value, int):
-        return value
     if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) < 19:
-        return int(value.strip())
+        value = int(value.strip())
+    if isinstance(value, int):
+        if value > MAX_ROW_ID:
+            raise BadInput(f"{name} {shown(value)} is out of range: ids run from 1 to "
+                           f"{MAX_ROW_ID}")
+        return value
     raise BadInput(f"{name} must be a whole number, got {str(value)[:24]!r}")
 
 
@@ -262,11 +269,12 @@ class PollService:
         if budget is not None:
             try:
                 value = float(budget)
+            except OverflowError:  # an integer beyond every float (10**400)
+                value = float("inf")
             except (TypeError, ValueError):
-                raise BadInput(f"the budget must be a number, got {str(budget)[:24]!r}") \
-                    from None
+                raise BadInput(f"the budget must be a number, got {shown(budget)}") from None
             if not (value > 0 and np.isfinite(value)):
-                raise BadInput(f"the budget must be a positive, finite ε, got {budget!r}")
+                raise BadInput(f"the budget must be a positive, finite ε, got {shown(budget)}")
         with self._store.poll_unit(poll_id=pid) as unit:
             poll = _poll_found(unit.poll, pid)
             if value is not None:
@@ -286,11 +294,13 @@ class PollService:
                            refused=f"opening “{question.text[:60]}” would let")
 
     def _check_budget(self, unit: PollUnit, epsilon: float, *, question: Question | None,
-                      same_round: bool, refused: str) -> None:
+                      same_round: bool, refused: str, stays_closed: bool = False) -> None:
         """Refuse (OverBudget) a round at ``epsilon`` (of ``question``, or of a question not
         yet added) that could not open under the poll's budget now. Answered rounds only
         add up, so one that cannot open now never can, unless the budget is raised.
         ``refused`` starts the message: what was asked and that it "would let".
+        ``stays_closed``: the round does not open (a closed question's design changed), so
+        a question open elsewhere stays open and counts too.
 
         Decided inside ``unit``, the transaction that holds the poll's row: no other
         opening, budget change or budgeted report of the poll can slip in between.
@@ -302,7 +312,8 @@ class PollService:
         # Open rounds elsewhere close when this one opens; those with reports still count.
         leave_out = ((question.id, question.round_number) if question is not None and same_round
                      else None)
-        status = self._budget_status(poll, uses, leave_out=leave_out, open_counts=False)
+        status = self._budget_status(poll, uses, leave_out=leave_out,
+                                     open_counts=stays_closed)
         if question is not None and same_round:
             current = next((u for u in uses if u.question_id == question.id and u.current),
                            None)
@@ -508,13 +519,24 @@ class PollService:
         return _question_found(q, qid)
 
     def set_design(self, question_id: int, design_params: dict[str, Any]) -> Question:
-        """Change the current round's design; stored reports keep their own parameters."""
+        """Change the current round's design; stored reports keep their own parameters.
+
+        Under a budget, the new design is checked whenever the current round counts
+        against it: while the question is open, and also once it is closed if the round
+        has reports (its cost is the largest ε of its designs, so raising it on a closed
+        question would otherwise commit more than the budget behind the dashboard's back).
+        """
         qid = _id("question id", question_id)
         with self._store.poll_unit(question_id=qid) as unit:
             q = _question_found(unit.question(qid), qid)
             design, design_json = question_design(q.kind, design_params, q.options)
-            if q.is_open:
-                self._check_opening(unit, q, design_epsilon(design))
+            answered = any(u.question_id == q.id and u.current and u.reports
+                           for u in unit.rounds_use()) if unit.poll is not None and \
+                unit.poll.epsilon_budget is not None else False
+            if q.is_open or answered:
+                self._check_budget(unit, design_epsilon(design), question=q, same_round=True,
+                                   refused=f"changing the design of “{q.text[:60]}” to this "
+                                           "ε would let", stays_closed=not q.is_open)
             return _question_found(unit.set_design(q.id, design_json), qid)
 
     def new_round(self, question_id: int, design_params: dict[str, Any] | None = None, *,

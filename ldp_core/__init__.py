@@ -13,14 +13,19 @@ respondent. These simulators exist for teaching. A real
 report is randomized on the student's device from the operating system's
 CSPRNG (``crypto.getRandomValues`` in the browser), never here.
 
+Vocabulary: ``epsilon`` is always the exact privacy loss of a design's channel, derived
+from its probabilities or densities (for ``GRR`` and ``OLH``, whose channel's ratio is
+e^ε by construction, the parameter itself); the ε a numeric mechanism is built with is
+its setting, and its ``epsilon`` the loss that setting gives, equal up to rounding.
+
 Construction: every design and oracle is a frozen dataclass whose fields are its
-defining parameters, checked in ``__post_init__``. The one exception is a parameter
-that shares its name with a quantity the base class derives (ε of ``EpsilonRR``,
-``GRR`` and ``OLH``; p and q of ``UnaryEncoding``): a dataclass field cannot have
-that name, because ``dataclasses`` would take the inherited property for the
-field's default. Those classes store the parameter as ``<name>_param`` and write
-their ``__init__`` and ``__repr__`` by hand, so that they are still called as
-``EpsilonRR(epsilon=1.0)`` and shown that way.
+defining parameters, checked when it is built. A parameter that shares its name with a
+quantity the class derives (ε of ``EpsilonRR``, ``GRR``, ``OLH`` and the numeric
+mechanisms; p and q of ``UnaryEncoding``) is stored once, privately, as ``_<name>``
+behind that property, as Tumult Core keeps its parameters; those classes write their
+``__init__`` and ``__repr__`` by hand, so that they are still called as
+``EpsilonRR(epsilon=1.0)`` and shown that way. :func:`design_from_params` builds any of
+them back from its ``params()``.
 """
 
 from .binary import (
@@ -119,6 +124,7 @@ from .numeric import (
     numeric_mechanism,
     recommend_numeric,
 )
+from .params import design_from_params
 from .planning import needed_class_size, presence_threshold, smallest_detectable_share
 from .plausibility import (
     ALPHA,
@@ -213,6 +219,7 @@ __all__ = [
     "clones_epsilon",
     "composed_epsilon",
     "coverage_shares",
+    "design_from_params",
     "empirical_channel",
     "epsilon_to_gamma",
     "error_order",

@@ -20,20 +20,35 @@ RNGLike: TypeAlias = (np.random.Generator | np.random.BitGenerator | np.random.S
                       | int | None)
 
 
+def _shown(value: object) -> str:
+    """``repr(value)`` for a message, at most 40 characters; an integer too long for that
+    is named by its size (Python refuses to print one past 4,300 digits at all)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"an integer of {value.bit_length()} bits"
+    try:
+        text = repr(value)
+    except ValueError:
+        return f"a {type(value).__name__} too large to show"
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
 def finite(name: str, value: object) -> float:
     """Return ``value`` as a float, or raise if it is not a finite real number."""
     if isinstance(value, bool) or not isinstance(value, (Real, np.floating, np.integer)):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
-    x = float(value)
+        raise ValueError(f"{name} must be a real number, got {_shown(value)}")
+    try:
+        x = float(value)
+    except OverflowError:  # an integer beyond every float (10**400)
+        x = math.inf
     if not math.isfinite(x):
-        raise ValueError(f"{name} must be finite, got {value!r}")
+        raise ValueError(f"{name} must be finite, got {_shown(value)}")
     return x
 
 
 def positive(name: str, value: object) -> float:
     x = finite(name, value)
     if x <= 0:
-        raise ValueError(f"{name} must be > 0, got {value!r}")
+        raise ValueError(f"{name} must be > 0, got {_shown(value)}")
     return x
 
 
@@ -46,7 +61,7 @@ def in_range(name: str, value: object, lo: float, hi: float, *,
     if too_low or too_high:
         left = "(" if lo_open else "["
         right = ")" if hi_open else "]"
-        raise ValueError(f"{name} must be in {left}{lo:g}, {hi:g}{right}, got {value!r}")
+        raise ValueError(f"{name} must be in {left}{lo:g}, {hi:g}{right}, got {_shown(value)}")
     return x
 
 
@@ -56,12 +71,12 @@ def integer(name: str, value: object, lo: int, hi: int | None = None) -> int:
         if isinstance(value, (float, np.floating)) and float(value).is_integer():
             value = int(value)
         else:
-            raise ValueError(f"{name} must be an integer, got {value!r}")
+            raise ValueError(f"{name} must be an integer, got {_shown(value)}")
     k = int(value)
     if k < lo or (hi is not None and k > hi):
         upper = "" if hi is None else f"..{hi}"
         rng = f"{lo}{upper}" if hi is not None else f">= {lo}"
-        raise ValueError(f"{name} must be an integer in {rng}, got {value!r}")
+        raise ValueError(f"{name} must be an integer in {rng}, got {_shown(value)}")
     return k
 
 

@@ -381,7 +381,7 @@ class EpsilonRR(BinaryDesign):
     1.0
     """
 
-    epsilon_param: float
+    _epsilon: float
 
     kind: ClassVar[str] = "epsilon"
     label: ClassVar[str] = "ε-randomized response"
@@ -394,23 +394,23 @@ class EpsilonRR(BinaryDesign):
         if not self.MIN_EPSILON <= eps <= self.MAX_EPSILON:
             raise ValueError(f"epsilon must be in [{self.MIN_EPSILON:g}, {self.MAX_EPSILON:g}], "
                              f"got {epsilon!r}")
-        object.__setattr__(self, "epsilon_param", eps)
+        object.__setattr__(self, "_epsilon", eps)
 
     def __repr__(self) -> str:
-        return f"EpsilonRR(epsilon={self.epsilon_param!r})"
+        return f"EpsilonRR(epsilon={self._epsilon!r})"
 
     def branches(self) -> dict[str, float]:
         # Each probability directly: "1 - keep" loses the flip probability's digits at
         # large epsilon (it drifted by 3.6e-8 in epsilon at 20).
-        return {"truth": 1 / (1 + math.exp(-self.epsilon_param)),
-                "lie": 1 / (1 + math.exp(self.epsilon_param)), "yes": 0.0, "no": 0.0}
+        return {"truth": 1 / (1 + math.exp(-self._epsilon)),
+                "lie": 1 / (1 + math.exp(self._epsilon)), "yes": 0.0, "no": 0.0}
 
     def gap(self) -> float:
         """``a - b = tanh(eps / 2)``, without the cancellation of ``keep - flip``."""
-        return math.tanh(self.epsilon_param / 2)
+        return math.tanh(self._epsilon / 2)
 
     def params(self) -> dict[str, Any]:
-        return {"design": self.kind, "epsilon": self.epsilon_param}
+        return {"design": self.kind, "epsilon": self._epsilon}
 
     @property
     def c_epsilon(self) -> float:
@@ -421,7 +421,7 @@ class EpsilonRR(BinaryDesign):
         >>> round(EpsilonRR(math.log(3)).c_epsilon, 12)
         2.0
         """
-        return 1 / math.tanh(self.epsilon_param / 2)
+        return 1 / math.tanh(self._epsilon / 2)
 
 
 @dataclass(frozen=True)

@@ -242,29 +242,29 @@ class GRR(FrequencyOracle):
     """
 
     d: int
-    epsilon_param: float
+    _epsilon: float
 
     kind: ClassVar[str] = "grr"
     label: ClassVar[str] = "GRR (direct encoding)"
 
     def __init__(self, d: int, epsilon: float) -> None:
         object.__setattr__(self, "d", _checks.integer("d", d, 2, 10_000))
-        object.__setattr__(self, "epsilon_param", _check_eps(epsilon))
+        object.__setattr__(self, "_epsilon", _check_eps(epsilon))
 
     def __repr__(self) -> str:
-        return f"GRR(d={self.d}, epsilon={self.epsilon_param!r})"
+        return f"GRR(d={self.d}, epsilon={self._epsilon!r})"
 
     @property
     def epsilon(self) -> float:
-        return self.epsilon_param
+        return self._epsilon
 
     @property
     def p(self) -> float:
-        return _exp(self.epsilon_param) / (_exp(self.epsilon_param) + self.d - 1)
+        return _exp(self._epsilon) / (_exp(self._epsilon) + self.d - 1)
 
     @property
     def q(self) -> float:
-        return 1 / (_exp(self.epsilon_param) + self.d - 1)
+        return 1 / (_exp(self._epsilon) + self.d - 1)
 
     def _epsilon_of(self, p: float, q: float) -> float:
         # The phone keeps the truth with p and otherwise picks one of the d - 1 others
@@ -286,7 +286,7 @@ class GRR(FrequencyOracle):
         return m
 
     def params(self) -> dict[str, Any]:
-        return {"design": self.kind, "d": self.d, "epsilon": self.epsilon_param}
+        return {"design": self.kind, "d": self.d, "epsilon": self._epsilon}
 
     def perturb(self, values: object, *, rng: RNGLike = None) -> np.ndarray:
         """One reported category per user (int64)."""
@@ -340,14 +340,14 @@ class UnaryEncoding(FrequencyOracle):
     """
 
     d: int
-    p_param: float
-    q_param: float
+    _p: float
+    _q: float
 
     kind: ClassVar[str] = "ue"
     label: ClassVar[str] = "Unary encoding"
 
     def __repr__(self) -> str:
-        return f"UnaryEncoding(d={self.d}, p={self.p_param!r}, q={self.q_param!r})"
+        return f"UnaryEncoding(d={self.d}, p={self._p!r}, q={self._q!r})"
 
     def __init__(self, d: int, p: float, q: float) -> None:
         object.__setattr__(self, "d", _checks.integer("d", d, 2, 10_000))
@@ -356,8 +356,8 @@ class UnaryEncoding(FrequencyOracle):
         if p <= q:
             raise ValueError(f"p must be > q (got p = {p:g}, q = {q:g}): with p <= q the bits "
                              "carry no information, or inverted information")
-        object.__setattr__(self, "p_param", p)
-        object.__setattr__(self, "q_param", q)
+        object.__setattr__(self, "_p", p)
+        object.__setattr__(self, "_q", q)
 
     @classmethod
     def symmetric(cls, d: int, epsilon: float) -> UnaryEncoding:
@@ -383,11 +383,11 @@ class UnaryEncoding(FrequencyOracle):
 
     @property
     def p(self) -> float:
-        return self.p_param
+        return self._p
 
     @property
     def q(self) -> float:
-        return self.q_param
+        return self._q
 
     @property
     def epsilon(self) -> float:
@@ -462,19 +462,19 @@ class OLH(FrequencyOracle):
     """
 
     d: int
-    epsilon_param: float
+    _epsilon: float
     g: int
 
     kind: ClassVar[str] = "olh"
     label: ClassVar[str] = "OLH (local hashing)"
 
     def __repr__(self) -> str:
-        return f"OLH(d={self.d}, epsilon={self.epsilon_param!r}, g={self.g})"
+        return f"OLH(d={self.d}, epsilon={self._epsilon!r}, g={self.g})"
 
     def __init__(self, d: int, epsilon: float, g: int | None = None) -> None:
         object.__setattr__(self, "d", _checks.integer("d", d, 2, 10_000))
         eps = _check_eps(epsilon)
-        object.__setattr__(self, "epsilon_param", eps)
+        object.__setattr__(self, "_epsilon", eps)
         if g is None:  # Wang et al.'s optimum, within the hash family's range
             g = min(max(2, round(_exp(eps)) + 1), _PRIME)
         else:
@@ -483,18 +483,18 @@ class OLH(FrequencyOracle):
 
     @property
     def epsilon(self) -> float:
-        return self.epsilon_param
+        return self._epsilon
 
     @property
     def p(self) -> float:
-        return _exp(self.epsilon_param) / (_exp(self.epsilon_param) + self.g - 1)
+        return _exp(self._epsilon) / (_exp(self._epsilon) + self.g - 1)
 
     @property
     def q(self) -> float:
         return 1 / self.g
 
     def params(self) -> dict[str, Any]:
-        return {"design": self.kind, "d": self.d, "epsilon": self.epsilon_param, "g": self.g}
+        return {"design": self.kind, "d": self.d, "epsilon": self._epsilon, "g": self.g}
 
     def _hash(self, a: np.ndarray, b: np.ndarray, v: np.ndarray | int) -> np.ndarray:
         return ((a * np.asarray(v, dtype=np.uint64) + b) % np.uint64(_PRIME)) % np.uint64(self.g)
@@ -526,6 +526,11 @@ class OLH(FrequencyOracle):
                         dtype=np.int64)
 
 
+#: The oracles by the name their ``params()`` carry.
+_BUILDERS: dict[str, Callable[..., FrequencyOracle]] = {"grr": GRR, "ue": UnaryEncoding,
+                                                        "olh": OLH}
+
+
 def categorical_oracle_from_params(params: dict[str, Any]) -> FrequencyOracle:
     """Rebuild an oracle from its :meth:`FrequencyOracle.params`.
 
@@ -535,12 +540,10 @@ def categorical_oracle_from_params(params: dict[str, Any]) -> FrequencyOracle:
     if not isinstance(params, dict) or "design" not in params:
         raise ValueError(f"oracle parameters must be a dict with a 'design' key, got {params!r}")
     rest = {k: v for k, v in params.items() if k != "design"}
-    builders: dict[str, Callable[..., FrequencyOracle]] = {"grr": GRR, "ue": UnaryEncoding,
-                                                           "olh": OLH}
-    cls = builders.get(params["design"])
+    cls = _BUILDERS.get(params["design"])
     if cls is None:
         raise ValueError(f"unknown categorical design {params['design']!r}; known: "
-                         f"{sorted(builders)}")
+                         f"{sorted(_BUILDERS)}")
     try:
         return cls(**rest)
     except TypeError as exc:

@@ -652,3 +652,40 @@ class CategoricalCounts:
         var = np.sum([np.asarray(oracle.count_variance(n, shares), dtype=float)
                       for oracle, n, _ in self.groups if n], axis=0)
         return np.sqrt(np.maximum(var, 0.0))
+
+    def exact_intervals(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray] | None:
+        """Each option's exact interval for its true share: ``(lows, highs)``, None when
+        n = 0.
+
+        Option v's support count is a yes/no question: a report supports v with
+        probability ``a = p`` when the true answer is v and ``b = q`` otherwise (unary
+        encoding: the bit's p and q; GRR: p and (1 - p) / (d - 1); OLH: p and 1 / g). So
+        each option gets the yes/no exact interval (:func:`ldp_core.exact_interval`,
+        Clopper-Pearson (1934) on the report probability, mapped through (a, b) and
+        clipped to [0, 1]; several designs: the convolution of their binomials). Each
+        covers its own option's share with probability at least ``level`` at every
+        share and n; never empty. The level holds option by option, not for all options
+        at once.
+
+        >>> from ldp_core import GRR
+        >>> lows, highs = CategoricalCounts(((GRR(4, 1.0), 30, (15, 6, 5, 4)),)
+        ...                                ).exact_intervals()
+        >>> [round(float(x), 3) for x in lows], [round(float(x), 3) for x in highs]
+        ([0.46, 0.0, 0.0, 0.0], [1.0, 0.701, 0.574, 0.44])
+        """
+        # imported here: ldp_core.intervals imports this module's quantiles
+        from .intervals import _exact_interval_groups, exact_interval
+
+        if not self.n:
+            return None
+        live = [(oracle, n, support) for oracle, n, support in self.groups if n]
+        if len({(float(o.p), float(o.q)) for o, _, _ in live}) == 1:  # one vectorised call
+            oracle = live[0][0]
+            low, high = exact_interval(float(oracle.p), float(oracle.q), self.n,
+                                       self.support_counts(), level)
+            return np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+        ends = [_exact_interval_groups(tuple((float(o.p), float(o.q), n, int(s[v]))
+                                             for o, n, s in live), level)
+                for v in range(self.d)]
+        return (np.array([e[0] for e in ends], dtype=float),
+                np.array([e[1] for e in ends], dtype=float))

@@ -24,7 +24,7 @@ Mechanism's above ``numeric_crossover()`` (about 1.29, as Wang et al. report), a
 the Laplace mechanism's is never the lowest. The Hybrid Mechanism's is below both at
 every ε > ε* and equal to Duchi's at or below it, so :func:`recommend_numeric` (the
 lowest, ties to the simpler) recommends Duchi et al.'s up to ε* and the Hybrid
-Mechanism above. Each class derives its exact ε (``privacy_loss``) from its channel's
+Mechanism above. Each class derives its exact ε (``epsilon``) from its channel's
 parameters, not from the ε it was built with, so the tests can check it is tight.
 """
 
@@ -138,19 +138,26 @@ class NumericMechanism(ABC):
 
     kind: ClassVar[str] = ""
     label: ClassVar[str] = ""
-    epsilon: float
+    #: The ε the mechanism was built with (its one parameter), kept private: :attr:`epsilon`
+    #: is the exact loss of the channel that setting gives.
+    _epsilon: float
 
-    def _check_epsilon(self) -> None:
-        eps = _checks.finite("epsilon", self.epsilon)
+    def __init__(self, epsilon: float) -> None:
+        eps = _checks.finite("epsilon", epsilon)
         if not MIN_EPSILON <= eps <= MAX_EPSILON:
             raise ValueError(f"epsilon must be in [{MIN_EPSILON:g}, {MAX_EPSILON:g}], "
-                             f"got {self.epsilon!r}")
-        object.__setattr__(self, "epsilon", eps)
+                             f"got {epsilon!r}")
+        object.__setattr__(self, "_epsilon", eps)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(epsilon={self._epsilon!r})"
 
     @property
     @abstractmethod
-    def privacy_loss(self) -> float:
-        """The exact ε of the channel: sup over y, x, x' of ln(p(y | x) / p(y | x'))."""
+    def epsilon(self) -> float:
+        """The exact ε of the channel: sup over y, x, x' of ln(p(y | x) / p(y | x')),
+        derived from its probabilities or densities (equal to the setting it was built
+        with up to rounding; the tests check it is tight)."""
 
     @property
     @abstractmethod
@@ -184,7 +191,7 @@ class NumericMechanism(ABC):
         return math.isfinite(y) and lo - slack <= y <= hi + slack
 
     def params(self) -> dict[str, Any]:
-        return {"design": self.kind, "epsilon": self.epsilon}
+        return {"design": self.kind, "epsilon": self._epsilon}
 
     def device_grid(self) -> tuple[float, float] | None:
         """The range a phone's report is snapped into, in :data:`DEVICE_CELLS` equal cells
@@ -217,10 +224,10 @@ class NumericMechanism(ABC):
         cells); never above :attr:`epsilon`. The uniform position inside a branch is
         drawn with 53 random bits, which moves each cell's probability by a relative
         2**-30 at most; that is left out."""
-        return self.privacy_loss
+        return self.epsilon
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False, repr=False)
 class DuchiMechanism(NumericMechanism):
     """Duchi, Jordan & Wainwright's one-bit mechanism: report ``±c_eps``.
 
@@ -229,29 +236,27 @@ class DuchiMechanism(NumericMechanism):
     uniform does not change ε.
 
     >>> d = DuchiMechanism(math.log(3))
-    >>> round(d.c_epsilon, 12), round(d.privacy_loss, 12), round(float(d.variance(0.0)), 12)
+    >>> round(d.c_epsilon, 12), round(d.epsilon, 12), round(float(d.variance(0.0)), 12)
     (2.0, 1.098612288668, 4.0)
     """
 
-    epsilon: float
+    _epsilon: float
 
     kind: ClassVar[str] = "duchi"
     label: ClassVar[str] = "Duchi et al. (one bit, ±c_ε)"
 
-    def __post_init__(self) -> None:
-        self._check_epsilon()
 
     @property
     def c_epsilon(self) -> float:
         """``(e^eps + 1) / (e^eps - 1) = 1 / tanh(eps / 2)``."""
-        return 1 / math.tanh(self.epsilon / 2)
+        return 1 / math.tanh(self._epsilon / 2)
 
     def p_plus(self, x: Any) -> Any:
         """``P(y = +c_eps | x) = 1/2 + x / (2 c_eps)``."""
         return 0.5 + np.asarray(x, dtype=float) / (2 * self.c_epsilon)
 
     @property
-    def privacy_loss(self) -> float:
+    def epsilon(self) -> float:
         # Largest ratio: y = +c at x = 1 against x = -1: (c + 1) / (c - 1).
         c = self.c_epsilon
         return math.log((c + 1) / (c - 1))
@@ -274,10 +279,10 @@ class DuchiMechanism(NumericMechanism):
     def device_weights(self) -> tuple[int, int, int, int]:
         """The integer weights ``(keep, flip, 0, 0)`` of the RR_eps step, as a phone samples
         them (:meth:`EpsilonRR.sampling_weights`, rounded toward privacy)."""
-        return EpsilonRR(self.epsilon).sampling_weights()
+        return EpsilonRR(self._epsilon).sampling_weights()
 
     def device_epsilon(self) -> float:
-        return EpsilonRR(self.epsilon).device_epsilon()
+        return EpsilonRR(self._epsilon).device_epsilon()
 
     def report_of_bit(self, bit: Any) -> Any:
         """The report of the randomized bit: ``c_eps`` for 1, ``-c_eps`` for 0."""
@@ -310,7 +315,7 @@ class DuchiMechanism(NumericMechanism):
         return int(out) if size is None else out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False, repr=False)
 class PiecewiseMechanism(NumericMechanism):
     """Wang et al.'s Piecewise Mechanism (ICDE 2019).
 
@@ -321,31 +326,29 @@ class PiecewiseMechanism(NumericMechanism):
     ``Var[y | x] = x^2 / (z - 1) + (z + 3) / (3 (z - 1)^2)``.
 
     >>> pm = PiecewiseMechanism(2.0)
-    >>> round(pm.privacy_loss, 12), bool(abs(pm.window(1.0)[1] - pm.big_c) < 1e-12)
+    >>> round(pm.epsilon, 12), bool(abs(pm.window(1.0)[1] - pm.big_c) < 1e-12)
     (2.0, True)
     """
 
-    epsilon: float
+    _epsilon: float
 
     kind: ClassVar[str] = "piecewise"
     label: ClassVar[str] = "Piecewise Mechanism (Wang et al.)"
 
-    def __post_init__(self) -> None:
-        self._check_epsilon()
 
     @property
     def _z(self) -> float:
-        return math.exp(self.epsilon / 2)
+        return math.exp(self._epsilon / 2)
 
     @property
     def big_c(self) -> float:
         """``C = (e^(eps/2) + 1) / (e^(eps/2) - 1) = 1 / tanh(eps / 4)``."""
-        return 1 / math.tanh(self.epsilon / 4)
+        return 1 / math.tanh(self._epsilon / 4)
 
     @property
     def p_window(self) -> float:
         """The probability of a report inside the window: ``z / (z + 1)``."""
-        return 1 / (1 + math.exp(-self.epsilon / 2))
+        return 1 / (1 + math.exp(-self._epsilon / 2))
 
     def window(self, x: Any) -> tuple[Any, Any]:
         """``(l(x), r(x))``."""
@@ -387,14 +390,14 @@ class PiecewiseMechanism(NumericMechanism):
         return math.log(inside / outside)
 
     @property
-    def privacy_loss(self) -> float:
+    def epsilon(self) -> float:
         return self._loss()
 
     def device_p_window(self) -> float:
         """:attr:`p_window` on the 2**-53 grid a phone's uniform draw realises, rounded
         toward privacy (down), so :meth:`device_epsilon` never exceeds ε."""
         p = _grid_down(self.p_window)
-        while self._loss(p) > self.epsilon:
+        while self._loss(p) > self._epsilon:
             p -= 1 / _GRID  # a float's last bit: one grid step
         return p
 
@@ -448,7 +451,7 @@ def _hybrid_epsilon_star() -> float:
 HYBRID_EPSILON_STAR: float = _hybrid_epsilon_star()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False, repr=False)
 class HybridMechanism(NumericMechanism):
     """Wang et al.'s Hybrid Mechanism (ICDE 2019): a coin, independent of x, picks the
     Piecewise Mechanism with probability ``alpha = 1 - e^(-eps/2)`` (for ε above
@@ -468,33 +471,31 @@ class HybridMechanism(NumericMechanism):
     densities' ratio, each e^ε and each reached: the mixture is exactly ε-LDP.
 
     >>> hm = HybridMechanism(1.0)
-    >>> round(hm.worst_variance(), 3), round(hm.privacy_loss, 12), round(hm.p_piecewise, 4)
+    >>> round(hm.worst_variance(), 3), round(hm.epsilon, 12), round(hm.p_piecewise, 4)
     (4.289, 1.0, 0.3935)
     >>> HybridMechanism(0.5).p_piecewise
     0.0
     """
 
-    epsilon: float
+    _epsilon: float
 
     kind: ClassVar[str] = "hybrid"
     label: ClassVar[str] = "Hybrid Mechanism (Wang et al.)"
 
-    def __post_init__(self) -> None:
-        self._check_epsilon()
 
     @property
     def duchi(self) -> DuchiMechanism:
-        return DuchiMechanism(self.epsilon)
+        return DuchiMechanism(self._epsilon)
 
     @property
     def piecewise(self) -> PiecewiseMechanism:
-        return PiecewiseMechanism(self.epsilon)
+        return PiecewiseMechanism(self._epsilon)
 
     @property
     def p_piecewise(self) -> float:
         """``alpha``: the probability of the Piecewise part, ``1 - e^(-eps/2)`` above ε*
         and 0 at or below it."""
-        return -math.expm1(-self.epsilon / 2) if self.epsilon > HYBRID_EPSILON_STAR else 0.0
+        return -math.expm1(-self._epsilon / 2) if self._epsilon > HYBRID_EPSILON_STAR else 0.0
 
     def atoms(self, x: Any) -> tuple[Any, Any]:
         """``(P(y = -c_eps | x), P(y = +c_eps | x))``: the Duchi part's two reports."""
@@ -508,7 +509,7 @@ class HybridMechanism(NumericMechanism):
         return self.p_piecewise * self.piecewise.pdf(y, x)
 
     @property
-    def privacy_loss(self) -> float:
+    def epsilon(self) -> float:
         # The atoms' largest ratio is at x = 1 against x = -1; the density's is inside
         # the window against outside it. The coin's probability cancels in each ratio.
         low_m, low_p = self.atoms(-1.0)
@@ -568,29 +569,27 @@ class HybridMechanism(NumericMechanism):
                         self.duchi.perturb(arr, rng=gen))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False, repr=False)
 class LaplaceMechanism(NumericMechanism):
     """``x + Laplace(2 / eps)`` on each device: the naive baseline (sensitivity 2).
 
     >>> lm = LaplaceMechanism(1.0)
-    >>> round(lm.privacy_loss, 12), float(lm.variance(0.3))
+    >>> round(lm.epsilon, 12), float(lm.variance(0.3))
     (1.0, 8.0)
     """
 
-    epsilon: float
+    _epsilon: float
 
     kind: ClassVar[str] = "laplace"
     label: ClassVar[str] = "Laplace mechanism (local)"
 
-    def __post_init__(self) -> None:
-        self._check_epsilon()
 
     @property
     def scale(self) -> float:
-        return 2 / self.epsilon
+        return 2 / self._epsilon
 
     @property
-    def privacy_loss(self) -> float:
+    def epsilon(self) -> float:
         # sup_y |y - x| - |y - x'| = |x - x'| <= 2, divided by the scale.
         return 2 / self.scale
 
@@ -665,7 +664,7 @@ def numeric_mechanism(name: str, epsilon: float) -> NumericMechanism:
     cls = _MECHANISMS.get(name)
     if cls is None:
         raise ValueError(f"mechanism must be one of {list(NUMERIC_NAMES)}, got {name!r}")
-    return cls(epsilon)  # type: ignore[call-arg]  # every mechanism is built from epsilon alone
+    return cls(epsilon)
 
 
 def _worst(name: str, epsilon: float) -> float:
@@ -714,7 +713,7 @@ class NumericDesign:
     ``params()`` is ``{"design": mechanism, "epsilon": ε, "lo": lo, "hi": hi}``.
 
     >>> d = numeric_design_from_params({"design": "duchi", "epsilon": 1.0, "lo": 0, "hi": 12})
-    >>> d.kind, d.epsilon == d.mechanism.privacy_loss, d.value_of(d.mechanism.c_epsilon) > 12
+    >>> d.kind, d.epsilon == d.mechanism.epsilon, d.value_of(d.mechanism.c_epsilon) > 12
     ('duchi', True, True)
     """
 
@@ -731,7 +730,7 @@ class NumericDesign:
 
     @property
     def epsilon(self) -> float:
-        return self.mechanism.privacy_loss
+        return self.mechanism.epsilon
 
     def params(self) -> dict[str, Any]:
         return {**self.mechanism.params(), "lo": self.range.lo, "hi": self.range.hi}

@@ -636,10 +636,8 @@ def shuffle_guarantee(design: Design, n: int, delta: float = 1e-6) -> ShuffleGua
         if n <= EXACT_MAX_N:
             return ShuffleGuarantee(shuffle_epsilon(design, n, d), d, n, design.epsilon, True)
         eps0 = design.epsilon
-    elif isinstance(design, (FrequencyOracle, NumericDesign)):
+    elif isinstance(design, (FrequencyOracle, NumericDesign, NumericMechanism)):
         eps0 = design.epsilon
-    elif isinstance(design, NumericMechanism):
-        eps0 = design.privacy_loss
     else:
         raise ValueError(f"design must be a yes/no design, a frequency oracle or a numeric "
                          f"mechanism, got {design!r}")

@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 import ldp_core
 from classroom.domain import CLASS_EXERCISE
 from tests.support.apptest import app_env, log_in
+from ui.fmt import fmt_interval
 
 DIE = dict(CLASS_EXERCISE)
 TWO_COIN = {"design": "two_coin"}
@@ -351,6 +352,14 @@ def test_categorical_panel_raw_and_post_processed(app_env):
         assert col in table.columns
     assert list(table[names["raw"]]) == [f3(x / 15) for x in est.raw]
     assert list(table[names["norm_sub"]]) == [f3(x / 15) for x in est.norm_sub]
+    # each option's exact CI (ldp_core's), not raw ± 1.96 SD
+    counts = ldp_core.CategoricalCounts(((ldp_core.GRR(4, 1.0), 15, est.support_counts),))
+    lows, highs = counts.exact_intervals()
+    assert est.ci_low == tuple(lows) and est.ci_high == tuple(highs)
+    assert list(table["Exact 95% CI"]) == [fmt_interval(lo, hi, 3)
+                                           for lo, hi in zip(lows, highs, strict=True)]
+    assert lows[0] > 0 and all(0 <= lo <= hi <= 1 for lo, hi in zip(lows, highs, strict=True))
+    assert "each option's exact 95% CI" in texts(at)
     assert min(est.raw) < 0  # this seed has a negative raw count: explained on the page
     assert "Some raw estimates are negative" in texts(at)
 

@@ -98,3 +98,42 @@ def test_the_what_if_axis_reads_in_round_numbers(n):
     sds = [s for _, s in curve] + [0.137 * math.sqrt(40 / n)]
     assert min(sds) <= ticks[0] and ticks[-1] <= max(sds)  # on the drawn range...
     assert ticks[-1] / ticks[0] >= max(sds) / min(sds) / 10  # ...and across most of it
+
+
+def test_what_the_phones_sent_stands_on_zero_in_wide_bars():
+    """Duchi et al.'s reports on [0, 12] at ε = ln 3 are −6 or 18 hours: the two bars
+    rise from 0 (an axis from zero, each bar's foot at 0), so 20 reports look twice 10,
+    and each bar is at least a thirtieth of the chart wide, readable from the back."""
+    fig = lc.numeric_reports([(-6.0, 10), (18.0, 20)], 0.0, 12.0, 10.0, unit="hours")
+    spec = fig.to_dict()
+    bars = next(layer for layer in spec["layer"] if layer["data"]["name"] == "bars")
+    assert bars["encoding"]["y2"] == {"datum": 0}
+    assert bars["encoding"]["y"]["scale"]["zero"] is True
+    data = spec["datasets"]["bars"]
+    assert sorted(row["count"] for row in data) == [10, 20]
+    span = 18.0 - (-6.0)
+    assert all(row["x1"] - row["x0"] >= span / 30 for row in data)
+
+
+def test_the_projector_caps_a_main_chart_and_keeps_its_legend_on_screen():
+    """On the projector a main chart's plot area is at most PROJECTOR_MAIN_HEIGHT, every
+    font is 24 px or more, and a legend takes two columns at most."""
+    spec = lc._enlarge(figures()["histogram"].to_dict())
+    assert spec["config"]["legend"]["columns"] == 2
+    assert spec["config"]["axis"]["labelFontSize"] >= 24
+    assert lc.PROJECTOR_MAIN_HEIGHT <= 180
+
+
+def test_many_options_are_all_labelled():
+    """Fourteen occupations on the projector: every label is drawn (slanted), none dropped
+    for overlap; on a narrow desk screen Vega may leave some out rather than overprint."""
+    options = [f"occupation {i}" for i in range(14)]
+    fig = lc.histogram(options, {"raw": [1 / 14] * 14}, [0.0] * 14, [0.2] * 14,
+                       every_label=True)
+    axis = next(layer["encoding"]["x"]["axis"] for layer in fig.to_dict()["layer"]
+                if "axis" in layer["encoding"].get("x", {}))
+    assert axis["labelOverlap"] is False and axis["labelAngle"] < 0
+    desk = lc.histogram(options, {"raw": [1 / 14] * 14}, [0.0] * 14, [0.2] * 14)
+    axis = next(layer["encoding"]["x"]["axis"] for layer in desk.to_dict()["layer"]
+                if "axis" in layer["encoding"].get("x", {}))
+    assert axis["labelOverlap"] is True and axis["labelAngle"] < 0

@@ -24,6 +24,12 @@ LN3 = math.log(3)
 DUCHI = {"design": "duchi", "epsilon": LN3, "lo": 0, "hi": 12}
 
 
+def hours(x: float) -> str:
+    """A value of a question on [0, 12] as the dashboard writes it: every number of the
+    question with the same 2 decimals (ui.fmt.value_decimals), a true minus sign."""
+    return f"{x:.2f} hours".replace("-", "−")
+
+
 def _numeric(svc, poll, params=DUCHI, *, open_now=True):
     q = svc.add_question(poll.id, "How many hours did you sleep last night?",
                          kind="numeric", options=("hours",), design_params=params)
@@ -86,20 +92,20 @@ def test_the_numeric_panel_shows_the_exact_mean_sd_and_central_sd(app_env):
     assert_clean(at)
     shown = metrics(at)
     assert shown["Reports received"] == "30"
-    assert shown["Estimated mean"] == "10 hours"
-    assert shown["SD, worst case"] == f"{12 / math.sqrt(30):.4g} hours"
+    assert shown["Estimated mean"] == "10.00 hours"
+    assert shown["SD, worst case"] == hours(12 / math.sqrt(30))
     est = app_env.estimate(q.id).numeric
     # Duchi et al.'s reports are randomized response (3/4, 1/4) on a bit of mean (1 + x)/2:
     # the exact (Clopper-Pearson) interval of 20 "+c" of 30, mapped to [0, 12].
     bit_low, bit_high = ldp_core.exact_interval(0.75, 0.25, 30, 20)
     low, high = 12 * bit_low, 12 * bit_high
     assert est.interval() == pytest.approx((low, high))
-    assert shown["95% CI"] == f"{low:.4g} to {high:.4g} hours"
+    assert shown["95% CI"] == f"{low:.2f} to {high:.2f} hours"
     page = texts(at)
-    assert f"would have had SD {math.sqrt(2) * 12 / (30 * LN3):.4g} hours" in page
-    assert "one of two values, −6 hours or 18 hours" in page  # ±c_ε = ±2 on [0, 12]
-    assert "SD per report in the worst case 12 hours" in page  # c_ε · 6
-    assert f"The reports' own spread gives {est.sd:.4g} hours" in page
+    assert f"would have had SD {hours(math.sqrt(2) * 12 / (30 * LN3))}" in page
+    assert "one of two values, −6.00 hours or 18.00 hours" in page  # ±c_ε = ±2 on [0, 12]
+    assert "SD per report in the worst case 12.00 hours" in page  # c_ε · 6
+    assert f"The reports' own spread gives {hours(est.sd)}" in page
     assert len(at.get("vega_lite_chart")) >= 1
 
 
@@ -116,13 +122,12 @@ def test_a_hybrid_round_is_read_with_both_of_its_parts(app_env):
     at = dashboard()
     assert_clean(at)
     shown, page = metrics(at), texts(at)
-    assert shown["Estimated mean"] == f"{6 + 6 * 0.25 / 4:.4g} hours"
-    assert shown["SD, worst case"] == f"{6 * math.sqrt(hm.worst_variance() / 4):.4g} hours"
+    assert shown["Estimated mean"] == hours(6 + 6 * 0.25 / 4)
+    assert shown["SD, worst case"] == hours(6 * math.sqrt(hm.worst_variance() / 4))
     big_c = hm.piecewise.big_c
     assert "chance e^(−ε/2) = 37%" in page
-    assert f"sends {6 - 6 * c:.4g} hours or {6 + 6 * c:.4g} hours".replace("-", "−") in page
-    assert (f"anywhere from {6 - 6 * big_c:.4g} hours to {6 + 6 * big_c:.4g} hours"
-            .replace("-", "−")) in page
+    assert f"sends {hours(6 - 6 * c)} or {hours(6 + 6 * c)}" in page
+    assert f"anywhere from {hours(6 - 6 * big_c)} to {hours(6 + 6 * big_c)}" in page
 
 
 def test_a_mean_outside_the_range_is_explained_and_clipped(app_env):
@@ -133,9 +138,9 @@ def test_a_mean_outside_the_range_is_explained_and_clipped(app_env):
     app_env.set_revealed(q.id, True)
     at = dashboard()
     assert_clean(at)
-    assert metrics(at)["Estimated mean"] == "18 hours"
+    assert metrics(at)["Estimated mean"] == "18.00 hours"
     assert "outside the range of answers [0, 12]" in texts(at)
-    assert "Clipped to the range it is 12 hours" in texts(at)
+    assert "Clipped to the range it is 12.00 hours" in texts(at)
 
 
 def test_a_numeric_rehearsal_says_the_class_mean_it_is_about(app_env):
@@ -230,8 +235,32 @@ def test_the_projector_shows_a_numeric_question_without_formulas(app_env):
     app_env.set_revealed(q.id, True)
     at = dashboard(query={"projector": "1", "pid": str(poll.id), "qid": str(q.id)})
     assert_clean(at)
-    assert metrics(at)["Estimated mean"] == "6 hours"
+    assert metrics(at)["Estimated mean"] == "6.00 hours"
     assert "central curator" not in texts(at)
+    # The design names its ε already ("Duchi et al. on [0, 12], ε = 1.10"): the status
+    # line says it once.
+    status = [m.value for m in at.markdown if "round 1" in m.value]
+    assert len(status) == 1 and status[0].count("ε = 1.10") == 1, status
+
+
+def test_every_number_of_a_numeric_question_has_the_same_decimals(app_env):
+    """One rule for the whole question (ui.fmt.value_decimals): on [0, 12], two decimals
+    for the mean, the SDs, the CI and the values the phones sent, side by side."""
+    import re
+
+    poll = app_env.create_poll("sleep")
+    q = _numeric(app_env, poll, {**DUCHI, "design": "hybrid"})
+    for i, answer in enumerate([1.0, -1.0, 0.3, -0.2, 0.7]):
+        _report(app_env, poll, q, answer, i)
+    app_env.set_revealed(q.id, True)
+    at = dashboard()
+    assert_clean(at)
+    shown = " ".join(metrics(at).values()) + " " + texts(at)
+    # The range's own bounds ("from 0 to 12 hours", as the instructor typed them) aside.
+    values = [v for v in re.findall(r"(−?[\d,]+(?:\.\d+)?) hours", shown)
+              if v not in ("0", "12")]
+    assert len(values) >= 8, values
+    assert {len(v.partition(".")[2]) for v in values} == {2}, values
 
 
 def test_a_stuffed_numeric_round_is_flagged_as_not_fitting_the_design(app_env):
@@ -262,9 +291,9 @@ def test_the_numeric_ci_is_the_mean_plus_or_minus_t_times_the_sd_shown(app_env):
     shown = metrics(at)
     est = app_env.estimate(q.id).numeric
     sd = q.design.worst_sd(12)
-    assert shown["SD, worst case"] == f"{sd:.4g} hours"
+    assert shown["SD, worst case"] == hours(sd)
     half = ldp_core.t_quantile(0.95, 11) * sd
-    assert shown["95% CI"] == f"{est.mean - half:.4g} to {est.mean + half:.4g} hours"
+    assert shown["95% CI"] == f"{est.mean - half:.2f} to {hours(est.mean + half)}"
     assert any(e.label == "What the stuffing check can and cannot see" for e in at.expander)
     assert "stealthy stuffing" in texts(at)
 

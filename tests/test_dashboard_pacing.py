@@ -345,3 +345,29 @@ def test_a_crafted_command_does_nothing(app_env, value):
     assert not at.exception
     assert (svc.question(q1.id).state, svc.question(q1.id).revealed) == ("draft", False)
     assert "projector" in at.query_params
+
+
+def test_a_key_from_a_session_no_longer_the_instructors_does_nothing(app_env):
+    """The instructor's session ended (logged out elsewhere, expired) while the projector
+    was drawn: a key changes nothing."""
+    from ui import session
+
+    svc = app_env
+    poll, (q1, _q2) = _poll(svc)
+    at = _projector(svc, poll, q1)
+    session.instructor_auth().end(at.session_state["_ldp_session_id"])
+    press(at, "forward")
+    assert svc.question(q1.id).state == "draft"
+    assert not at.exception
+
+
+def test_projection_mode_without_a_poll_still_leaves_on_esc(app_env):
+    at = AppTest.from_string(SCRIPT, default_timeout=60)
+    log_in(at)
+    at.query_params["projector"] = "1"
+    at.run()
+    press(at, "forward")
+    assert not at.exception and "projector" in at.query_params
+    press(at, "leave", 2)
+    assert "projector" not in at.query_params
+    assert not at.exception

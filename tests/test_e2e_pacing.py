@@ -190,7 +190,9 @@ def test_overlay_blank_screen_fields_and_leaving(classroom, chromium):
     # Esc leaves projection mode.
     _press(page, "Escape", base, "Escape")
     page.wait_for_url(re.compile(r"^(?!.*projector=1).*$"), timeout=WAIT_MS)
-    page.get_by_role("button", name="Projection mode").wait_for(timeout=WAIT_MS)
+    page.get_by_role("button", name="Projection mode", exact=True).wait_for(timeout=WAIT_MS)
+    page.get_by_role("button", name="Leave projection mode").wait_for(state="detached",
+                                                                      timeout=WAIT_MS)
     settle(page)
     # The keys are gone with projection mode.
     assert page.locator(".ldp-pacing-help").count() == 0

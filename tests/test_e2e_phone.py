@@ -220,6 +220,16 @@ def test_categorical_question(classroom, chromium):
     page.locator("#receipt").wait_for(timeout=WAIT_MS)
     _wait_rows(svc, q, 1)
     assert sum(svc.estimate(q.id).counts) == 1
+    svc.add_simulated_reports(q.id, 29, [0.5, 0.3, 0.2], seed=5)
+    svc.set_revealed(q.id, True)
+    page.get_by_text("Class results").wait_for(timeout=WAIT_MS)
+    est = svc.estimate(q.id).categorical
+    text = page.locator("#main").inner_text()
+    for label, lo, hi in zip(("Red", "Green", "Blue"), est.ci_low, est.ci_high, strict=True):
+        # each option's exact interval, its ends rounded outward to whole percent
+        assert f"{label}: " in text
+        assert f"(95% interval {math.floor(100 * lo)}% to {math.ceil(100 * hi)}%)" in text
+    assert "NaN" not in text
     ctx.close()
 
 

@@ -145,10 +145,18 @@ def test_special_functions_against_the_standard_library() -> None:
     ref = np.array([math.lgamma(v) for v in x])
     np.testing.assert_allclose(iv._log_gamma(x), ref, rtol=2e-14, atol=2e-14)
     for n, lam in ((0, 0.3), (1, 0.0), (12, 1.0), (40, 0.25), (500, 0.61)):
-        pmf = iv._binom_pmf(n, lam)
+        pmf = np.exp(iv._binom_logpmf(np.arange(n + 1), n, lam))
         assert pmf.sum() == pytest.approx(1.0, abs=1e-12)
+        start, window = iv._binom_window(n, lam)  # the counts that hold all but 1e-20
+        np.testing.assert_allclose(window, pmf[start:start + window.size], rtol=1e-12)
+        assert window.sum() == pytest.approx(1.0, abs=1e-12)
         if n <= 40:
             np.testing.assert_allclose(pmf, _binom_pmf_exact(n, lam), rtol=1e-12, atol=1e-300)
+    # the convolution: FFT for long windows, equal to the direct sum within 1e-15
+    rng = np.random.default_rng(5)
+    x, y = rng.dirichlet(np.ones(900)), rng.dirichlet(np.ones(700))
+    np.testing.assert_allclose(iv._convolve(x, y), np.convolve(x, y), rtol=0, atol=1e-15)
+    assert iv._convolve(x, y).min() >= 0.0
 
 
 # -- the guarantee -----------------------------------------------------------------------

@@ -38,7 +38,7 @@ N = 200_000
 @pytest.mark.parametrize("name", NUMERIC_NAMES)
 @pytest.mark.parametrize("eps", EPSILONS)
 def test_the_channel_gives_exactly_the_epsilon_asked_for(name, eps):
-    assert numeric_mechanism(name, eps).privacy_loss == pytest.approx(eps, rel=1e-9, abs=1e-12)
+    assert numeric_mechanism(name, eps).epsilon == pytest.approx(eps, rel=1e-9, abs=1e-12)
 
 
 @pytest.mark.parametrize("eps", EPSILONS)
@@ -447,7 +447,7 @@ def test_the_mixed_channel_is_exactly_epsilon_and_tight_on_both_parts(eps):
     """From the channel itself: the atoms' masses at x = ±1 and the density inside the
     window against outside it each give exactly e^ε; the mass adds up to one."""
     hm = HybridMechanism(eps)
-    assert hm.privacy_loss == pytest.approx(eps, rel=1e-9)
+    assert hm.epsilon == pytest.approx(eps, rel=1e-9)
     (m_lo, p_lo), (m_hi, p_hi) = hm.atoms(-1.0), hm.atoms(1.0)
     assert math.log(p_hi / p_lo) == pytest.approx(eps, rel=1e-9)
     assert math.log(m_lo / m_hi) == pytest.approx(eps, rel=1e-9)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import math
 import re
 import subprocess
 import sys
@@ -75,6 +76,7 @@ EXPECTED_ALL = [
     "clones_epsilon",
     "composed_epsilon",
     "coverage_shares",
+    "design_from_params",
     "empirical_channel",
     "epsilon_to_gamma",
     "error_order",
@@ -230,3 +232,55 @@ def test_docstrings_cite_their_sources() -> None:
     for source in ("Warner (1965)", "Wang, Blocki, Li & Jha 2017", "Wang et al. 2017",
                    "Wang, Lopuhaä-Zwakenberg, Li, Skoric & Li (2020)", "CS208"):
         assert source in text, source
+
+
+#: One design of every name ``params()`` can carry: the yes/no designs, the frequency
+#: oracles (unary encoding as SUE and OUE) and every numeric mechanism.
+EVERY_DESIGN = [
+    ldp_core.EpsilonRR(1.0), ldp_core.GammaRR(0.2), ldp_core.DieRR(4, 3), ldp_core.TwoCoinRR(),
+    ldp_core.WarnerRR(0.3), ldp_core.ForcedResponse(0.5, 0.25),
+    ldp_core.GRR(5, 1.0), ldp_core.oracle("sue", 5, 1.0), ldp_core.oracle("oue", 5, 1.0),
+    ldp_core.OLH(5, 1.0),
+    *(ldp_core.numeric_design_from_params({"design": name, "epsilon": 1.5, "lo": 0, "hi": 12})
+      for name in ldp_core.NUMERIC_NAMES),
+    *(ldp_core.numeric_mechanism(name, 1.5) for name in ldp_core.NUMERIC_NAMES),
+]
+
+
+@pytest.mark.parametrize("design", EVERY_DESIGN, ids=repr)
+def test_one_privacy_vocabulary(design: object) -> None:
+    """``epsilon`` is the exact privacy loss everywhere: no second name for it, and no
+    parameter stored under a public name beside the property that derives it."""
+    assert not hasattr(design, "privacy_loss")
+    public = [name for name in vars(design) if not name.startswith("_")]
+    assert not [name for name in public if name.endswith("_param")]
+    assert "epsilon" not in vars(design)  # the property, never a second stored copy
+    eps = design.epsilon  # type: ignore[attr-defined]
+    assert math.isfinite(eps) and eps > 0
+
+
+@pytest.mark.parametrize("design", [d for d in EVERY_DESIGN
+                                    if not isinstance(d, ldp_core.NumericMechanism)], ids=repr)
+def test_design_from_params_reads_every_design_back(design: object) -> None:
+    params = design.params()  # type: ignore[attr-defined]
+    again = ldp_core.design_from_params(params)
+    assert again == design
+    assert again.params() == params
+
+
+def test_numeric_epsilon_is_the_channel_loss_not_the_setting() -> None:
+    """The setting a numeric mechanism is built with stays private; its ``epsilon`` is the
+    loss of the channel, tight against the setting (Duchi et al.: ln((c + 1) / (c - 1)))."""
+    duchi = ldp_core.DuchiMechanism(epsilon=1.0)
+    c = duchi.c_epsilon
+    assert duchi.epsilon == math.log((c + 1) / (c - 1))
+    assert duchi.epsilon == pytest.approx(1.0, rel=1e-12)
+    assert duchi.params() == {"design": "duchi", "epsilon": 1.0}
+    assert repr(duchi) == "DuchiMechanism(epsilon=1.0)"
+
+
+def test_design_from_params_names_an_unknown_design() -> None:
+    with pytest.raises(ValueError, match="unknown design 'dice'; known: .*'die'.*'duchi'"):
+        ldp_core.design_from_params({"design": "dice"})
+    with pytest.raises(ValueError, match="'design' key"):
+        ldp_core.design_from_params({"faces": 4})

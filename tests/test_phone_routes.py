@@ -192,6 +192,21 @@ def test_revealed_results_carry_the_estimate_and_its_interval(client, svc):
     assert (est.exact_low, est.exact_high) != pytest.approx((est.ci_low, est.ci_high))
 
 
+def test_revealed_categorical_results_carry_each_options_exact_interval(client, svc):
+    poll = svc.create_poll("flavours")
+    q = svc.add_question(poll.id, "Favourite?", kind="categorical", options=("A", "B", "C"),
+                         design_params={"design": "grr", "d": 3, "epsilon": 1.0})
+    svc.open_question(q.id)
+    svc.add_simulated_reports(q.id, 30, [0.6, 0.3, 0.1], seed=2)
+    svc.set_revealed(q.id, True)
+    res = client.get(f"/api/poll/{poll.join_code}").json()["question"]["results"]
+    est = svc.estimate(q.id).categorical
+    assert [r["label"] for r in res["categorical"]] == ["A", "B", "C"]
+    assert [r["ci_low"] for r in res["categorical"]] == pytest.approx(est.ci_low)
+    assert [r["ci_high"] for r in res["categorical"]] == pytest.approx(est.ci_high)
+    assert all(0 <= r["ci_low"] <= r["ci_high"] <= 1 for r in res["categorical"])
+
+
 # -- join errors: one clear sentence each ----------------------------------------------------
 def test_unknown_code_is_one_clear_sentence(client):
     r = client.get("/api/poll/ZZZZZZ")

@@ -251,3 +251,26 @@ def test_phones_stay_on_a_question_sent_back_to_draft_for_a_new_round(service):
     # A question still in its first draft is not shown to phones.
     service.add_question(poll.id, "Third?", design_params=dict(CLASS_EXERCISE))
     assert service.current_question(poll.id).id == second.id
+
+
+def test_raising_a_closed_answered_questions_epsilon_is_checked_against_the_budget(service):
+    """Before, a closed question's design changed without a check: its answered round costs
+    the largest ε of its designs, so raising it from 0.5 to 0.6 beside an open question at
+    0.5 committed 1.1 of a budget of 1.0 (the dashboard then showed the poll over budget)."""
+    poll = service.set_budget(service.create_poll("raise").id, 1.0)
+    q1 = service.open_question(service.add_question(poll.id, "First?",
+                                                    design_params=eps_rr(0.5)).id)
+    service.submit_report(poll.join_code, q1.id, answer=1, design_params=q1.design_params,
+                          submission_id="sid-raise-0001", device_id="device-raise")
+    q2 = service.open_question(service.add_question(poll.id, "Second?",
+                                                    design_params=eps_rr(0.5)).id)
+    assert q2.is_open and not service.question(q1.id).is_open
+    with pytest.raises(OverBudget, match="changing the design of “First\\?” to this ε would "
+                                         "let a student spend ε = 1.10"):
+        service.set_design(q1.id, eps_rr(0.6))
+    assert service.question(q1.id).design_params == eps_rr(0.5)
+    assert service.set_design(q1.id, eps_rr(0.4)).design_params == eps_rr(0.4)  # lower: fine
+    assert service.budget(poll.id).committed == pytest.approx(1.0)
+    # a closed question without reports in its round changes freely (it costs nothing yet)
+    q3 = service.add_question(poll.id, "Third?", design_params=eps_rr(0.5))
+    assert service.set_design(q3.id, eps_rr(3.0)).design_params == eps_rr(3.0)

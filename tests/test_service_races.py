@@ -11,6 +11,8 @@ wide) try to break that:
 * two questions of ε = ln 3 opened at the same instant under a budget of ln 3, then one
   device answering both at the same instant: at most one question stays open and at
   most one report is stored;
+* an open question's ε raised while another question opens, at the same instant, under a
+  budget that holds either but not both: at most one of them happens;
 * two questions forced open together (as a second dashboard or an older process could
   leave them), one device answering both at the same instant: at most one report;
 * a per-address limit of 5 and 150 reports from one address at once, from two
@@ -70,6 +72,35 @@ def test_two_questions_opened_at_once_under_a_budget_of_one_leave_one_open(servi
             assert a["ok"] or a["error"] in ("QuestionClosed", "OverBudget"), a
     assert not broken, (f"{len(broken)} of {TRIES} tries overspent the budget "
                         f"(open questions, stored reports, ...): {broken[:2]}")
+
+
+def test_raising_one_questions_epsilon_while_another_opens_keeps_the_budget(service, racers):
+    """Budget 1.0: q1 open at RR ε = 0.5 with one report (so its round counts), q2 waiting
+    at 0.5. Raising q1 to 0.6 and opening q2 each fit alone; both together would commit
+    1.1. One of them must be refused."""
+    broken = []
+    for i in range(TRIES):
+        poll = service.set_budget(service.create_poll(f"raise race {i}").id, 1.0)
+        q1 = service.add_question(poll.id, "First?", design_params={
+            "design": "epsilon", "epsilon": 0.5})
+        q2 = service.add_question(poll.id, "Second?", design_params={
+            "design": "epsilon", "epsilon": 0.5})
+        q1 = service.open_question(q1.id)
+        service.submit_report(poll.join_code, q1.id, answer=1, design_params=q1.design_params,
+                              submission_id=f"sid-raise-{i:04d}", device_id="device-r")
+        outcomes = race(list(racers), [
+            {"op": "design", "question_id": q1.id,
+             "params": {"design": "epsilon", "epsilon": 0.6}},
+            {"op": "open", "question_id": q2.id}])
+        raised = service.question(q1.id).design_params["epsilon"] == 0.6
+        opened = service.question(q2.id).is_open
+        if raised and opened:
+            broken.append(outcomes)
+        assert sum(o["ok"] for o in outcomes) == 1, outcomes
+        for o in outcomes:  # the refusal says why
+            assert o["ok"] or o["error"] == "OverBudget", o
+    assert not broken, (f"{len(broken)} of {TRIES} tries committed ε = 1.1 of a budget of "
+                        f"1.0: {broken[:2]}")
 
 
 def test_one_device_answering_two_questions_forced_open_stores_at_most_one(service, store,

@@ -38,7 +38,9 @@ __all__ = [
     "fmt_pvalue",
     "fmt_ratio",
     "fmt_up",
+    "fmt_value",
     "is_number",
+    "value_decimals",
 ]
 
 DASH = "—"
@@ -113,6 +115,37 @@ def fmt_fixed(x: object, decimals: int = 3) -> str:
     if float(text.replace(",", "")) == 0:
         text = text.lstrip("-")
     return _minus(text)
+
+
+def value_decimals(lo: object, hi: object) -> int:
+    """How many decimals every number of a numeric question gets: one rule for the whole
+    question (mean, SD, CI, the values the phones sent), so numbers side by side read
+    alike. The last digit is about a thousandth of the width of the range of answers:
+    [0, 12] gives 2 decimals, [0, 100] 1, [0, 1] 3, [0, 5000] none.
+
+    >>> value_decimals(0, 12), value_decimals(0, 100), value_decimals(0, 1), value_decimals(0, 5000)
+    (2, 1, 3, 0)
+    >>> value_decimals(3, 3), value_decimals(None, 1)
+    (2, 2)
+    """
+    if not (is_number(lo) and is_number(hi)) or hi == lo:
+        return 2
+    return max(0, min(6, 3 - math.floor(math.log10(abs(float(hi) - float(lo))))))
+
+
+def fmt_value(x: object, unit: str = "", decimals: int = 2) -> str:
+    """A value in the question's units with a fixed number of decimals
+    (:func:`value_decimals`); a dash when it is not a number.
+
+    >>> fmt_value(17.9863, "hours"), fmt_value(-5.98763, "hours"), fmt_value(6, "hours")
+    ('17.99 hours', '−5.99 hours', '6.00 hours')
+    >>> fmt_value(float("nan"), "hours"), fmt_value(1234.5, "", 0)
+    ('—', '1,234')
+    """
+    special = _special(x)
+    if special == DASH:
+        return DASH
+    return f"{fmt_fixed(x, decimals)} {unit}".strip()
 
 
 def fmt_up(x: object, sig: int = 3) -> str:

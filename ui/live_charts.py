@@ -43,6 +43,7 @@ __all__ = [
     "ESTIMATE",
     "HIGHLIGHT",
     "NORM_SUB",
+    "PROJECTOR_MAIN_HEIGHT",
     "REPORTED",
     "estimate_by_round",
     "estimate_trace",
@@ -51,7 +52,6 @@ __all__ = [
     "numeric_reports",
     "reported_counts",
     "sd_vs_epsilon",
-    "share_interval",
     "show",
 ]
 
@@ -63,6 +63,9 @@ NORM_SUB = "#009E73"
 _THEORY = charts.THEORY
 _TEMPLATES = 128
 _BIG_FONT = 24
+#: The plot height (px) of a main chart on the projector: with the question, the key
+#: numbers and the control bar it fits a 1280×720 screen.
+PROJECTOR_MAIN_HEIGHT = 170
 
 
 def _freeze(chart: alt.TopLevelMixin) -> str:
@@ -76,7 +79,9 @@ def _enlarge(spec: dict) -> dict:
     the back of a lecture hall); the height stays, so both charts fit one screen."""
     config = spec.setdefault("config", {})
     config.setdefault("axis", {}).update(labelFontSize=_BIG_FONT, titleFontSize=_BIG_FONT + 2)
-    config.setdefault("legend", {}).update(labelFontSize=_BIG_FONT, titleFontSize=_BIG_FONT)
+    # Two columns at most: at 24 px three entries side by side overrun a 1280 px screen.
+    config.setdefault("legend", {}).update(labelFontSize=_BIG_FONT, titleFontSize=_BIG_FONT,
+                                           columns=2)
     config.setdefault("title", {}).update(fontSize=_BIG_FONT + 4, subtitleFontSize=_BIG_FONT)
     for layer in spec.get("layer", []):
         mark = layer.get("mark")
@@ -85,12 +90,17 @@ def _enlarge(spec: dict) -> dict:
     return spec
 
 
-def show(fig: Figure, *, big: bool = False) -> None:
-    """Draw ``fig`` at full container width; ``big`` for the projector."""
+def show(fig: Figure, *, big: bool = False, max_height: int | None = None) -> None:
+    """Draw ``fig`` at full container width; ``big`` for the projector, where
+    ``max_height`` (px, the plot area) keeps a main chart on the first screen."""
     import streamlit as st
 
     spec = fig.to_dict()
-    st.vega_lite_chart(_enlarge(spec) if big else spec, width="stretch")
+    if big:
+        spec = _enlarge(spec)
+        if max_height is not None and isinstance(spec.get("height"), (int, float)):
+            spec["height"] = min(spec["height"], max_height)
+    st.vega_lite_chart(spec, width="stretch")
 
 
 # -- built on ui.charts --------------------------------------------------------------------
@@ -206,9 +216,16 @@ def estimate_trace(rows: Sequence[Mapping[str, object]], *, level: float = 0.95)
 
 
 @lru_cache(maxsize=_TEMPLATES)
-def _histogram_tpl(options: tuple, names: tuple, height: int) -> str:
+def _histogram_tpl(options: tuple, names: tuple, height: int, every_label: bool) -> str:
+    # Upright labels while they fit side by side. Many options (the 14 occupations): on
+    # the projector (``every_label``, at least 1280 px wide) slanted, each one drawn;
+    # at the desk, whose width may be a phone's, upright on end, where they fit even at
+    # 390 px (and Vega leaves out any that would still overlap).
+    many = len(options) > 6 or sum(len(o) for o in options) > 60
+    angle = (-35 if every_label else -90) if many else 0
     x = alt.X(field="option", type="nominal", sort=list(options), title=None,
-              axis=alt.Axis(labelAngle=0))
+              axis=alt.Axis(labelAngle=angle, labelLimit=260,
+                            labelOverlap=False if every_label else True))
     offset = alt.XOffset(field="series", type="nominal", sort=list(names),
                          scale=alt.Scale(domain=list(names)))
     colour = alt.Color(field="series", type="nominal", sort=list(names), title=None,
@@ -226,9 +243,12 @@ def _histogram_tpl(options: tuple, names: tuple, height: int) -> str:
 
 
 def histogram(options: Sequence[str], shares: Mapping[str, Sequence[float | None]],
-              raw_low: Sequence[float | None], raw_high: Sequence[float | None]) -> Figure:
+              raw_low: Sequence[float | None], raw_high: Sequence[float | None], *,
+              every_label: bool = False) -> Figure:
     """Estimated share of each option for three named series (raw, clipped, Norm-Sub, in
-    that order), with an error bar ``[raw_low, raw_high]`` on the raw estimate."""
+    that order), with each option's interval ``[raw_low, raw_high]`` drawn on the raw
+    series (the dashboard's exact CI); ``every_label`` labels every option even if
+    labels would touch (the projector)."""
     names = tuple(shares)
     opts = tuple(str(o) for o in options)
     bars = [{"option": o, "series": name, "share": float(v)}
@@ -236,21 +256,8 @@ def histogram(options: Sequence[str], shares: Mapping[str, Sequence[float | None
     err = [{"option": o, "series": names[0], "lo": float(lo), "hi": float(hi)}
            for o, lo, hi in zip(opts, raw_low, raw_high, strict=True)
            if is_number(lo) and is_number(hi)]
-    return Figure(_histogram_tpl(opts, names, 260),
+    return Figure(_histogram_tpl(opts, names, 260, every_label),
                   {"bars": bars, "err": err, "zero": [{"y": 0.0}]})
-
-
-def share_interval(counts: Sequence[float], sds: Sequence[float], n: int, z: float
-                   ) -> tuple[list[float | None], list[float | None]]:
-    """``(counts ± z·SD) / n`` for each option: the error bar of an estimated share in the
-    chart's units (None where a value is missing, or while n = 0)."""
-    lows: list[float | None] = []
-    highs: list[float | None] = []
-    for c, s in zip(counts, sds, strict=True):
-        ok = n > 0 and is_number(c) and is_number(s)
-        lows.append((float(c) - z * float(s)) / n if ok else None)
-        highs.append((float(c) + z * float(s)) / n if ok else None)
-    return lows, highs
 
 
 @lru_cache(maxsize=_TEMPLATES)
@@ -290,9 +297,12 @@ def _numeric_tpl(x_title: str, height: int) -> str:
     band = alt.Chart(alt.NamedData(name="range")).mark_rect(color=charts.CENTRAL,
                                                               opacity=0.15).encode(
         x=alt.X(**quant("lo")), x2=alt.X2(field="hi"))
+    # Each bar stands on zero (y2): its height is the number of reports in its bin, read
+    # against an axis that starts at 0, so a bin of 20 reports looks twice one of 10.
     bars = alt.Chart(alt.NamedData(name="bars")).mark_bar(color=REPORTED).encode(
         x=alt.X(**quant("x0", x_title)), x2=alt.X2(field="x1"),
-        y=alt.Y(**quant("count", "reports")),
+        y=alt.Y(**quant("count", "reports"), scale=alt.Scale(zero=True, nice=True)),
+        y2=alt.Y2Datum(0),
         tooltip=[alt.Tooltip(field="x0", type="quantitative", title="from", format=".3~g"),
                  alt.Tooltip(field="x1", type="quantitative", title="to", format=".3~g"),
                  alt.Tooltip(field="count", type="quantitative", title="reports")])
@@ -303,7 +313,7 @@ def _numeric_tpl(x_title: str, height: int) -> str:
 
 
 def numeric_reports(reports: Sequence[tuple[float, int]], lo: float, hi: float,
-                    mean: float | None, *, unit: str = "", bins: int = 40) -> Figure:
+                    mean: float | None, *, unit: str = "", bins: int = 24) -> Figure:
     """The reports of a numeric question binned over everything they span (at least
     [lo, hi]), with the range of true answers shaded and the estimated mean as a dashed
     line: randomized reports run far outside the range, their mean does not."""

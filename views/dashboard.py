@@ -39,6 +39,7 @@ from ui.dashboard.controls import (
     voting_button,
 )
 from ui.dashboard.join import join_panel
+from ui.dashboard.kinds import view
 from ui.dashboard.live import live_panel
 from ui.dashboard.management import manage_panel, rehearsal_panel
 from ui.dashboard.pacing import pacing_keys
@@ -94,7 +95,9 @@ def _render_desk(svc, polls) -> None:
     to_projector.button("Projection mode", icon=":material/present_to_all:",
                         key="dash_projector_on", on_click=cb_projector,
                         args=(True,), help="Large type and high contrast for the projector, "
-                        "no navigation. Leave it with the button at the bottom.",
+                        "no navigation. There the keyboard (or a presentation clicker's "
+                        "PageDown) runs the class: press ? for the keys. Leave it with Esc "
+                        "or the button at the bottom.",
                         width="stretch")
     poll_bar(polls, poll)
     if question is None:
@@ -113,7 +116,7 @@ def _render_desk(svc, polls) -> None:
         join_panel(poll, big=False)
     with live_col:
         live_panel(question.id, False)
-    if question.kind == "binary":
+    if view(question.kind).what_if:
         what_if_panel(svc, question)
     rehearsal_panel(question)
     add_question_panel(poll, expanded=False)
@@ -143,15 +146,17 @@ def _render_projector(svc, polls) -> None:
     if question is None:
         join_panel(poll, big=True)
     elif show_join:
-        join_col, live_col = st.columns([1, 2.3], gap="large")
+        join_col, live_col = st.columns([1, 2.9], gap="medium")
         with join_col:
             join_panel(poll, big=True)
         with live_col:
             live_panel(question.id, True)
     else:
         live_panel(question.id, True)
-    st.divider()
-    cols = st.columns([1, 1, 1, 0.9, 1.3], vertical_alignment="center")
+    # The control bar stays at the bottom of the screen (ui.dashboard.style), whatever
+    # the panels above it hold: the projector never needs scrolling to reach it.
+    bar = st.container(key="ldp_projector_controls")
+    cols = bar.columns([1, 1, 1, 0.9, 1.3], vertical_alignment="center")
     if question is not None:
         with cols[0]:
             voting_button(question, key="dash_p_voting")

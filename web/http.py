@@ -8,16 +8,14 @@ import math
 
 from starlette.requests import HTTPConnection, Request
 
+from classroom.domain import MAX_ROW_ID
+
 __all__ = ["MAX_ROW_ID", "MAX_SAFE_INTEGER", "client_address", "is_secure", "json_depth",
            "own_origin", "parse_json", "same_origin"]
 
 #: The largest integer a browser's JavaScript holds exactly (``Number.MAX_SAFE_INTEGER``):
 #: a page of the app never sends a larger one.
 MAX_SAFE_INTEGER = 2**53 - 1
-#: The largest id a row can have on every backend: ids are INTEGER columns, 32 bits on
-#: PostgreSQL (SQLite's are 64). A larger id names nothing, and the database would refuse
-#: to compare it.
-MAX_ROW_ID = 2**31 - 1
 
 
 def client_address(request: HTTPConnection) -> str:

@@ -32,7 +32,14 @@ Answer encoding (``Question.options`` index = encoded answer):
 Stored answers are always these canonical strings.
 """
 
-from classroom.kinds import KINDS, check_kind_and_mode, clean_options
+from classroom.kinds import (
+    BINARY_DESIGNS,
+    CATEGORICAL_DESIGNS,
+    KINDS,
+    NUMERIC_DESIGNS,
+    check_kind_and_mode,
+    clean_options,
+)
 
 from .answers import (
     answer_label,
@@ -86,8 +93,6 @@ from .results import (
     finite_or_inf,
 )
 from .vocabulary import (
-    BINARY_DESIGNS,
-    CATEGORICAL_DESIGNS,
     CLASS_EXERCISE,
     JOIN_CODE_ALPHABET,
     JOIN_CODE_LENGTH,
@@ -95,12 +100,12 @@ from .vocabulary import (
     MAX_OPTION_CHARS,
     MAX_OPTIONS,
     MAX_QUESTION_CHARS,
+    MAX_ROW_ID,
     MAX_TITLE_CHARS,
     MAX_UNIT_CHARS,
     MIN_COUNTDOWN_S,
     MIN_OPTIONS,
     MODES,
-    NUMERIC_DESIGNS,
     STATES,
     clean_countdown,
     clean_text,
@@ -131,6 +136,7 @@ __all__ = [
     "MAX_OPTIONS",
     "MAX_OPTION_CHARS",
     "MAX_QUESTION_CHARS",
+    "MAX_ROW_ID",
     "MAX_TITLE_CHARS",
     "MAX_UNIT_CHARS",
     "MIN_COUNTDOWN_S",

@@ -1,4 +1,4 @@
-"""The classroom's vocabulary and limits: modes, states, design names, join codes,
+"""The classroom's vocabulary and limits: modes, states, join codes,
 text limits, and the checks of what people type (titles, questions, options, codes)."""
 
 from __future__ import annotations
@@ -9,13 +9,9 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-import ldp_core
-
 from .errors import BadInput
 
 __all__ = [
-    "BINARY_DESIGNS",
-    "CATEGORICAL_DESIGNS",
     "CLASS_EXERCISE",
     "JOIN_CODE_ALPHABET",
     "JOIN_CODE_LENGTH",
@@ -23,18 +19,19 @@ __all__ = [
     "MAX_OPTIONS",
     "MAX_OPTION_CHARS",
     "MAX_QUESTION_CHARS",
+    "MAX_ROW_ID",
     "MAX_TITLE_CHARS",
     "MAX_UNIT_CHARS",
     "MIN_COUNTDOWN_S",
     "MIN_OPTIONS",
     "MODES",
-    "NUMERIC_DESIGNS",
     "STATES",
     "clean_countdown",
     "clean_text",
     "display_order",
     "normalize_join_code",
     "shorten",
+    "shown",
 ]
 
 
@@ -45,14 +42,15 @@ CLASS_EXERCISE: Mapping[str, Any] = MappingProxyType(
 
 MODES = ("device", "physical")
 STATES = ("draft", "open", "closed")
-BINARY_DESIGNS = ("epsilon", "gamma", "die", "two_coin", "warner", "forced")
-CATEGORICAL_DESIGNS = ("grr", "ue")
-NUMERIC_DESIGNS = ldp_core.NUMERIC_NAMES
 
 JOIN_CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 JOIN_CODE_LENGTH = 6
 
 MAX_TITLE_CHARS = 100
+#: The largest id a row can have on every backend: ids are INTEGER columns, 32 bits on
+#: PostgreSQL (SQLite's are 64). A larger id names nothing, and the database would refuse
+#: to compare it.
+MAX_ROW_ID = 2**31 - 1
 MAX_QUESTION_CHARS = 300
 MAX_OPTION_CHARS = 60
 MIN_OPTIONS = 2
@@ -67,6 +65,23 @@ _ALLOWED_CONTROL = {"\n", "\t"}
 
 def shorten(text: str, limit: int = 24) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def shown(value: object, limit: int = 24) -> str:
+    """``repr(value)`` shortened for a message; an integer too long to print whole (Python
+    refuses past 4,300 digits) is named by its size.
+
+    >>> shown(10**400), shown("abc"), shown([1, 2])
+    ('a 401-digit integer', "'abc'", '[1, 2]')
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
+        digits = len(str(abs(value))) if value.bit_length() < 14_000 else None
+        size = f"{digits}-digit" if digits else f"{value.bit_length()}-bit"
+        return f"a{' negative' if value < 0 else ''} {size} integer"
+    try:
+        return shorten(repr(value), limit)
+    except ValueError:  # a huge integer inside a list
+        return f"a {type(value).__name__} too large to show"
 
 
 def clean_text(name: str, value: object, lo: int, hi: int, *, multiline: bool = False) -> str:
@@ -98,7 +113,7 @@ def clean_countdown(value: object) -> int | None:
             or not MIN_COUNTDOWN_S <= value <= MAX_COUNTDOWN_S:
         raise BadInput(f"the countdown must be a whole number of seconds from "
                        f"{MIN_COUNTDOWN_S} to {MAX_COUNTDOWN_S}, or none; got "
-                       f"{shorten(repr(value))}")
+                       f"{shown(value)}")
     return value
 
 
@@ -116,8 +131,8 @@ def normalize_join_code(code: object) -> str:
         raise BadInput("enter the join code shown on the projector")
     bad = sorted({ch for ch in norm if ch not in JOIN_CODE_ALPHABET})
     if bad:
-        shown = " ".join(repr(c) for c in bad[:5])
-        raise BadInput(f"join code {shorten(raw.strip())!r} contains {shown}, which never "
+        chars = " ".join(repr(c) for c in bad[:5])
+        raise BadInput(f"join code {shorten(raw.strip())!r} contains {chars}, which never "
                        f"appear in join codes (they use 2-9 and A-Z without I, L, O)")
     if len(norm) != JOIN_CODE_LENGTH:
         raise BadInput(f"join code {shorten(raw.strip())!r} has {len(norm)} characters; "

@@ -29,7 +29,10 @@ from .categorical import CategoricalEstimate, CategoricalKind, ue_label
 from .numeric import NumericKind, format_value, numeric_class, numeric_report
 
 __all__ = [
+    "BINARY_DESIGNS",
+    "CATEGORICAL_DESIGNS",
     "KINDS",
+    "NUMERIC_DESIGNS",
     "REGISTRY",
     "CategoricalEstimate",
     "Design",
@@ -54,6 +57,11 @@ REGISTRY: Mapping[str, QuestionKind] = MappingProxyType(
 
 #: The stored names of the kinds.
 KINDS: tuple[str, ...] = tuple(REGISTRY)
+
+#: Each kind's design names (``params["design"]``), as its module lists them.
+BINARY_DESIGNS = REGISTRY["binary"].designs
+CATEGORICAL_DESIGNS = REGISTRY["categorical"].designs
+NUMERIC_DESIGNS = REGISTRY["numeric"].designs
 
 
 def kind(name: object) -> QuestionKind:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -71,6 +71,11 @@ class QuestionKind(ABC):
     trajectory: ClassVar[bool] = False
     #: The option a stuffer pushes when the instructor names none.
     default_target: ClassVar[int] = 0
+    #: A question of this kind, for the contract every kind meets (tests/test_kinds.py):
+    #: its options, its design's parameters and a class's true shares (or mean).
+    example_options: ClassVar[tuple[str, ...]]
+    example_params: ClassVar[Mapping[str, Any]]
+    example_share: ClassVar[object]
     #: Whether options the question's text does not name are shown last first ("yes",
     #: value 1, before "no").
     yes_first: ClassVar[bool] = False
@@ -186,9 +191,9 @@ class QuestionKind(ABC):
         return self.display_order(text, options), None
 
     @abstractmethod
-    def privacy_note(self, design: Design, ratio: str, shown: str) -> str:
+    def privacy_note(self, design: Design, ratio: str, eps_text: str) -> str:
         """The receipt's privacy sentence for a finite ε: ``ratio`` is the factor on the
-        odds and ``shown`` ε, both rounded toward privacy."""
+        odds and ``eps_text`` ε, both rounded toward privacy."""
 
     @abstractmethod
     def phone_results(self, estimate: Any, options: tuple[str, ...]) -> dict[str, Any]:

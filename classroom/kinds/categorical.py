@@ -6,15 +6,16 @@ response (the report an option number ``"0"``..``str(k-1)``) or unary encoding (
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
 
 import ldp_core
 from classroom.domain.errors import BadInput, BadReport
-from classroom.domain.vocabulary import CATEGORICAL_DESIGNS, shorten
+from classroom.domain.vocabulary import shown
 
 from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems, finite
 from .binary import _check_option_numbers, _option_index, _target
@@ -43,6 +44,10 @@ class CategoricalEstimate:
     #: Do the reports fit the design? Unary encoding: the 1-bits per report; GRR: each
     #: option's count against its band (the least plausible design group's check).
     plausibility: ldp_core.Plausibility | None = None
+    #: Each option's exact 95% interval for its true share (the headline CI;
+    #: ``ldp_core.CategoricalCounts.exact_intervals``); None when ``n == 0``.
+    ci_low: tuple[float, ...] | None = None
+    ci_high: tuple[float, ...] | None = None
 
     @property
     def empty(self) -> bool:
@@ -68,7 +73,11 @@ def _unary(design: object) -> bool:
 class CategoricalKind(QuestionKind):
     name: ClassVar[str] = "categorical"
     label: ClassVar[str] = "categorical"
-    designs: ClassVar[tuple[str, ...]] = CATEGORICAL_DESIGNS
+    designs: ClassVar[tuple[str, ...]] = ("grr", "ue")
+    example_options: ClassVar[tuple[str, ...]] = ("Red", "Green", "Blue")
+    example_params: ClassVar[Mapping[str, Any]] = MappingProxyType(
+        {"design": "ue", "d": 3, "p": 0.5, "q": 0.25})
+    example_share: ClassVar[object] = (0.5, 0.3, 0.2)
 
     def _build(self, params: dict[str, Any]) -> Design:
         return ldp_core.categorical_oracle_from_params(params)
@@ -92,7 +101,7 @@ class CategoricalKind(QuestionKind):
         if isinstance(answer, str) and len(answer) == k and set(answer) <= {"0", "1"}:
             return answer
         raise BadReport(f"answer must be {k} bits, one per option (e.g. {'0' * (k - 1)}1), "
-                        f"got {shorten(repr(answer))}")
+                        f"got {shown(answer)}")
 
     def answer_label(self, design: Design, options: tuple[str, ...], stored: str) -> str:
         return ue_label(options, stored) if _unary(design) else options[int(stored)]
@@ -145,16 +154,21 @@ class CategoricalKind(QuestionKind):
             return {"type": "ue", "d": design.d, "p": p, "q": q}
         return {"type": "grr", "d": design.d, "p": p}
 
-    def privacy_note(self, design: Design, ratio: str, shown: str) -> str:
+    def privacy_note(self, design: Design, ratio: str, eps_text: str) -> str:
         return (f"Your privacy: whatever your true answer, the chance of the report your phone "
-                f"sent changes by at most {ratio} from one answer to another (ε = {shown}).")
+                f"sent changes by at most {ratio} from one answer to another (ε = {eps_text}).")
 
     def phone_results(self, estimate: Any, options: tuple[str, ...]) -> dict[str, Any]:
         cat = estimate.categorical
         shares = cat.shares() if cat is not None else None
+        none: list[float | None] = [None] * len(options)
+        lows = list(cat.ci_low) if cat is not None and cat.ci_low is not None else none
+        highs = list(cat.ci_high) if cat is not None and cat.ci_high is not None else none
         return {"n": estimate.n, "categorical": [
-            {"label": label, "share": None if shares is None else finite(s)}
-            for label, s in zip(options, shares or [None] * len(options), strict=True)]}
+            {"label": label, "share": None if shares is None else finite(s),
+             # each option's exact 95% CI, the dashboard's own
+             "ci_low": finite(lo), "ci_high": finite(hi)}
+            for label, s, lo, hi in zip(options, shares or none, lows, highs, strict=True)]}
 
 
 def _stored(oracle: ldp_core.FrequencyOracle, reports: np.ndarray) -> list[object]:
@@ -195,8 +209,11 @@ def _categorical_round(design_of: DesignOf, items: RoundItems, fallback: str | N
     checks = [ldp_core.ue_plausibility(design_of(dj), hist) for dj, hist in ones.items()]
     checks += [ldp_core.grr_plausibility(oracle, support) for oracle, _, support in groups
                if isinstance(oracle, ldp_core.GRR)]
+    ends = counts.exact_intervals()
     return CategoricalEstimate(
         n=counts.n, support_counts=support_total, raw=tuple(float(x) for x in raw),
         clipped=tuple(float(x) for x in clipped), norm_sub=tuple(float(x) for x in ns_counts),
         sd=tuple(float(x) for x in sd), epsilon=counts.epsilon,
-        plausibility=min(checks, key=lambda c: c.p_value) if checks else None)
+        plausibility=min(checks, key=lambda c: c.p_value) if checks else None,
+        ci_low=None if ends is None else tuple(float(x) for x in ends[0]),
+        ci_high=None if ends is None else tuple(float(x) for x in ends[1]))

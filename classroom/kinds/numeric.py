@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
 
 import ldp_core
 from classroom.domain.errors import BadInput, BadReport
-from classroom.domain.vocabulary import MAX_UNIT_CHARS, NUMERIC_DESIGNS, clean_text, shorten
+from classroom.domain.vocabulary import MAX_UNIT_CHARS, clean_text, shown
 from ldp_core import REPORT_TAIL, DuchiMechanism, NumericDesign
 
 from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems
@@ -70,6 +72,32 @@ def _nice_step(lo: float, hi: float) -> float:
     return float(10 ** math.floor(math.log10((hi - lo) / 100)))
 
 
+def _report_number(answer: object) -> float:
+    """A report as sent (a JSON number) or exported (a CSV cell) as a float; NaN for
+    anything else, an integer beyond every float (10**400) included."""
+    if isinstance(answer, (int, float)) and not isinstance(answer, bool):
+        try:
+            return float(answer)
+        except OverflowError:
+            return math.nan
+    if isinstance(answer, str) and 0 < len(answer) <= 32:  # a CSV cell
+        try:
+            return float(answer)
+        except ValueError:
+            return math.nan
+    return math.nan
+
+
+def _reach(mech: ldp_core.NumericMechanism) -> str:
+    """Why a report beyond the mechanism's range is refused, in words."""
+    lo, hi = mech.output_bounds
+    grid = mech.device_grid()
+    if not math.isfinite(lo) and grid is not None:
+        return (f"a phone clamps its reports to [{grid[0]:.6g}, {grid[1]:.6g}]; whatever the "
+                f"student's value, one further out has probability below {REPORT_TAIL:g}")
+    return f"its reports lie in [{lo:.6g}, {hi:.6g}]"
+
+
 def _numeric(design: Design | None) -> NumericDesign:
     if not isinstance(design, NumericDesign):
         raise BadReport("a numeric question's report needs a numeric mechanism")
@@ -79,11 +107,15 @@ def _numeric(design: Design | None) -> NumericDesign:
 class NumericKind(QuestionKind):
     name: ClassVar[str] = "numeric"
     label: ClassVar[str] = "numeric"
-    designs: ClassVar[tuple[str, ...]] = NUMERIC_DESIGNS
+    designs: ClassVar[tuple[str, ...]] = ldp_core.NUMERIC_NAMES
     physical: ClassVar[bool] = False  # a number has no by-hand randomizer
     has_unit: ClassVar[bool] = True
     continuous: ClassVar[bool] = True
     default_target: ClassVar[int] = 1
+    example_options: ClassVar[tuple[str, ...]] = ("hours",)
+    example_params: ClassVar[Mapping[str, Any]] = MappingProxyType(
+        {"design": "hybrid", "epsilon": 2.0, "lo": 0, "hi": 12})
+    example_share: ClassVar[object] = 7.0
 
     def clean_options(self, options: Any) -> tuple[str, ...]:
         if len(options) != 1:
@@ -109,29 +141,14 @@ class NumericKind(QuestionKind):
             if not isinstance(answer, bool) and answer in (0, 1, "0", "1"):
                 return str(int(answer))  # one of 0, 1, "0", "1"
             raise BadReport(f"answer must be the randomized bit, 0 or 1, got "
-                            f"{shorten(repr(answer))}")
-        y = math.nan
-        if isinstance(answer, (int, float)) and not isinstance(answer, bool):
-            y = float(answer)
-        elif isinstance(answer, str) and 0 < len(answer) <= 32:  # a CSV cell
-            try:
-                y = float(answer)
-            except ValueError:
-                pass
+                            f"{shown(answer)}")
+        y = _report_number(answer)
         if not math.isfinite(y):
             raise BadReport(f"answer must be the randomized report, a finite number, got "
-                            f"{shorten(repr(answer))}")
+                            f"{shown(answer)}")
         if not mech.plausible(y):
-            lo, hi = mech.output_bounds
-            grid = mech.device_grid()
-            if not math.isfinite(lo) and grid is not None:
-                why = (f"a phone clamps its reports to [{grid[0]:.6g}, {grid[1]:.6g}]; "
-                       f"whatever the student's value, one further out has probability "
-                       f"below {REPORT_TAIL:g}")
-            else:
-                why = f"its reports lie in [{lo:.6g}, {hi:.6g}]"
-            raise BadReport(f"answer {shorten(repr(answer))} is not a report this mechanism "
-                            f"can send ({why})")
+            raise BadReport(f"answer {shown(answer)} is not a report this mechanism "
+                            f"can send ({_reach(mech)})")
         return repr(y + 0.0)  # + 0.0: -0.0 is stored as 0.0
 
     def answer_label(self, design: Design, options: tuple[str, ...], stored: str) -> str:
@@ -226,10 +243,10 @@ class NumericKind(QuestionKind):
         return (), {"lo": lo, "hi": hi, "unit": self.unit(options), "step": step,
                     "start": round(round((lo + hi) / 2 / step) * step, digits)}
 
-    def privacy_note(self, design: Design, ratio: str, shown: str) -> str:
+    def privacy_note(self, design: Design, ratio: str, eps_text: str) -> str:
         return (f"Your privacy: your phone added noise to your number before sending it. "
                 f"Whatever your true value, the chance of the report it sent changes by at "
-                f"most {ratio} (ε = {shown}). Nobody, including the instructor, can tell "
+                f"most {ratio} (ε = {eps_text}). Nobody, including the instructor, can tell "
                 "your number from it; the class average still comes through.")
 
     def phone_results(self, estimate: Any, options: tuple[str, ...]) -> dict[str, Any]:

@@ -23,6 +23,8 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
 
 from .. import config
 from ..domain import (
+    MAX_ROW_ID,
+    BadInput,
     ClassroomError,
     Conflict,
     DiskFull,
@@ -70,6 +72,18 @@ UNAVAILABLE_WRITE = "database unavailable, not saved — try again"
 UNAVAILABLE_READ = "database unavailable — try again"
 DISK_FULL = ("the database's disk is full, so nothing was saved — free some space on the "
              "server, then try again")
+
+
+#: What a number too large for its column reads as (an id past MAX_ROW_ID, most often):
+#: bad input, not a database that cannot be reached.
+OUT_OF_RANGE = (f"a number is out of range (ids run from 1 to {MAX_ROW_ID}); nothing was "
+                "saved")
+
+
+def _out_of_range(exc: BaseException) -> bool:
+    """PostgreSQL's numeric_value_out_of_range (SQLSTATE 22003): "integer out of range"."""
+    orig = getattr(exc, "orig", None)
+    return getattr(orig, "sqlstate", None) == "22003" or getattr(orig, "pgcode", None) == "22003"
 
 
 class Store:
@@ -156,10 +170,14 @@ class Store:
                     yield conn
         except ClassroomError:
             raise
+        except OverflowError as exc:  # SQLite: a Python int beyond 64 bits, never sent
+            raise BadInput(OUT_OF_RANGE) from exc
         except IntegrityError as exc:
             raise Conflict("the data changed while saving (was the poll or question "
                            "deleted?) — not saved; reload and try again") from exc
         except (SQLAlchemyError, DBAPIError) as exc:
+            if _out_of_range(exc):  # PostgreSQL: a number beyond its column (22003)
+                raise BadInput(OUT_OF_RANGE) from exc
             # The page tells the student "not saved, try again"; the operator's log says
             # which database failed and why (disk full, read-only, refused), password masked.
             _LOG.warning("classroom database %s: %s failed: %s", self.masked_url,

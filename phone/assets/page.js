@@ -205,7 +205,8 @@
     } else if (res.categorical) {
       for (const c of res.categorical) {
         if (c.share === null) continue;
-        area.append(el('p', { text: `${c.label}: ${pct(c.share)}` }));
+        const interval = (c.ci_low != null && c.ci_high != null) ? ` (95% interval ${pctOut(c.ci_low, false)} to ${pctOut(c.ci_high, true)})` : '';
+        area.append(el('p', { text: `${c.label}: ${pct(c.share)}${interval}` }));
       }
     }
   }

@@ -124,6 +124,9 @@ def _serve(db_url: str, delay_s: float, limit: int) -> None:
         op = cmd["op"]
         if op == "open":
             out = _outcome(lambda c=cmd: service.open_question(c["question_id"]).state)
+        elif op == "design":  # raise (or lower) an open question's epsilon
+            out = _outcome(lambda c=cmd: service.set_design(c["question_id"],
+                                                            c["params"]).design_params)
         elif op == "report":
             out = _outcome(lambda c=cmd: _report(service, c))
         elif op == "reports":  # many reports at once, on the process's threads

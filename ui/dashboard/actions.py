@@ -9,8 +9,9 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from classroom.domain import ClassroomError, format_value, sentence
+from classroom.domain import ClassroomError, sentence
 from ui import session
+from ui.dashboard.kinds import view
 from ui.dashboard.selection import (
     EXERCISE_OPTIONS,
     EXERCISE_TEXT,
@@ -20,7 +21,6 @@ from ui.dashboard.selection import (
     select,
 )
 from ui.fmt import fmt_count, fmt_eps
-from ui.text import plain
 
 
 def flash(kind: str, text: str) -> None:
@@ -224,17 +224,7 @@ def simulated_class_note(question, n_simulated: int) -> str | None:
     total = sum(counts)
     if total != n_simulated:  # still arriving, or cleared elsewhere
         return None
-    if question.kind == "numeric":
-        mean = format_value(tally["value_sum"] / total, question.unit)
-        return (f"Simulated class: {fmt_count(total)} students with true mean {mean}, the "
-                "mean the 95% CI is about.")
-    if question.kind == "binary":
-        yes = counts[1] if len(counts) > 1 else 0
-        return (f"Simulated class: {fmt_count(yes)} of {fmt_count(total)} truly "
-                f"“{plain(question.options[1])}” ({yes / total:.0%}), the share the 95% CI "
-                "is about.")
-    parts = ", ".join(f"{plain(opt)} {c}" for opt, c in zip(question.options, counts, strict=True))
-    return f"Simulated class (true answers): {parts}."
+    return view(question.kind).class_note(question, tally, total)
 
 
 def cb_stuff(qid: int) -> None:

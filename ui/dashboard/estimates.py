@@ -4,6 +4,9 @@ table, for yes/no and histogram questions."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 import streamlit as st
@@ -80,7 +83,9 @@ def binary_panel(q, est, rounds, projector: bool, points) -> None:
     level = b.level
     z = ldp_core.z_quantile(level)
 
-    top = st.columns(3)
+    # On the projector the shuffled ε gets a column of its own, so the row stays one
+    # metric high and the numbers below it stay on the first screen.
+    top = st.columns(4 if projector else 3)
     _stat(top[0], "Reports received", fmt_count(n), None if projector else "$n$")
     _stat(top[1], f"Reported “{plain(yes_label)}”", f"{fmt_count(v)} of {fmt_count(n)}",
           None if projector else
@@ -88,14 +93,14 @@ def binary_panel(q, est, rounds, projector: bool, points) -> None:
     _stat(top[2], "Privacy loss ε", fmt_eps_value(est.epsilon),
           None if projector else eps_formula(design, est.epsilon) if one_design else
           "largest ε of the designs used in this round")
-    with top[2] if projector else st.container():
+    with top[3] if projector else st.container():
         shuffle_caption(est, short=projector)
 
     mu_help = (f"The estimated share of the class whose true answer is “{plain(yes_label)}”. "
                "Unbiased: on average over the randomization it equals the true share. "
                "It corrects the reported share for the known lies.")
     if projector:  # one row, no formulas: everything on one screen, readable from the back
-        row = st.columns([1, 1, 1, 1.35])
+        row = st.columns([1, 1, 1, 1.5])
         _stat(row[0], "Estimate μ̂", fmt_fixed(b.mu_hat, 3), None, help=mu_help)
         _stat(row[1], "SD, fixed class", fmt_fixed(b.sd_worst, 3), None,
               help=SD_FIXED_CLASS_HELP)
@@ -152,11 +157,13 @@ def binary_panel(q, est, rounds, projector: bool, points) -> None:
     left, right = st.columns(2, gap="large")
     with left:
         st.markdown("**Reports received** (randomized answers)")
-        live_charts.show(live_charts.reported_counts(q.options, est.counts), big=projector)
+        live_charts.show(live_charts.reported_counts(q.options, est.counts), big=projector,
+                         max_height=live_charts.PROJECTOR_MAIN_HEIGHT)
     with right:
         st.markdown(f"**μ̂ and its {level:.0%} CI as reports arrive**")
         rows = [{"n": p.n, "mu": p.mu_hat, "lo": p.ci_low, "hi": p.ci_high} for p in points]
-        live_charts.show(live_charts.estimate_trace(rows, level=level), big=projector)
+        live_charts.show(live_charts.estimate_trace(rows, level=level), big=projector,
+                         max_height=live_charts.PROJECTOR_MAIN_HEIGHT)
         st.caption("After the first n reports of this round, in the order they arrived.")
 
     left, right = st.columns(2, gap="large")
@@ -191,34 +198,49 @@ def binary_panel(q, est, rounds, projector: bool, points) -> None:
     rounds_table(q, est, rounds, projector)
 
 
-def _rounds(q, est, rounds) -> tuple[list[dict], list[dict]]:
+def _round_row(number: int, r, e) -> dict:
+    """A rounds table's first columns: the round, its design, ε and n."""
+    return {"Round": str(number), "Design": design_text(r.design) if r else "—",
+            "ε": fmt_eps_value(r.epsilon) if r else "—", "n": fmt_count(e.n)}
+
+
+def _binary_rounds(q, est, rounds) -> tuple[list[dict], list[dict]]:
     """(table rows, chart rows) of every round's estimate, round 1 first."""
     designs = {r.number: r for r in rounds}
     rows: list[dict] = []
     chart_rows: list[dict] = []
     for number, e in est.history:
-        r = designs.get(number)
-        row = {"Round": str(number), "Design": design_text(r.design) if r else "—",
-               "ε": fmt_eps_value(r.epsilon) if r else "—", "n": fmt_count(e.n)}
-        if q.kind == "binary":
-            row.update({"μ̂": fmt_fixed(e.mu_hat, 3), "SD": fmt_fixed(e.sd_worst, 3),
-                        f"{e.level:.0%} CI": fmt_interval(e.exact_low, e.exact_high, 3)})
-            chart_rows.append({"round": number, "n": e.n, "mu": e.mu_hat, "lo": e.exact_low,
-                               "hi": e.exact_high})
-        else:
-            shares = e.shares("norm_sub")
-            for i, opt in enumerate(q.options):
-                row[f"{plain(opt)} (Norm-Sub)"] = fmt_fixed(shares[i], 3) if shares else "—"
+        row = _round_row(number, designs.get(number), e)
+        row.update({"μ̂": fmt_fixed(e.mu_hat, 3), "SD": fmt_fixed(e.sd_worst, 3),
+                    f"{e.level:.0%} CI": fmt_interval(e.exact_low, e.exact_high, 3)})
+        chart_rows.append({"round": number, "n": e.n, "mu": e.mu_hat, "lo": e.exact_low,
+                           "hi": e.exact_high})
         rows.append(row)
     return rows, chart_rows
 
 
+def _categorical_rounds(q, est, rounds) -> tuple[list[dict], list[dict]]:
+    """(table rows, no chart rows) of every round's estimate, round 1 first."""
+    designs = {r.number: r for r in rounds}
+    rows: list[dict] = []
+    for number, e in est.history:
+        row = _round_row(number, designs.get(number), e)
+        shares = e.shares("norm_sub")
+        for i, opt in enumerate(q.options):
+            row[f"{plain(opt)} (Norm-Sub)"] = fmt_fixed(shares[i], 3) if shares else "—"
+        rows.append(row)
+    return rows, []
+
+
+#: Each kind's rounds: ``(table rows, chart rows)`` of every round, by the kind's name.
+ROUNDS: Mapping[str, Callable[[Any, Any, Any], tuple[list[dict], list[dict]]]] = \
+    MappingProxyType({"binary": _binary_rounds, "categorical": _categorical_rounds,
+                      "numeric": lambda q, est, rounds: (numeric_rounds(q, est), [])})
+
+
 def rounds_table(q, est, rounds, projector: bool) -> None:
     """Every round's estimate, listed (once there is more than one round)."""
-    if q.kind == "numeric":
-        rows = numeric_rounds(q, est)
-    else:
-        rows, _ = _rounds(q, est, rounds)
+    rows, _ = ROUNDS[q.kind](q, est, rounds)
     if len(rows) > 1:
         st.markdown("**Rounds**: each round's estimate (earlier rounds are kept)")
         st.table(rows)
@@ -226,7 +248,7 @@ def rounds_table(q, est, rounds, projector: bool) -> None:
 
 def _rounds_chart(q, est, rounds, projector: bool) -> bool:
     """μ̂ and its CI per round, when there are several rounds; False if nothing was drawn."""
-    _, chart_rows = _rounds(q, est, rounds)
+    _, chart_rows = _binary_rounds(q, est, rounds)
     fig = live_charts.estimate_by_round(chart_rows) if len(chart_rows) > 1 else None
     if fig is None:
         return False
@@ -250,33 +272,58 @@ def _oracle_name(design) -> str:
     return str(params.get("design", "?")).upper()
 
 
+#: What the categorical question's error bars are (its "?" help).
+CATEGORICAL_CI_HELP = (
+    "Each option is a yes/no question of its own: a report supports the option with "
+    "probability a when the student's true answer is that option and b otherwise (unary "
+    "encoding: the bit's p and q; GRR: p and (1 − p)/(d − 1)). The CI is the exact "
+    "Clopper–Pearson interval for that probability, mapped through a and b and clipped to "
+    "[0, 1], as for a yes/no question: it covers the option's true share in at least 95% "
+    "of classes at every share and every class size, and is never empty. It holds option "
+    "by option, not for all options at once. The normal interval (raw ± 1.96 SD) is only "
+    "the large-n approximation: it covers less at classroom sizes.")
+
+
+def _option_intervals(c) -> tuple[list[float | None], list[float | None]]:
+    """Each option's exact 95% CI (None while there are no reports)."""
+    if c.ci_low is None or c.ci_high is None:
+        return [None] * len(c.support_counts), [None] * len(c.support_counts)
+    return list(c.ci_low), list(c.ci_high)
+
+
 def categorical_panel(q, est, rounds, projector: bool) -> None:
     c = est.categorical
     n = est.n
     level = 0.95
-    z = ldp_core.z_quantile(level)
-    top = st.columns(3)
-    _stat(top[0], "Reports received", fmt_count(n), "$n$")
+    # On the projector the status line above already names the design in full; the row
+    # keeps one metric's height, the shuffled ε in a column of its own.
+    top = st.columns(4 if projector else 3)
+    _stat(top[0], "Reports received", fmt_count(n), None if projector else "$n$")
     _stat(top[1], "Privacy loss ε", fmt_eps_value(est.epsilon), None)
-    _stat(top[2], "Design", _oracle_name(q.design), design_text(q.design))
-    with top[1] if projector else st.container():
+    _stat(top[2], "Design", _oracle_name(q.design), None if projector else
+          design_text(q.design))
+    with top[3] if projector else st.container():
         shuffle_caption(est, short=projector)
     names = ldp_core.POSTPROCESSING
-    st.markdown("**Estimated share of each option**: raw unbiased (with "
-                f"{level:.0%} error bars, ± {z:.2f} SD), then post-processed")
+    st.markdown(f"**Estimated share of each option** (exact {level:.0%} CI)" if projector
+                else "**Estimated share of each option**: raw unbiased, then post-processed; "
+                f"the error bars are each option's exact {level:.0%} CI",
+                help=CATEGORICAL_CI_HELP)
+    lows, highs = _option_intervals(c)
     live_charts.show(live_charts.histogram(
         q.options, {names["raw"]: c.shares("raw"), names["clip"]: c.shares("clipped"),
-                    names["norm_sub"]: c.shares("norm_sub")},
-        *live_charts.share_interval(c.raw, c.sd, n, z)), big=projector)
+                    names["norm_sub"]: c.shares("norm_sub")}, lows, highs,
+        every_label=projector), big=projector,
+        # Slanted labels of many options take height of their own below the plot.
+        max_height=live_charts.PROJECTOR_MAIN_HEIGHT - (40 if len(q.options) > 6 else 0))
     raw, clipped, normsub = c.shares("raw"), c.shares("clipped"), c.shares("norm_sub")
-    lows, highs = live_charts.share_interval(c.raw, c.sd, n, z)
     table = []
     for i, opt in enumerate(q.options):
         table.append({
             "Option": plain(opt),
             "Reports supporting it": fmt_count(c.support_counts[i]),
             names["raw"]: fmt_fixed(raw[i], 3),
-            f"{level:.0%} interval": fmt_interval(lows[i], highs[i], 3),
+            f"Exact {level:.0%} CI": fmt_interval(lows[i], highs[i], 3),
             names["clip"]: fmt_fixed(clipped[i], 3),
             names["norm_sub"]: fmt_fixed(normsub[i], 3),
         })

@@ -68,10 +68,12 @@ def join_panel(poll, *, big: bool) -> None:
         f"<b>{html.escape(host)}</b> with the code</div>"
         f"<div class='ldp-join-code' data-testid='ldp-join-code'>"
         f"{html.escape(poll.join_code)}</div></div>", unsafe_allow_html=True)
-    st.image(_qr_png(url), width=260 if big else 170,
+    # On the projector the CSS sizes the QR code to the screen (ui.dashboard.style).
+    st.image(_qr_png(url), width="content" if big else 170,
              caption=None if big else "Scan to join", alt=f"QR code of {url}")
     st.code(url, language=None, wrap_lines=True)
     if not big:
         st.caption("The copy icon on the link copies it.")
     if note:
-        st.caption(f"⚠️ {note}")
+        # The projector says only what is wrong; the desk view gives the whole advice.
+        st.caption(f"⚠️ {note.split('. ')[0].rstrip('.')}." if big else f"⚠️ {note}")

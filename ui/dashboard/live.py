@@ -3,6 +3,9 @@ line and the warnings (implausible reports, network addresses)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+
 import streamlit as st
 
 from classroom.domain import ClassroomError
@@ -19,8 +22,12 @@ def _status_line(q, est) -> str:
     state = {"open": ":green[:material/how_to_vote: **Voting open**]",
              "closed": ":red[:material/block: **Voting closed**]",
              "draft": ":gray[:material/edit_note: **Not open yet**]"}.get(q.state, q.state)
-    parts = [state, f"round {q.round_number}", design_text(q.design),
-             fmt_eps(q.epsilon)]
+    design = design_text(q.design)
+    # Some designs name their ε already ("Hybrid Mechanism on [0, 12], ε = 1.10"): it is
+    # said once.
+    parts = [state, f"round {q.round_number}", design]
+    if "ε =" not in design:
+        parts.append(fmt_eps(q.epsilon))
     if est.n_simulated:
         parts.append(f"{fmt_count(est.n_simulated)} simulated")
     return " · ".join(parts)
@@ -60,12 +67,17 @@ def live_panel(question_id: int, projector: bool) -> None:
         if len(est.history) > 1:
             rounds_table(q, est, rounds, projector)
         return
-    if q.kind == "binary":
-        binary_panel(q, est, rounds, projector, snap.trajectory)
-    elif q.kind == "numeric":
-        numeric_panel(q, est, projector)
-    else:
-        categorical_panel(q, est, rounds, projector)
+    RESULTS[q.kind](q, est, rounds, projector, snap.trajectory)
+
+
+#: Each kind's panel of a round with reports, by the kind's name: (question, estimate,
+#: rounds, projector, the arrival trajectory).
+RESULTS: Mapping[str, Callable[..., None]] = MappingProxyType({
+    "binary": binary_panel,
+    "categorical": lambda q, est, rounds, projector, points: categorical_panel(
+        q, est, rounds, projector),
+    "numeric": lambda q, est, rounds, projector, points: numeric_panel(q, est, projector),
+})
 
 
 def distinct_addresses_note(est) -> str:

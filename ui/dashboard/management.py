@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-import ldp_core
-from classroom.domain import format_value
 from ui.dashboard.actions import (
     cb_clear_simulated,
     cb_delete_poll,
@@ -13,7 +11,7 @@ from ui.dashboard.actions import (
     cb_simulate,
     cb_stuff,
 )
-from ui.text import plain
+from ui.dashboard.kinds import view
 
 
 def rehearsal_panel(question) -> None:
@@ -24,19 +22,7 @@ def rehearsal_panel(question) -> None:
                    "simulated, left out of exports unless you ask, and removed by "
                    "Clear rehearsal. Voting must be open.")
         st.number_input("Simulated students", 1, 5000, 40, key="dash_sim_n")
-        if question.kind == "binary":
-            shares: object = st.slider(f"True share of {plain(question.options[1])}", 0.0, 1.0,
-                                       0.6, step=0.05, key="dash_sim_share")
-        elif question.kind == "numeric":
-            lo, hi = question.design.range.lo, question.design.range.hi
-            unit = f" ({plain(question.unit)})" if question.unit else ""
-            shares = st.slider(f"True mean of the class{unit}", lo, hi,
-                               lo + 0.6 * (hi - lo), key=f"dash_sim_mean_{question.id}")
-            st.caption("Values are spread evenly around this mean, within the range.")
-        else:
-            k = len(question.options)
-            shares = tuple(1.0 / k for _ in range(k))
-            st.caption("Options are drawn with equal shares.")
+        shares = view(question.kind).class_control(question)
         left, right = st.columns(2)
         left.button("Add simulated students", key="dash_sim_add", on_click=cb_simulate,
                     args=(question.id, shares), disabled=not question.is_open)
@@ -52,23 +38,7 @@ def _stuffing_controls(question) -> None:
                 "the report that pushes one answer up.")
     count, target = st.columns(2)
     count.number_input("Stuffers", 1, 5000, 10, key="dash_stuff_n")
-    design = question.design
-    if question.kind == "numeric":
-        top = ldp_core.fake_report(design.mechanism)
-        st.caption(f"Each stuffer sends the largest report the server accepts, "
-                   f"{format_value(design.value_of(top), question.unit)}, and pulls the "
-                   "mean up by far more than any student could.")
-    else:
-        options = list(range(len(question.options)))
-        picked = target.selectbox("Target", options, index=1 if question.kind == "binary"
-                                  else 0, format_func=lambda i: plain(question.options[i]),
-                                  key=f"dash_stuff_target_{question.id}")
-        gain = ldp_core.fake_report_gain(design, int(picked))
-        st.caption(f"Each stuffed report moves the estimated count of "
-                   f"“{plain(question.options[int(picked)])}” by (1 − b)/(a − b) = "
-                   f"{gain:.3g}, where an honest student who holds it moves it by 1. The "
-                   "dashboard's check sees it only once the reports leave what the design "
-                   "can produce for any class (the Manipulation lab shows where).")
+    view(question.kind).stuffers(question, target)
     st.button("Add stuffers", key="dash_stuff_add", on_click=cb_stuff, args=(question.id,),
               disabled=not question.is_open)
 

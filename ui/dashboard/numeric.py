@@ -8,22 +8,27 @@ import math
 import streamlit as st
 
 import ldp_core
-from classroom.domain import format_value
 from ui import live_charts
 from ui.dashboard.actions import simulated_class_note
 from ui.dashboard.formulas import design_text
 from ui.dashboard.shuffle import shuffle_caption
-from ui.fmt import fmt_count, fmt_eps, fmt_fixed
+from ui.fmt import fmt_count, fmt_eps, fmt_fixed, fmt_value, value_decimals
 
 __all__ = ["central_numeric_note", "interval_help", "numeric_panel", "numeric_rounds"]
 
 
-def _value(x: float | None, unit: str) -> str:
-    return "—" if x is None or not math.isfinite(x) else format_value(x, unit)
+def _decimals(design) -> int:
+    """One number of decimals for every value of the question (:func:`value_decimals`)."""
+    return value_decimals(design.range.lo, design.range.hi)
 
 
-def _interval(ci: tuple[float, float] | None, unit: str) -> str:
-    return "—" if ci is None else f"{_value(ci[0], '')} to {_value(ci[1], unit)}"
+def _value(x: float | None, unit: str, decimals: int) -> str:
+    return fmt_value(x, unit, decimals)
+
+
+def _interval(ci: tuple[float, float] | None, unit: str, decimals: int) -> str:
+    return "—" if ci is None else (f"{_value(ci[0], '', decimals)} to "
+                                   f"{_value(ci[1], unit, decimals)}")
 
 
 def central_numeric_note(n: int, epsilon: float, design, local_sd: float | None,
@@ -37,8 +42,8 @@ def central_numeric_note(n: int, epsilon: float, design, local_sd: float | None,
              else "")
     return (f"A central curator with the same {fmt_eps(epsilon)}, who saw the true "
             f"values and added Laplace noise to their mean (sensitivity (hi − lo)/n), would "
-            f"have had SD {_value(sd, unit)} (√2 (hi − lo)/(εn)){ratio}: the price of never "
-            "trusting the server.")
+            f"have had SD {_value(sd, unit, _decimals(design))} (√2 (hi − lo)/(εn)){ratio}: "
+            "the price of never trusting the server.")
 
 
 def interval_help(num) -> str:
@@ -58,10 +63,12 @@ def interval_help(num) -> str:
 def numeric_rounds(q, est) -> list[dict]:
     """Every round's mean, SD and CI, round 1 first."""
     rows = []
+    dec = _decimals(q.design)
     for number, e in est.history:
         rows.append({"Round": str(number), "n": fmt_count(e.n),
-                     "Mean": _value(e.mean, q.unit), "SD": _value(e.sd_worst, q.unit),
-                     "95% CI": _interval(e.interval(), q.unit)})
+                     "Mean": _value(e.mean, q.unit, dec),
+                     "SD": _value(e.sd_worst, q.unit, dec),
+                     "95% CI": _interval(e.interval(), q.unit, dec)})
     return rows
 
 
@@ -69,24 +76,27 @@ def numeric_panel(q, est, projector: bool) -> None:
     num, unit, design = est.numeric, q.unit, q.design
     mech = design.mechanism
     n = est.n
-    top = st.columns(4)
+    dec = _decimals(design)
+    # The CI is the longest number ("2.62 to 11.06 hours"): on the projector its column
+    # is wide enough to show it whole.
+    top = st.columns([1, 1, 1, 1.45] if projector else 4)
     top[0].metric("Reports received", fmt_count(n))
-    top[1].metric("Estimated mean", _value(num.mean, unit),
+    top[1].metric("Estimated mean", _value(num.mean, unit, dec),
                   help="The average of the reports, in the question's units. Each report is "
                   "unbiased, so their average is an unbiased estimate of the class's mean.")
-    top[2].metric("SD, worst case", _value(num.sd_worst, unit),
+    top[2].metric("SD, worst case", _value(num.sd_worst, unit, dec),
                   help="How far the estimate moves if the same class answered again with "
                   "fresh noise, in the worst case over the class's values: the "
                   "mechanism's exact variance over √n."
                   + ("" if num.exact else " The 95% CI is built from this SD."))
-    top[3].metric("95% CI", _interval(num.interval(), unit), help=interval_help(num))
+    top[3].metric("95% CI", _interval(num.interval(), unit, dec), help=interval_help(num))
     if not projector:
         st.caption(
             f"Design: {design_text(design)}. {fmt_eps(est.epsilon)}. Mean "
             r"$\hat m = \frac{1}{n}\sum_i y_i$ with each report $y_i$ mapped back to "
             f"[{design.range.lo:g}, {design.range.hi:g}]; SD per report in the worst case "
-            f"{_value(design.worst_sd(), unit)}, so SD(mean) = that/√n. "
-            f"The reports' own spread gives {_value(num.sd, unit)}; it also counts how "
+            f"{_value(design.worst_sd(), unit, dec)}, so SD(mean) = that/√n. "
+            f"The reports' own spread gives {_value(num.sd, unit, dec)}; it also counts how "
             "much the students' answers differ"
             + (". The CI is exact: the reports are a randomized bit." if num.exact else
                ", so the CI uses the worst case."))
@@ -99,25 +109,30 @@ def numeric_panel(q, est, projector: bool) -> None:
         st.caption(note)
     if num.mean is not None and not num.lo <= num.mean <= num.hi:
         st.warning(
-            f"The estimated mean {_value(num.mean, unit)} is outside the range of answers "
+            f"The estimated mean {_value(num.mean, unit, dec)} is outside the range of "
+            "answers "
             f"[{num.lo:g}, {num.hi:g}]. No class average can be, but the unbiased estimate "
-            f"does not know that: with n = {n} the noise (SD {_value(num.sd_worst, unit)}) "
+            f"does not know that: with n = {n} the noise "
+            f"(SD {_value(num.sd_worst, unit, dec)}) "
             f"can push it past the edge. Clipped to the range it is "
-            f"{_value(num.clipped_mean, unit)}.")
+            f"{_value(num.clipped_mean, unit, dec)}.")
     left, right = st.columns([1.4, 1], gap="large")
     with left:
-        st.markdown("**What the phones sent** (the range of true answers is shaded; the "
-                    "dashed line is the estimated mean)")
+        st.markdown("**What the phones sent** (shaded: the range of answers; dashed: the "
+                    "estimated mean)")
         live_charts.show(live_charts.numeric_reports(est.numeric_reports, num.lo, num.hi,
-                                                     num.mean, unit=unit), big=projector)
+                                                     num.mean, unit=unit), big=projector,
+                         # alone in its row of numbers and charts: taller than the
+                         # yes/no question's two side by side
+                         max_height=live_charts.PROJECTOR_MAIN_HEIGHT + 60)
     with right:
         st.markdown("**Reading the chart**")
         duchi = mech if isinstance(mech, ldp_core.DuchiMechanism) else \
             mech.duchi if isinstance(mech, ldp_core.HybridMechanism) else None
         if duchi is not None:
             low, high = (design.value_of(-duchi.c_epsilon), design.value_of(duchi.c_epsilon))
-            sent = (f"{_value(low, unit)} or {_value(high, unit)}: a randomized bit scaled "
-                    f"by c_ε = (e^ε + 1)/(e^ε − 1) = {fmt_fixed(duchi.c_epsilon, 2)}")
+            sent = (f"{_value(low, unit, dec)} or {_value(high, unit, dec)}: a randomized "
+                    f"bit scaled by c_ε = (e^ε + 1)/(e^ε − 1) = {fmt_fixed(duchi.c_epsilon, 2)}")
         if isinstance(mech, ldp_core.HybridMechanism) and mech.p_piecewise > 0:
             grid = mech.device_grid()
             assert grid is not None  # the Piecewise part has its cells
@@ -125,13 +140,13 @@ def numeric_panel(q, est, projector: bool) -> None:
             sent = (f"a coin on each phone chose Duchi et al.'s part (chance "
                     f"e^(−ε/2) = {1 - mech.p_piecewise:.0%}), which sends {sent}, or the "
                     f"Piecewise Mechanism, which sends a value anywhere from "
-                    f"{_value(low, unit)} to {_value(high, unit)}")
+                    f"{_value(low, unit, dec)} to {_value(high, unit, dec)}")
         elif duchi is not None:
             sent = f"every phone sent one of two values, {sent}"
         else:
             low, high = (design.value_of(b) for b in mech.device_grid())
-            sent = (f"a phone's report can be anywhere from {_value(low, unit)} to "
-                    f"{_value(high, unit)}")
+            sent = (f"a phone's report can be anywhere from {_value(low, unit, dec)} to "
+                    f"{_value(high, unit, dec)}")
         st.markdown(f"- The reports run far outside the range of answers: {sent}.\n"
                     "- One report says little about its student; the noise cancels in "
                     "the average, so the mean comes through.\n"

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from classroom.domain import ClassroomError, Question
+from classroom.domain import ClassroomError, Question, sentence
 from ui import session
 from ui.dashboard.actions import cb_close, cb_next, cb_open, cb_projector, cb_reveal, flash
 
@@ -122,7 +122,7 @@ def stage_of(question: Question, questions: list[Question]) -> Stage:
 
 def _no_step(command: str, stage: Stage) -> str:
     if command == "forward":
-        return "This was the last question of the poll." if stage.revealed else "Nothing to do."
+        return "This was the last question of the poll."
     if command == "back":
         return ("Voting cannot be taken back once open: press PageDown to close it."
                 if stage.state == "open" else "Nothing to go back to.")
@@ -141,7 +141,7 @@ def _run(command: str, question_id: int) -> None:
         question = svc.question(question_id)
         stage = stage_of(question, svc.questions(question.poll_id))
     except ClassroomError as exc:
-        flash("error", str(exc))
+        flash("error", sentence(exc))
         return
     action = action_for(command, stage)
     if action is None:
@@ -159,6 +159,9 @@ def _run(command: str, question_id: int) -> None:
 
 
 def _on_command(question_id: int | None) -> None:
+    if not session.is_instructor():  # projection mode is the instructor's; say so, do nothing
+        flash("error", "Only the instructor can do that. Log in on the I'm teaching page.")
+        return
     result = st.session_state.get(_KEY)
     sent = getattr(result, "command", None) if result is not None else None
     if sent is None and isinstance(result, dict):

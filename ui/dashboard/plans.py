@@ -15,16 +15,12 @@ from typing import Any
 
 import streamlit as st
 
-import ldp_core
-from classroom import designs
+from classroom import designs, kinds
 from classroom.domain import (
-    BINARY_DESIGNS,
-    CATEGORICAL_DESIGNS,
     MAX_COUNTDOWN_S,
     MIN_COUNTDOWN_S,
     NUMERIC_DESIGNS,
     ClassroomError,
-    format_value,
 )
 from classroom.plans import (
     CS208_PLAN,
@@ -38,6 +34,7 @@ from classroom.plans import (
 )
 from ui import session
 from ui.dashboard.actions import flash, run_action
+from ui.dashboard.kinds import VIEWS, view
 from ui.dashboard.selection import select
 from ui.fmt import fmt_eps, fmt_fixed
 from ui.text import plain
@@ -53,9 +50,6 @@ _IMPORT_PROBLEMS = "_dash_plan_import_problems"
 _ED = "dash_plan_ed"  # the question editor's widget keys start with this
 
 _NEW = "new"
-_KIND_NAMES = {"binary": "Yes/no", "categorical": "Categorical", "numeric": "A number"}
-_DESIGNS_OF = {"binary": BINARY_DESIGNS, "categorical": CATEGORICAL_DESIGNS,
-               "numeric": NUMERIC_DESIGNS}
 #: Each design's parameters and where the editor starts them (a categorical design's d
 #: is the number of options, a numeric design's lo and hi the range).
 _DEFAULTS: dict[str, dict[str, float | int]] = {
@@ -285,7 +279,8 @@ def cb_edit(source: str, index: int | None, question: PlanQuestion) -> None:
     ss = st.session_state
     ss[f"{_ED}_text"] = question.text
     ss[f"{_ED}_kind"] = question.kind
-    ss[f"{_ED}_options"] = "\n".join(question.options) if question.kind != "numeric" else ""
+    ss[f"{_ED}_options"] = "" if kinds.kind(question.kind).has_unit else \
+        "\n".join(question.options)
     ss[f"{_ED}_unit"] = question.unit
     ss[f"{_ED}_mode"] = question.mode
     ss[f"{_ED}_countdown_on"] = question.countdown_s is not None
@@ -301,10 +296,10 @@ def cb_cancel_edit() -> None:
 
 def _cb_kind() -> None:
     kind = st.session_state[f"{_ED}_kind"]
-    design = _DESIGNS_OF[kind][0] if kind != "binary" else "die"
+    design = view(kind).first_design
     st.session_state[f"{_ED}_design"] = design
     _fill_params(design)
-    if kind == "numeric":
+    if not kinds.kind(kind).physical:
         st.session_state[f"{_ED}_mode"] = "device"
 
 
@@ -321,8 +316,8 @@ def _edited() -> tuple[PlanQuestion | None, tuple[str, ...]]:
     params: dict[str, Any] = {"design": design}
     params.update({name: ss.get(f"{_ED}_p_{name}", default)
                    for name, default in _DEFAULTS.get(str(design), {}).items()})
-    if kind == "categorical":
-        params["d"] = len(labels)
+    if isinstance(kind, str) and kind in VIEWS:
+        params.update(view(kind).fixed_params(labels))
     try:
         question = PlanQuestion.build(
             text=ss.get(f"{_ED}_text", ""), kind=kind, options=labels,
@@ -359,17 +354,7 @@ def _param_input(design: str, name: str) -> None:
 
 def _recommendation(question: PlanQuestion) -> str:
     """What ldp_core recommends for the question's kind at its ε, when it is not chosen."""
-    design = question.design
-    if question.kind == "numeric":
-        best = ldp_core.recommend_numeric(question.epsilon)
-        if best != design.kind:
-            return (f" ldp_core recommends the {ldp_core.numeric_mechanism(best, 1.0).label} "
-                    "at this ε (the smallest worst-case variance).")
-    if question.kind == "categorical":
-        best = ldp_core.recommend_oracle(len(question.options), question.epsilon)
-        if (best == "grr") != (design.kind == "grr"):  # SUE and OUE are unary encodings
-            return f" ldp_core recommends {best.upper()} for these options at this ε."
-    return ""
+    return view(question.kind).recommendation(question)
 
 
 def _editor(source: str, index: int | None) -> None:
@@ -377,15 +362,15 @@ def _editor(source: str, index: int | None) -> None:
         st.markdown("**Add a question to the plan**" if index is None
                     else f"**Edit question {index + 1}**")
         st.text_area("Question", key=f"{_ED}_text", height=68)
-        kind = st.radio("Kind", list(_KIND_NAMES), format_func=_KIND_NAMES.__getitem__,
+        kind = st.radio("Kind", list(VIEWS), format_func=lambda k: view(k).title,
                         key=f"{_ED}_kind", horizontal=True, on_change=_cb_kind)
-        if kind == "numeric":
+        strategy = kinds.kind(kind)
+        if strategy.has_unit:
             st.text_input("Unit (optional)", key=f"{_ED}_unit", max_chars=24)
         else:
-            st.text_area("Options, one per line" + (" (answer 0, then answer 1: the share "
-                                                    "estimated)" if kind == "binary" else ""),
+            st.text_area("Options, one per line" + view(kind).options_hint,
                          key=f"{_ED}_options", height=90)
-        names = _DESIGNS_OF[kind]
+        names = strategy.designs
         design = st.selectbox("Design", names, key=f"{_ED}_design", on_change=_cb_design,
                               format_func=lambda d: designs.name({"design": d}))
         params = list(_DEFAULTS.get(design, {}))
@@ -393,7 +378,7 @@ def _editor(source: str, index: int | None) -> None:
             with col:
                 _param_input(design, name)
         mode_col, timer_col, seconds_col = st.columns([2, 1, 1], vertical_alignment="bottom")
-        if kind != "numeric":
+        if strategy.physical:
             mode_col.radio("Randomization", ["device", "physical"], key=f"{_ED}_mode",
                            horizontal=True, format_func={
                                "device": "On the phone", "physical": "By hand"}.__getitem__)
@@ -419,12 +404,7 @@ def _editor(source: str, index: int | None) -> None:
 
 
 def _kind_line(q: PlanQuestion) -> str:
-    if isinstance(q.design, ldp_core.NumericDesign):
-        r = q.design.range
-        return f"a number, {format_value(r.lo, q.unit)} to {format_value(r.hi, q.unit)}"
-    if q.kind == "categorical":
-        return f"{len(q.options)} options"
-    return f"{q.options[0]} (0) or {q.options[1]} (1)"
+    return view(q.kind).plan_line(q)
 
 
 def _design_line(q: PlanQuestion) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 import ldp_core
+from classroom import kinds
 from classroom.domain import format_value
 from ui.dashboard.actions import cb_add_question, cb_start_exercise
 from ui.dashboard.formulas import (
@@ -189,7 +190,7 @@ def add_question_panel(poll, *, expanded: bool) -> None:
             options = (no, yes)
             params, error = _binary_spec(preset)
             kind = "binary"
-        if kind == "numeric":
+        if not kinds.kind(kind).physical:
             mode = "device"
             st.caption("Numbers are randomized on the phone (no by-hand version).")
         else:

@@ -3,6 +3,7 @@ warning when the reports fit no class, and what the check can and cannot see."""
 
 from __future__ import annotations
 
+from ui.dashboard.kinds import view
 from ui.text import plain
 
 __all__ = ["implausible_reports_warning", "stuffing_check_help"]
@@ -61,40 +62,5 @@ _STEALTHY = ("**What it cannot see.** Stuffing that stays within what some class
 def stuffing_check_help(q) -> str:
     """What the check on this question's reports compares, how often it errs on honest
     classes, and what it cannot see (markdown)."""
-    kind = getattr(q.design, "kind", "")
-    if q.kind == "numeric":
-        sees = (
-            "**What it sees.** At every refresh the reports are compared with the honest "
-            "class most likely to send them: everyone at the top of the range (or the "
-            "bottom). Is the mean beyond the range? Is one report further out than a phone "
-            "sends? Are there more reports near an end than that class sends? Many copies of "
-            "the largest report, or one report far out, are caught, beside a class at the "
-            "top or in the middle. With Duchi et al.'s mechanism each report is one bit: "
-            "stuffing shows only when it pushes the share of the larger report beyond what a "
-            "class at the top sends, so beside a mid-range class it can hide.")
-        errs = _ERRS
-    elif q.kind == "binary":
-        sees = (
-            "**What it sees.** At every refresh the count of “yes” reports is compared with "
-            "the honest class most likely to send it: everyone truly answering “yes” (or "
-            "everyone “no”). Repeated “yes” votes beyond what even that class reports are "
-            "caught; repeated votes that keep the count inside what some class could report "
-            "are not.")
-        errs = _ERRS
-    elif kind == "grr":
-        sees = (
-            "**What it sees.** At every refresh each option's count is compared with the "
-            "class where everyone (or no one) chose that option. An option named far more "
-            "often than even that class would name it is caught; votes that keep every "
-            "count inside what some class could report are not.")
-        errs = _ERRS
-    else:
-        sees = (
-            "**What it sees.** Under unary encoding the number of 1s in a report has the "
-            "same law for every true answer: at every refresh the reports' counts of 1s are "
-            "compared with it. Reports like “11111” are caught; forged reports with a "
-            "typical number of 1s are not.")
-        errs = ("**How often it errs.** An honest class raises it about 3 times in 10,000 "
-                "questions at most (its chi-squared approximation is a little generous in "
-                "small classes; measured).")
-    return f"{sees}\n\n{errs}\n\n{_STEALTHY}"
+    sees, errs = view(q.kind).check_help(q)
+    return f"{sees}\n\n{errs or _ERRS}\n\n{_STEALTHY}"

@@ -16,6 +16,13 @@ _DESK_CSS = """
 """
 
 
+#: The projector's CSS. Made for 1280×720 and larger: the question, the join panel, the
+#: key numbers, the main chart and the control bar (fixed at the bottom of the screen)
+#: fit one screen without scrolling; every text is at least 24 px. Sizes that grow with
+#: the screen use ``vw`` (width) and ``vh`` (height) with a floor of 1.5rem = 24 px.
+#: While a countdown runs, its clock (``.ldp-pacing-clock`` in ui/dashboard/pacing.js,
+#: top right) sits beside the question: the question is at least as tall as the clock,
+#: so the status line below starts under it.
 _PROJECTOR_CSS = """
 <style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
@@ -23,10 +30,10 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 [data-testid="stDecoration"] { display: none !important; }
 .stApp, [data-testid="stAppViewContainer"], [data-testid="stMain"] { background: #ffffff; }
 [data-testid="stMainBlockContainer"], .block-container { max-width: 100% !important;
-  padding: 1rem 2.5rem 2rem !important; }
+  padding: .6rem 2rem 5.5rem !important; }
 .stApp, .stApp p, .stApp li, .stApp span { color: #000000; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li {
-  font-size: 1.55rem; line-height: 1.35; }
+  font-size: 1.5rem; line-height: 1.3; }
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {
   font-size: 1.5rem !important; }
 [data-testid="stCaptionContainer"] { opacity: 1 !important; }
@@ -36,24 +43,32 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 [data-testid="stMetricLabel"] p {
   font-size: 1.5rem !important; font-weight: 700; color: #000000 !important; }
 [data-testid="stMetricValue"], [data-testid="stMetricValue"] p {
-  font-size: clamp(2.2rem, 3vw, 3.6rem) !important; font-weight: 800; line-height: 1.1;
-  color: #000000 !important; overflow: visible; text-overflow: clip; white-space: nowrap; }
+  font-size: clamp(1.75rem, 2.5vw, 3.4rem) !important; font-weight: 800; line-height: 1.1;
+  color: #000000 !important; }
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] * {
+  overflow: visible !important; text-overflow: clip !important; white-space: normal !important; }
 .katex { color: #000000; }
 [data-testid="stAlert"] p { font-size: 1.5rem; }
-.ldp-question { font-size: clamp(2rem, 3.2vw, 3.4rem); font-weight: 800; line-height: 1.15;
-  margin: 0 0 .6rem; color: #000000; }
+.ldp-question { font-size: clamp(1.75rem, 2.6vw, 3.4rem); font-weight: 800; line-height: 1.15;
+  margin: 0 0 .35rem; color: #000000; }
 .ldp-join { container-type: inline-size; }
-.ldp-join-label { font-size: 1.6rem; }
+.ldp-join-label { font-size: 1.5rem; line-height: 1.25; }
 .ldp-join-code { font: 900 min(21cqi, 9rem)/1 ui-monospace, SFMono-Regular, Menlo,
-  Consolas, monospace; letter-spacing: .06em; color: #000000; margin: .2rem 0 .8rem;
+  Consolas, monospace; letter-spacing: .06em; color: #000000; margin: .2rem 0 .4rem;
   white-space: nowrap; }
+[data-testid="stImage"] img[alt^="QR code of"] { width: min(100%, 34vh) !important;
+  height: auto !important; image-rendering: pixelated; }
 [data-testid="stCode"] code { font-size: 1.5rem !important; }
 .stButton button p, [data-testid="stCheckbox"] p { font-size: 1.5rem; }
 .stButton button [data-testid="stIconMaterial"] { font-size: 1.5rem !important; }
 [data-testid="stMetric"] { gap: 0; }
 [data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * { white-space: normal !important;
   overflow: visible !important; text-overflow: clip !important; }
-[data-testid="stVerticalBlock"] { gap: .6rem; }
+[data-testid="stVerticalBlock"] { gap: .5rem; }
+body.ldp-pacing-timed .ldp-question { min-height: calc(clamp(2.2rem, 3.6vw, 3.8rem) * 1.24); }
+.st-key-ldp_projector_controls { position: fixed; left: 0; right: 0; bottom: 0;
+  z-index: 999; background: #ffffff; border-top: 2px solid #000000;
+  padding: .45rem 2rem .5rem; }
 </style>
 """
 
