@@ -17,7 +17,7 @@ import time
 import pytest
 
 from classroom.domain import CLASS_EXERCISE
-from tests.support.browser import chromium, log_in, require_browser, settle
+from tests.support.browser import SentReruns, chromium, log_in, require_browser, settle
 from tests.support.server import classroom_server, server_log, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
@@ -35,29 +35,6 @@ def classroom(tmp_path):
         yield running
 
 
-class _Reruns:
-    """The page's ``rerun_script`` messages, decoded as they leave (full runs and
-    fragment runs told apart)."""
-
-    def __init__(self, page) -> None:
-        self.full = 0
-        self.fragment = 0
-        page.on("websocket", lambda ws: ws.on("framesent", self._sent))
-
-    def _sent(self, payload) -> None:
-        from streamlit.proto.BackMsg_pb2 import BackMsg
-
-        if isinstance(payload, str):
-            return
-        msg = BackMsg()
-        msg.ParseFromString(payload)
-        if msg.WhichOneof("type") == "rerun_script":
-            if msg.rerun_script.fragment_id:
-                self.fragment += 1
-            else:
-                self.full += 1
-
-
 def _poll(svc, n=2, countdown_s=None):
     poll = svc.create_poll("CS208")
     qs = [svc.add_question(poll.id, f"Question {i + 1}: vanilla or chocolate?",
@@ -71,7 +48,7 @@ def _projector(chromium, base, poll, q, size=(1280, 720)):
     ctx = chromium.new_context(viewport={"width": size[0], "height": size[1]},
                                reduced_motion="reduce")
     page = ctx.new_page()
-    reruns = _Reruns(page)
+    reruns = SentReruns(page)
     log_in(page, base, KEY)
     page.goto(f"{base}/dashboard?projector=1&pid={poll.id}&qid={q.id}")
     page.locator(".ldp-question").first.wait_for(timeout=WAIT_MS)

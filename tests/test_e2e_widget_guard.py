@@ -20,7 +20,7 @@ import time
 import pytest
 
 from classroom.domain import CLASS_EXERCISE
-from tests.support.browser import chromium, log_in, require_browser, settle
+from tests.support.browser import SentReruns, chromium, log_in, require_browser, settle
 from tests.support.server import classroom_server, server_log
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
@@ -36,27 +36,6 @@ def classroom(tmp_path):
     require_browser()
     with classroom_server(tmp_path, KEY) as running:
         yield running
-
-
-class _SentFrames:
-    """The ``rerun_script`` messages the page sends on its websocket, decoded."""
-
-    def __init__(self, page) -> None:
-        self.reruns: list = []
-        page.on("websocket", lambda ws: ws.on("framesent", self._sent))
-
-    def _sent(self, payload) -> None:
-        from streamlit.proto.BackMsg_pb2 import BackMsg
-
-        if isinstance(payload, str):
-            return
-        msg = BackMsg()
-        msg.ParseFromString(payload)
-        if msg.WhichOneof("type") == "rerun_script":
-            self.reruns.append(msg.rerun_script)
-
-    def fragment_reruns(self) -> list:
-        return [r for r in self.reruns if r.fragment_id]
 
 
 def _wait(page, check, what: str, timeout: float = 60.0) -> None:
@@ -95,7 +74,7 @@ def test_desk_view_traffic_is_never_refused(classroom, chromium):
     ctx = chromium.new_context(viewport={"width": 1280, "height": 720},
                                reduced_motion="reduce")
     page = ctx.new_page()
-    frames = _SentFrames(page)
+    frames = SentReruns(page)
     log_in(page, base, KEY)
     page.goto(f"{base}/dashboard?pid={poll.id}&qid={q.id}")
     page.get_by_role("button", name="Close voting").wait_for(timeout=60_000)

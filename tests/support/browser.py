@@ -108,3 +108,30 @@ def wait_metric(page, label: str, want, timeout: float = 60.0) -> str:
             return seen
         page.wait_for_timeout(250)
     raise AssertionError(f"{label!r} shows {seen!r}, expected {want!r}")
+
+
+class SentReruns:
+    """The ``rerun_script`` messages a Streamlit page sends on its websocket, decoded as
+    they leave (full runs and fragment runs told apart)."""
+
+    def __init__(self, page) -> None:
+        self.reruns: list = []
+        page.on("websocket", lambda ws: ws.on("framesent", self._sent))
+
+    def _sent(self, payload) -> None:
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+
+        if isinstance(payload, str):
+            return
+        msg = BackMsg()
+        msg.ParseFromString(payload)
+        if msg.WhichOneof("type") == "rerun_script":
+            self.reruns.append(msg.rerun_script)
+
+    def fragment_reruns(self) -> list:
+        return [r for r in self.reruns if r.fragment_id]
+
+    @property
+    def full(self) -> int:
+        """How many full runs (not a fragment's) the page asked for."""
+        return sum(1 for r in self.reruns if not r.fragment_id)
