@@ -410,3 +410,28 @@ def test_under_attack_only_devices_that_did_not_guess_and_loaded_a_page_lately_m
     assert guesses.refused(device("stale", age_s=5), "nat", "K7QM2P") is None  # reloaded
     assert guesses.refused(None, "nat", "K7QM2P").seconds >= 1  # no cookie: waits
     assert guesses.refused(device("elsewhere"), "another-network", "K7QM2P") is None
+
+
+def test_a_verified_cookie_is_read_from_memory_and_a_forged_one_never(monkeypatch, clock):
+    """A phone sends its cookie with every request: a value verified once is answered
+    from memory (the same device), bounded by SEEN_MAX; an altered value or one signed
+    under another key is still no cookie, however often it comes."""
+    from web import devices
+
+    cookies = web.DeviceCookies("key one", local_edge().limits, clock=clock)
+    value = cookies.sign("device-a")
+    first = cookies.read(value)
+    assert first == web.Device("device-a", clock.now)
+
+    def no_check(*args, **kwargs):
+        raise AssertionError("the signature was checked again")
+
+    monkeypatch.setattr(cookies._signer, "unsign", no_check)
+    assert cookies.read(value) == first
+    monkeypatch.undo()
+    assert cookies.read(value[:-1] + ("A" if value[-1] != "A" else "B")) is None
+    assert web.DeviceCookies("key two", local_edge().limits, clock=clock).read(value) is None
+    monkeypatch.setattr(devices, "SEEN_MAX", 3)
+    for i in range(5):
+        assert cookies.read(cookies.sign(f"device-{i}")) is not None
+    assert len(cookies._seen) <= 3
