@@ -58,13 +58,14 @@ def test_bad_numeric_questions_are_refused_clearly(service, options, params, mod
 
 
 def test_receipts_show_the_report_in_the_question_units(service):
+    """In the question's units and decimals (2 on [0, 12]), as the projector writes them."""
     poll = service.create_poll("t")
     q = add(service, poll)
-    assert submit(service, poll, q, 0.25).answer_label == "7.5 hours"
-    assert submit(service, poll, q, -2.0).answer_label == "−6 hours"  # outside [0, 12]
+    assert submit(service, poll, q, 0.25).answer_label == "7.50 hours"
+    assert submit(service, poll, q, -2.0).answer_label == "−6.00 hours"  # outside [0, 12]
     d = add(service, poll, DUCHI)
     c = 1 / math.tanh(0.5)
-    assert submit(service, poll, d, 1).answer_label == f"{6 + 6 * c:.4g} hours"
+    assert submit(service, poll, d, 1).answer_label == f"{6 + 6 * c:.2f} hours"
 
 
 @pytest.mark.parametrize(("params", "answer", "message"), [

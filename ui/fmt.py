@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from typing import TypeGuard
 
+from classroom.kinds import format_value, value_decimals
 from classroom.privacy_numbers import (
     epsilon_down,
     epsilon_up,
@@ -117,22 +118,6 @@ def fmt_fixed(x: object, decimals: int = 3) -> str:
     return _minus(text)
 
 
-def value_decimals(lo: object, hi: object) -> int:
-    """How many decimals every number of a numeric question gets: one rule for the whole
-    question (mean, SD, CI, the values the phones sent), so numbers side by side read
-    alike. The last digit is about a thousandth of the width of the range of answers:
-    [0, 12] gives 2 decimals, [0, 100] 1, [0, 1] 3, [0, 5000] none.
-
-    >>> value_decimals(0, 12), value_decimals(0, 100), value_decimals(0, 1), value_decimals(0, 5000)
-    (2, 1, 3, 0)
-    >>> value_decimals(3, 3), value_decimals(None, 1)
-    (2, 2)
-    """
-    if not (is_number(lo) and is_number(hi)) or hi == lo:
-        return 2
-    return max(0, min(6, 3 - math.floor(math.log10(abs(float(hi) - float(lo))))))
-
-
 def fmt_value(x: object, unit: str = "", decimals: int = 2) -> str:
     """A value in the question's units with a fixed number of decimals
     (:func:`value_decimals`); a dash when it is not a number.
@@ -145,7 +130,9 @@ def fmt_value(x: object, unit: str = "", decimals: int = 2) -> str:
     special = _special(x)
     if special == DASH:
         return DASH
-    return f"{fmt_fixed(x, decimals)} {unit}".strip()
+    if special is not None:  # ±∞
+        return f"{special} {unit}".strip()
+    return format_value(float(x), unit, decimals)  # type: ignore[arg-type]  # a number: _special() returned None
 
 
 def fmt_up(x: object, sig: int = 3) -> str:

@@ -26,7 +26,7 @@ from classroom.domain.vocabulary import MODES
 from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems
 from .binary import BinaryKind
 from .categorical import CategoricalEstimate, CategoricalKind, ue_label
-from .numeric import NumericKind, format_value, numeric_class, numeric_report
+from .numeric import NumericKind, format_value, numeric_class, numeric_report, value_decimals
 
 __all__ = [
     "BINARY_DESIGNS",
@@ -49,6 +49,7 @@ __all__ = [
     "numeric_class",
     "numeric_report",
     "ue_label",
+    "value_decimals",
 ]
 
 #: Every kind of question by its stored name, in the order the app offers them.
