@@ -14,15 +14,14 @@ from classroom.auth import InstructorAuth
 from classroom.config import Settings
 from classroom.domain import ClassroomError
 from classroom.service import PollService
-from web import DEVICE_COOKIE, INSTRUCTOR_COOKIE, root
+from web import INSTRUCTOR_COOKIE, root
 
-__all__ = ["database_problem", "device_id", "instructor_auth", "is_instructor", "service",
+__all__ = ["database_problem", "instructor_auth", "is_instructor", "service",
            "settings"]
 
-# Keys in st.session_state that no widget uses. Tests put a device id or an instructor
-# session id there (AppTest has no cookies); a session id is checked like a cookie's.
+# A key in st.session_state that no widget uses. Tests put an instructor
+# session id there (AppTest has no cookies); it is checked like a cookie's.
 _SESSION_FOR_TESTS = "_ldp_session_id"
-_DEVICE_FOR_TESTS = "_ldp_device_id"
 
 
 def service() -> PollService:
@@ -46,15 +45,6 @@ def _cookie(name: str) -> str | None:
     except Exception:  # noqa: BLE001 - no request context (AppTest, bare mode)
         return None
     return value if isinstance(value, str) and value else None
-
-
-def device_id() -> str | None:
-    """The browser's random device id from its HttpOnly cookie, or None without one.
-
-    AppTest has no cookies; tests put an id in session state under a key no
-    widget uses.
-    """
-    return _cookie(DEVICE_COOKIE) or st.session_state.get(_DEVICE_FOR_TESTS)
 
 
 def is_instructor() -> bool:
