@@ -27,7 +27,14 @@ import time
 
 import pytest
 
-from tests.support.browser import chromium, log_in, require_browser, settle
+from tests.support.browser import (
+    GUARD_BANNER,
+    GUARD_LOG_LINE,
+    chromium,
+    log_in,
+    require_browser,
+    settle,
+)
 from tests.support.db import count_reports, submission_ids
 from tests.support.server import classroom_server, server_log, wait_until
 
@@ -37,8 +44,6 @@ KEY = "lecture-e2e-instructor-key"
 PHONES = 30
 IN_FLIGHT = 5
 PHONE = {"width": 390, "height": 844}
-BANNER = "ignored input that none of its controls could have sent"
-LOG_LINE = "widget state(s) that no control on the page could have sent"
 WAIT_MS = 90_000
 WAIT_S = 120.0
 
@@ -55,9 +60,9 @@ class Lecture:
         self.base, self.svc, self.projector, self.phones = base, svc, projector, phones
 
     def clean(self, step: str) -> None:
-        assert self.projector.get_by_text(BANNER).count() == 0, f"banner after {step}"
+        assert self.projector.get_by_text(GUARD_BANNER).count() == 0, f"banner after {step}"
         log = server_log(self.base)
-        assert LOG_LINE not in log, f"a widget state was refused by {step}"
+        assert GUARD_LOG_LINE not in log, f"a widget state was refused by {step}"
         assert "Traceback" not in log, f"a traceback in the server log by {step}"
 
     def key(self, key: str, step: str) -> None:

@@ -17,14 +17,20 @@ import time
 import pytest
 
 from classroom.domain import CLASS_EXERCISE
-from tests.support.browser import SentReruns, chromium, log_in, require_browser, settle
+from tests.support.browser import (
+    GUARD_BANNER,
+    GUARD_LOG_LINE,
+    SentReruns,
+    chromium,
+    log_in,
+    require_browser,
+    settle,
+)
 from tests.support.server import classroom_server, server_log, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
 KEY = "pacing-e2e-instructor-key"
-BANNER = "ignored input that none of its controls could have sent"
-LOG_LINE = "widget state(s) that no control on the page could have sent"
 WAIT_MS = 60_000
 
 
@@ -59,8 +65,8 @@ def _projector(chromium, base, poll, q, size=(1280, 720)):
 
 
 def _no_banner(page, base, step):
-    assert page.get_by_text(BANNER).count() == 0, f"the guard's banner appeared after {step}"
-    assert LOG_LINE not in server_log(base), f"a widget state was refused after {step}"
+    assert page.get_by_text(GUARD_BANNER).count() == 0, f"the guard's banner appeared after {step}"
+    assert GUARD_LOG_LINE not in server_log(base), f"a widget state was refused after {step}"
 
 
 def _press(page, key, base, step):

@@ -20,15 +20,21 @@ import time
 import pytest
 
 from classroom.domain import CLASS_EXERCISE
-from tests.support.browser import SentReruns, chromium, log_in, require_browser, settle
+from tests.support.browser import (
+    GUARD_BANNER,
+    GUARD_LOG_LINE,
+    SentReruns,
+    chromium,
+    log_in,
+    require_browser,
+    settle,
+)
 from tests.support.server import classroom_server, server_log
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
 KEY = "widget-guard-e2e-key"
 IDLE_S = 30.0
-BANNER = "ignored input that none of its controls could have sent"
-LOG_LINE = "widget state(s) that no control on the page could have sent"
 
 
 @pytest.fixture
@@ -47,7 +53,7 @@ def _wait(page, check, what: str, timeout: float = 60.0) -> None:
 
 
 def _no_banner(page, step: str) -> None:
-    assert page.get_by_text(BANNER).count() == 0, f"the guard's banner appeared after {step}"
+    assert page.get_by_text(GUARD_BANNER).count() == 0, f"the guard's banner appeared after {step}"
 
 
 def _click(page, name: str, then: str, *, exact: bool = True) -> None:
@@ -90,7 +96,7 @@ def test_desk_view_traffic_is_never_refused(classroom, chromium):
     kinds = {w.WhichOneof("value") for r in refreshes for w in r.widget_states.widgets}
     assert "int_value" in kinds, f"no integer input's state travelled with the refreshes: {kinds}"
     _no_banner(page, "sitting idle")
-    assert LOG_LINE not in server_log(base)[start:], "the live refresh's states were refused"
+    assert GUARD_LOG_LINE not in server_log(base)[start:], "the live refresh's states were refused"
 
     # Every expander of the desk view, opened.
     for title in ("What if", "Rehearse with simulated students", "Add a question",
@@ -138,7 +144,7 @@ def test_desk_view_traffic_is_never_refused(classroom, chromium):
     assert len(svc.list_polls()) == 2
 
     new_log = server_log(base)[start:]
-    assert LOG_LINE not in new_log, "the dashboard's own widget states were refused"
+    assert GUARD_LOG_LINE not in new_log, "the dashboard's own widget states were refused"
     assert "Traceback" not in new_log
     ctx.close()
 
@@ -162,5 +168,5 @@ def test_a_typed_whole_number_on_a_study_page_is_the_number_used(classroom, chro
     settle(page)
     assert box.input_value() == "77"
     _no_banner(page, "typing a count")
-    assert LOG_LINE not in server_log(base)[start:]
+    assert GUARD_LOG_LINE not in server_log(base)[start:]
     ctx.close()

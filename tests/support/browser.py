@@ -135,3 +135,9 @@ class SentReruns:
     def full(self) -> int:
         """How many full runs (not a fragment's) the page asked for."""
         return sum(1 for r in self.reruns if not r.fragment_id)
+
+
+#: What the widget guard (ui/widget_guard.py) shows on the page and writes to the log when
+#: it ignores a widget state: an ordinary session must never produce either.
+GUARD_BANNER = "ignored input that none of its controls could have sent"
+GUARD_LOG_LINE = "widget state(s) that no control on the page could have sent"
