@@ -8,12 +8,12 @@ test (``tests/test_load_smoke.py``) uses it as a library.
 
 * **Phones** (:class:`tests.support.phone_client.PhoneStudent`, plain HTTP):
   each arrives at a uniform time in the burst window (``spread_s``), opens the page
-  as a browser does (``/join/CODE`` with its device cookie, the favicon,
-  ``GET /api/poll/CODE``, then the script's ``GET /api/poll/CODE/me``), taps
+  as a browser does (``/join/CODE`` with its device cookie, then the script's
+  ``GET /api/poll/CODE?me=1``: the state with this device's receipt), taps
   ``vote_delay_s`` later (randomized on the device from the round's sampling
   weights, POSTed with the page's Origin and a fresh submission id), reads the
-  receipt, then waits ``wait_s`` like a phone: long-polls with ``?wait=25`` and
-  ``If-None-Match``. Timed: join (those four requests) and tap -> receipt.
+  receipt, then waits ``wait_s`` like a phone: long-polls with ``?wait=50&me=1`` and
+  ``If-None-Match``. Timed: join (those two requests) and tap -> receipt.
 * **The projector** (:class:`Projector`): an instructor's dashboard session on
   Streamlit's own websocket protocol (``tests/support/protocol.py``) showing the
   run's question with results hidden: it reruns the live panel's fragment as
@@ -268,7 +268,7 @@ async def _phone(o: Outcome, s: PhoneStudent, cfg: LoadConfig, start_at: float, 
         await asyncio.sleep(max(0.0, t0 + start_at - time.perf_counter()))
         began = time.perf_counter()
         o.join_at = began - t0
-        page, state = await s.open_page()  # the page, the favicon, the state, /me
+        page, state = await s.open_page()  # the page, then the state with /me's answer
         o.page_bytes = s.requests[0].body_bytes if s.requests else 0
         o.device_id = s.device_id
         if page.status != 200:

@@ -235,7 +235,8 @@ def do_scaleout(args) -> dict:
 # -- the floor (issue 25): pinned and unpinned, transactions ---------------------------------
 def transaction_counts() -> dict[str, int]:
     """Transactions the store opens (SQLAlchemy ``begin`` events) for a phone's first load
-    (the page, the favicon, the state, ``/me``, once the poll's shared state is built) and
+    (the page, then the state with this device's receipt, ``?me=1``, once the poll's shared
+    state is built) and
     for its tap, counted in this process on the app's own phone routes and middleware (as
     ``tests/test_phone_transactions.py`` asserts them), on SQLite."""
     import tempfile
@@ -262,9 +263,8 @@ def transaction_counts() -> dict[str, int]:
             code = poll.join_code
 
             def first_load(client: TestClient) -> None:
-                for path, accept in ((f"/join/{code}", "text/html"), ("/favicon.svg", "*/*"),
-                                     (f"/api/poll/{code}", "application/json"),
-                                     (f"/api/poll/{code}/me", "application/json")):
+                for path, accept in ((f"/join/{code}", "text/html"),
+                                     (f"/api/poll/{code}?me=1", "application/json")):
                     resp = client.get(path, headers={"accept": accept})
                     if resp.status_code != 200:
                         raise RuntimeError(f"first load: {path} answered {resp.status_code}")
@@ -553,7 +553,7 @@ def render_doc(results: dict) -> list[str]:
                   f"--largest-repeats {fl.get('largest_repeats', 1)}`. Each "
                   "placement runs the class of "
                   f"{fl['cpu_students']:,} phones {fl['repeats']} time(s) without a "
-                  "projector (page, favicon, state, `/me`, a tap 2–10 s later, then 60 s of "
+                  "projector (the page, the state with `me`, a tap 2–10 s later, then 60 s of "
                   "long-poll waiting; arrivals over 20 s) for the CPU per phone, then the "
                   "class sizes " + ", ".join(f"{n:,}" for n in fl["sizes"]) + " largest "
                   f"first ({fl.get('largest_repeats', 1)} run(s) each, the median run "

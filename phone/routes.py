@@ -7,10 +7,13 @@ URLs (registered through ``st.App(routes=...)`` on the app's own port):
   address). ``GET /join?code=...`` redirects to ``/join/CODE``.
 * ``GET /api/poll/{code}``: the poll's current question, shared by every phone,
   from :class:`phone.state.PollStates`. ETag = version; a matching
-  ``If-None-Match`` gets 304 without a database read. ``?wait=N`` (N <= 30)
+  ``If-None-Match`` gets 304 without a database read. ``?wait=N`` (N <= 55)
   holds the request until the version changes (200) or N seconds pass (304).
   A 200 carries ``now``, the server's time (ms since 1970) as it answers: a phone
-  counts a countdown down from it, whatever its own clock says.
+  counts a countdown down from it, whatever its own clock says. With ``?me=1`` a 200
+  also carries ``me``, what ``/me`` answers (or that answer's ``{"error", "message"}``):
+  the page asks so on its first load and for every new question, one request instead
+  of two.
 * ``GET /api/poll/{code}/me``: this device's receipt for the current question
   and the ε it has spent in the poll (needs the ``ldp_device`` cookie); without
   the poll's :data:`ANSWERED_COOKIE` from memory, else one read transaction.
@@ -81,7 +84,11 @@ __all__ = ["ANSWERED_COOKIE", "JOIN_GUESSES", "JOIN_MISSES_PER_ADDRESS",
 #: A report is a few hundred bytes; anything far larger is not from the page.
 MAX_BODY_BYTES = 4096
 MAX_JSON_DEPTH = 6
-MAX_WAIT_S = 30.0
+#: The longest a long-poll is held (s): the page asks 50 (``LONG_POLL_S`` in flow.js), and a
+#: proxy in front must allow a request to wait this long (deploy/nginx-site.conf.template:
+#: ``proxy_read_timeout 60s``). Each long-poll costs a waiting phone a request; longer ones
+#: mean fewer of them, and a change still reaches every phone at once.
+MAX_WAIT_S = 55.0
 #: Wrong join codes one phone (its device cookie, else its address) may try per minute
 #: before it is asked to slow down. Not per address alone: a lecture hall behind one NAT
 #: shares an address, and one student's typos must not lock out the class.
@@ -156,8 +163,12 @@ def _json(body: Any, status: int = 200, headers: dict[str, str] | None = None) -
 def _refused(table: ErrorTable, request: Request, exc: Exception) -> Response:
     """The JSON answer ``{"error": code, "message": sentence}`` for a refused request."""
     answer = table.resolve(exc)
-    return _json({"error": answer.code, "message": answer.text(request, exc)}, answer.status,
-                 dict(answer.headers))
+    return _json(_refusal(table, request, exc), answer.status, dict(answer.headers))
+
+
+def _refusal(table: ErrorTable, request: Request, exc: Exception) -> dict[str, str]:
+    answer = table.resolve(exc)
+    return {"error": answer.code, "message": answer.text(request, exc)}
 
 
 def _etag_matches(request: Request, version: str) -> bool:
@@ -253,22 +264,30 @@ class PhoneApi:
             if _etag_matches(request, snap.version):
                 return Response(status_code=304, headers={"ETag": f'"{snap.version}"',
                                                           "Cache-Control": "no-cache"})
-        return _json(_with_now(snap.body, epoch_ms(self.service.now())),
-                     headers={"ETag": f'"{snap.version}"', "Cache-Control": "no-cache"})
+        body = _with_now(snap.body, epoch_ms(self.service.now()))
+        if request.query_params.get("me") == "1":
+            try:
+                mine = await self._my_status(request, snap)
+            except (Refusal, ClassroomError) as exc:
+                mine = _refusal(READ_ERRORS, request, exc)
+            body = _with_member(body, "me", mine)
+        return _json(body, headers={"ETag": f'"{snap.version}"', "Cache-Control": "no-cache"})
 
     async def me(self, request: Request) -> Response:
         """This device's receipt for the current question and the ε it has spent in the
-        poll. A browser without the poll's :data:`ANSWERED_COOKIE` has sent no answer to
-        this poll: it is answered from memory, with no database read."""
+        poll (the page asks after a send that ended on an older question)."""
         try:
-            snap = await self._snapshot(request)
-            device = _device(request)
-            if ANSWERED_COOKIE not in request.cookies:
-                return _json({"question_id": snap.question_id, "receipt": None,
-                              "spent_epsilon": 0.0})
-            return _json(await run_in_threadpool(self._mine, snap, device))
+            return _json(await self._my_status(request, await self._snapshot(request)))
         except (Refusal, ClassroomError) as exc:
             return _refused(READ_ERRORS, request, exc)
+
+    async def _my_status(self, request: Request, snap: Snapshot) -> dict[str, Any]:
+        """What ``/me`` answers. A browser without the poll's :data:`ANSWERED_COOKIE` has
+        sent no answer to this poll: it is answered from memory, with no database read."""
+        device = _device(request)
+        if ANSWERED_COOKIE not in request.cookies:
+            return {"question_id": snap.question_id, "receipt": None, "spent_epsilon": 0.0}
+        return await run_in_threadpool(self._mine, snap, device)
 
     def _mine(self, snap: Snapshot, device: str) -> dict[str, Any]:
         receipt, spent = self.service.device_status(snap.poll_id, snap.question_id, device)
@@ -323,6 +342,16 @@ def _with_now(body: bytes, now_ms: int) -> bytes:
     b'{"now": 1700000000000, "version": "v1"}'
     """
     return b'{"now": %d, ' % now_ms + body[1:]
+
+
+def _with_member(body: bytes, name: str, value: Any) -> bytes:
+    """A JSON object's bytes with one more member, first.
+
+    >>> _with_member(b'{"now": 1}', "me", {"receipt": None})
+    b'{"me": {"receipt": null}, "now": 1}'
+    """
+    return (b'{"' + name.encode() + b'": '
+            + json.dumps(value, ensure_ascii=False, allow_nan=False).encode() + b", " + body[1:])
 
 
 def _slow_down(wait: Wait) -> Refusal:

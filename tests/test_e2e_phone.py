@@ -263,21 +263,27 @@ def test_first_load_is_light_and_asks_no_other_host(classroom, chromium):
     base, svc = classroom
     poll, _ = _question(svc)
     ctx, page = _phone(chromium)
-    responses = []
-    page.on("response", lambda r: responses.append(r))
+    requests = []
+    page.on("request", lambda r: requests.append(r))
     page.goto(f"{base}/join/{poll.join_code}")
     page.locator("button[data-answer='1']").wait_for(timeout=WAIT_MS)
+    page.wait_for_load_state("load")
     deadline = time.monotonic() + 30
-    while not any(r.url.endswith("/favicon.svg") for r in responses):  # the last of the load
-        assert time.monotonic() < deadline, [r.url for r in responses]
+    while not any("wait=" in r.url for r in requests):  # the load ends with the long-poll
+        assert time.monotonic() < deadline, [r.url for r in requests]
         page.wait_for_timeout(100)
-    # The page, its icon, the poll's state and this device's receipt; the long-poll that
-    # follows is waiting, not loading.
-    urls = [r.url for r in responses]
+    # Two requests load the page: the document (its icon is inline) and the poll's state
+    # with this device's receipt; the long-poll that follows is waiting, not loading.
+    urls = [r.url for r in requests if not r.url.startswith("data:")]
     assert all(u.startswith(base) for u in urls), urls
-    sizes = [r.request.sizes() for r in responses]
+    loading = [u.removeprefix(base) for u in urls if "wait=" not in u]
+    assert loading == [f"/join/{poll.join_code}", f"/api/poll/{poll.join_code}?me=1"], urls
+    assert page.locator("link[rel=icon]").get_attribute("href").startswith(
+        "data:image/svg+xml;base64,")
+    responses = [r.response() for r in requests if "wait=" not in r.url
+                 and not r.url.startswith("data:")]
+    sizes = [r.request.sizes() for r in responses if r is not None]
     transferred = sum(s["responseBodySize"] + s["responseHeadersSize"] for s in sizes)
-    assert len(responses) <= 5, urls
     assert transferred <= 60_000, transferred
     page_response = next(r for r in responses if r.url.endswith(f"/join/{poll.join_code}"))
     assert page_response.headers.get("content-encoding") == "gzip"

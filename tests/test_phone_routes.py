@@ -22,6 +22,7 @@ from phone.routes import (
     JOIN_MISSES_PER_ADDRESS,
     JOIN_MISSES_PER_MINUTE,
     MAX_BODY_BYTES,
+    MAX_WAIT_S,
     PhoneApi,
     make_routes,
 )
@@ -178,6 +179,47 @@ def test_long_poll_times_out_with_304(client, svc):
     assert r.status_code == 304
 
 
+def test_a_long_poll_fits_inside_every_timeout_on_its_way():
+    """The page's wait (flow.js), the simulated phones' (the load harness), the server's cap
+    and the read timeout of the nginx template in front: a held request must end at the
+    server, with a 304, before any proxy gives up on it."""
+    import re
+    from pathlib import Path
+
+    from tests.support import phone_client
+
+    root = Path(__file__).resolve().parent.parent
+    flow = (root / "phone/assets/flow.js").read_text()
+    page_wait = int(re.search(r"^const LONG_POLL_S = (\d+);", flow, re.M).group(1))
+    assert f"?wait=${{LONG_POLL_S}}" in flow
+    template = (root / "deploy/nginx-site.conf.template").read_text()
+    api = template[template.index("location /api/"):]
+    proxy_s = int(re.search(r"proxy_read_timeout (\d+)s;", api[:api.index("}")]).group(1))
+    assert phone_client.LONG_POLL_S == page_wait
+    assert page_wait < MAX_WAIT_S <= proxy_s - 5, (page_wait, MAX_WAIT_S, proxy_s)
+
+
+def test_the_server_holds_a_long_poll_no_longer_than_its_cap(svc):
+    poll, _ = _open(svc)
+    api = PhoneApi(lambda: svc)
+    held: list[float] = []
+
+    async def spy(code, version, wait):
+        held.append(wait)
+        return None
+
+    api.states.wait_for_change = spy  # type: ignore[method-assign]
+    app = Starlette(routes=make_routes(api), middleware=local_middleware())
+    with TestClient(app) as c:
+        c.get("/join", headers={"accept": "text/html"})
+        etag = c.get(f"/api/poll/{poll.join_code}").headers["etag"]
+        for asked in ("3600", "55", "12.5", "-4", "soon"):
+            r = c.get(f"/api/poll/{poll.join_code}?wait={asked}",
+                      headers={"if-none-match": etag})
+            assert r.status_code == 304
+    assert held == [MAX_WAIT_S, 55.0, 12.5]  # no wait asked (or a wrong one): answered at once
+
+
 def test_revealed_results_carry_the_estimate_and_its_interval(client, svc):
     poll, q = _open(svc)
     svc.add_simulated_reports(q.id, 40, 0.6, seed=1)
@@ -330,6 +372,32 @@ def test_a_vote_is_stored_once_and_a_double_tap_gets_the_first_receipt(client, s
     assert me["receipt"]["answer_label"] == "Vanilla" and me["question_id"] == q.id
 
 
+def test_the_state_asked_with_me_carries_what_me_answers(client, svc):
+    poll, q = _open(svc)
+    code = poll.join_code
+    plain = client.get(f"/api/poll/{code}")
+    assert "me" not in plain.json()  # the join form's look at a code carries none
+    fresh = client.get(f"/api/poll/{code}?me=1").json()
+    assert fresh["me"] == {"question_id": q.id, "receipt": None, "spent_epsilon": 0.0}
+    assert {k: v for k, v in fresh.items() if k not in ("me", "now")} == \
+        {k: v for k, v in plain.json().items() if k != "now"}
+    assert _vote(client, code, q).status_code == 200
+    again = client.get(f"/api/poll/{code}?me=1").json()  # the page loaded again
+    assert again["me"] == client.get(f"/api/poll/{code}/me").json()
+    assert again["me"]["receipt"]["answer_label"] == "Vanilla"
+    assert again["me"]["spent_epsilon"] == pytest.approx(q.epsilon)
+    # A long-poll that ends on a new question carries this device's part for it.
+    etag = client.get(f"/api/poll/{code}").headers["etag"]
+    q2 = svc.add_question(poll.id, "Tea (1) or coffee (0)?", options=("Coffee", "Tea"),
+                          design_params=DIE)
+    svc.close_question(q.id)
+    svc.open_question(q2.id)
+    moved = client.get(f"/api/poll/{code}?wait=5&me=1", headers={"if-none-match": etag})
+    assert moved.status_code == 200
+    assert moved.json()["me"] == {"question_id": q2.id, "receipt": None,
+                                  "spent_epsilon": pytest.approx(q.epsilon)}
+
+
 @pytest.mark.parametrize("headers", [{}, {"origin": "http://evil.example"},
                                      {"origin": "null"}, {"origin": "https://testserver"}])
 def test_a_post_from_another_origin_is_refused(client, svc, headers):
@@ -404,6 +472,10 @@ def test_no_cookie_no_vote(svc):
         assert r.status_code == 400 and r.json()["error"] == "no_cookie"
         assert "did not keep the class cookie" in r.json()["message"]
         assert c.get(f"/api/poll/{poll.join_code}/me").json()["error"] == "no_cookie"
+        state = c.get(f"/api/poll/{poll.join_code}?me=1")  # the state itself still comes
+        assert state.status_code == 200 and state.json()["question"]["id"] == q.id
+        assert state.json()["me"]["error"] == "no_cookie"
+        assert "did not keep the class cookie" in state.json()["me"]["message"]
     assert _rows(svc, q) == 0
 
 

@@ -1,13 +1,13 @@
 """The phone path at its floor, counted in transactions (SQLAlchemy's ``begin`` events), on
 every backend:
 
-* a phone's first load (the page, the favicon, the poll's state, ``/me``) opens no
-  transaction: the state is shared from memory, and a browser that has not answered in
-  the poll (no ``ldp_answered`` cookie) needs no read for ``/me``;
+* a phone's first load (the page, then the poll's state with this device's receipt,
+  ``?me=1``) opens no transaction: the state is shared from memory, and a browser that
+  has not answered in the poll (no ``ldp_answered`` cookie) needs no read for its receipt;
 * a tap is ONE transaction, with or without a budget or a per-address limit: validation,
   the device's earlier reports (the budget and the receipt's running total), the insert;
   a double tap and every refusal too;
-* ``/me`` of a browser that has answered is one read.
+* ``/me`` (or ``?me=1``) of a browser that has answered is one read.
 """
 
 from __future__ import annotations
@@ -48,14 +48,12 @@ def _app(service: PollService) -> Starlette:
 
 
 def _first_load(client: TestClient, code: str) -> dict:
-    """What the page does on load: the page (and its device cookie), the favicon the
-    browser asks for, the poll's state, this device's receipt and spent ε."""
+    """What the page does on load: the page (and its device cookie; its favicon is
+    inline), then the poll's state with this device's receipt and spent ε."""
     assert client.get(f"/join/{code}", headers={"accept": "text/html"}).status_code == 200
-    assert client.get("/favicon.svg").status_code == 200
-    assert client.get(f"/api/poll/{code}").status_code == 200
-    me = client.get(f"/api/poll/{code}/me")
-    assert me.status_code == 200, me.text
-    return me.json()
+    state = client.get(f"/api/poll/{code}?me=1")
+    assert state.status_code == 200, state.text
+    return state.json()["me"]
 
 
 def _tap(client: TestClient, q, sid: str):
@@ -96,6 +94,9 @@ def test_a_first_load_reads_nothing_and_a_tap_is_one_transaction(store, setting)
         assert me_read.count == 1
         assert mine["receipt"]["answer_label"] == receipt["answer_label"]
         assert mine["spent_epsilon"] == pytest.approx(LN3)
+        with Transactions(store) as reload:  # the page loaded again: the same, in the state
+            assert _first_load(phone, poll.join_code) == mine
+        assert reload.count == 1
 
         with Transactions(store) as waiting:
             etag = phone.get(f"/api/poll/{poll.join_code}").headers["etag"]

@@ -10,6 +10,7 @@ and leaves a :class:`Visitor` in the request's state, which routes read with
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import ipaddress
@@ -106,13 +107,24 @@ class Edge:
         client = scope.get("client")
         if not client:
             return
-        try:
-            mapped = ipaddress.IPv6Address(client[0]).ipv4_mapped
-        except ValueError:
-            return
+        mapped = _ipv4_mapped(client[0])
         if mapped is not None:
-            scope["client"] = (str(mapped), client[1])
+            scope["client"] = (mapped, client[1])
             await self.forwarded(scope, _no_message, _no_send)
+
+
+@functools.lru_cache(maxsize=4096)  # every request asks; a lecture hall has few addresses
+def _ipv4_mapped(host: str) -> str | None:
+    """The IPv4 address an IPv4-mapped IPv6 address stands for, else None.
+
+    >>> _ipv4_mapped("::ffff:192.0.2.7"), _ipv4_mapped("192.0.2.7"), _ipv4_mapped("::1")
+    ('192.0.2.7', None, None)
+    """
+    try:
+        mapped = ipaddress.IPv6Address(host).ipv4_mapped
+    except ValueError:
+        return None
+    return None if mapped is None else str(mapped)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ URL; this check covers both, so it is not needed (left unset, Streamlit accepts 
 from __future__ import annotations
 
 import ipaddress
+import functools
 import socket
 from collections.abc import Iterable
 from urllib.parse import urlsplit
@@ -34,6 +35,7 @@ from urllib.parse import urlsplit
 __all__ = ["AllowedHosts", "host_name"]
 
 
+@functools.lru_cache(maxsize=256)  # every request asks; a server hears few names
 def host_name(header: str | None) -> str | None:
     """The name in a ``Host`` header, lower case, without port or final dot; None if the
     header is not a host (a path, a user, a bad port).

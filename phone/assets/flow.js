@@ -30,6 +30,10 @@ function countdownText(ms) {
   return `${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, '0')}`;
 }
 
+// How long a long-poll asks the server to hold it (s); the server holds at most
+// phone/routes.py's MAX_WAIT_S, below a proxy's read timeout (deploy/nginx-site.conf.template).
+const LONG_POLL_S = 50;
+
 function createFlow(env) {
   // env: api(path, opts) -> Promise<{status, body, etag}>; pending: {get(), set(value)},
   // the report not yet saved, kept across reloads; show(screen); say(text) for screen
@@ -175,14 +179,18 @@ function createFlow(env) {
     if (s) env.show(s);
   }
 
+  // This device's receipt for the current question and the ε it has spent: `me` as a state
+  // asked with ?me=1 carries it (or its error), else from /me.
+  function takeMe(me) {
+    if (me && me.error === 'no_cookie') m.blocked = me.message;
+    else m.me = me && !me.error ? me : null;
+  }
+
   async function loadMe() {
     const seq = ++m.meSeq;
     const r = await env.api(`/api/poll/${enc(m.code)}/me`);
-    if (seq !== m.meSeq) return true;  // a newer answer (a receipt, say) arrived meanwhile
-    if (r.status === 200) { m.me = r.body; return true; }
-    if (r.body && r.body.error === 'no_cookie') { m.blocked = r.body.message; return false; }
-    m.me = null;
-    return true;
+    if (seq !== m.meSeq) return;  // a newer answer (a receipt, say) arrived meanwhile
+    takeMe(r.status === 200 ? r.body : r.body && r.body.error === 'no_cookie' ? r.body : null);
   }
 
   function changed(a, b) {
@@ -197,8 +205,13 @@ function createFlow(env) {
     m.clock = typeof s.now === 'number' ? { server: s.now, local: env.now() } : null;
     if (m.busy) return;
     if (moved || force) {
-      await loadMe();
-      if (m.busy) return;  // a tap came in while this device's receipt was loading
+      if (s.me !== undefined) {
+        m.meSeq++;  // newer than any /me still on its way
+        takeMe(s.me);
+      } else {
+        await loadMe();
+        if (m.busy) return;  // a tap came in while this device's receipt was loading
+      }
     }
     show();
   }
@@ -315,7 +328,7 @@ function createFlow(env) {
   async function watch() {
     let backoff = 1000;
     for (;;) {
-      const r = await env.api(`/api/poll/${enc(m.code)}?wait=25`, { headers: m.etag ? { 'If-None-Match': m.etag } : {} });
+      const r = await env.api(`/api/poll/${enc(m.code)}?wait=${LONG_POLL_S}&me=1`, { headers: m.etag ? { 'If-None-Match': m.etag } : {} });
       if (r.status === 200) {
         m.etag = r.etag; backoff = 1000; env.warn('');
         await refresh(r.body, false);
@@ -323,7 +336,9 @@ function createFlow(env) {
         backoff = 1000; env.warn('');
       } else {
         if (r.status === 404 || r.status === 400) { env.show({ view: 'join', error: message(r), key: 'join' }); return; }
-        if (r.status !== 0 && r.status !== 503) env.warn(message(r));
+        // No connection, the server busy, or a proxy that gave up on a held request: the
+        // page asks again by itself and says nothing; anything else is worth a line.
+        if (![0, 502, 503, 504].includes(r.status)) env.warn(message(r));
         await env.wait(backoff);
         backoff = Math.min(30000, backoff * 2);
       }
@@ -339,7 +354,7 @@ function createFlow(env) {
       return;
     }
     m.code = decodeURIComponent(match[1]);
-    const r = await env.api(`/api/poll/${enc(m.code)}`);
+    const r = await env.api(`/api/poll/${enc(m.code)}?me=1`);
     if (r.status !== 200) {
       env.show({ view: 'join', error: message(r), code: m.code, key: 'join/error' });
       return;

@@ -54,7 +54,7 @@ function phone(first, options) {
   const clock = opts.clock || { t: 0 };
   const server = {
     state: first, me: () => ({ status: 200, body: { question_id: null, receipt: null, spent_epsilon: 0 } }),
-    reply: null, polls: [], calls: [],
+    reply: null, polls: [], calls: [], embedsMe: opts.embedsMe !== false,
   };
   const shown = [], posts = [];
   const store = opts.store || { value: null };
@@ -71,7 +71,12 @@ function phone(first, options) {
       server.lastEtag = init.headers['If-None-Match'];
       return server.polls.length ? server.polls.shift() : new Promise(() => {});
     }
-    return { status: 200, body: server.state, etag: `"${server.state.version}"` };
+    const body = Object.assign({}, server.state);
+    if (path.endsWith('?me=1') && server.embedsMe) {  // the state with this device's /me
+      const r = await server.me();
+      body.me = r.status === 200 ? r.body : r.body;
+    }
+    return { status: 200, body, etag: `"${server.state.version}"` };
   };
   const sandbox = load(undefined, { crypto: seededCrypto(42) });
   const flow = sandbox.createFlow({
@@ -146,7 +151,9 @@ for (const [how, reply, notice] of ENDINGS) {
     assert.equal(s.view, 'question', `${how}: ${JSON.stringify(s)}`);
     assert.equal(s.q.id, 2);
     assert.match(s.notice, notice);
-    assert.equal(p.server.calls.filter((c) => c.endsWith('/me')).length, 2, 'this device\'s state for the new question');
+    assert.deepEqual(p.server.calls.filter((c) => !c.includes('wait=') && !c.endsWith('/report')),
+      [`/api/poll/${CODE}?me=1`, `/api/poll/${CODE}/me`],
+      'this device\'s state with the first state, then for the new question');
     // And the new question takes an answer at once.
     p.server.reply = (body) => ({ status: 200, body: { receipt: receipt(q2, { question_id: body.question_id }) } });
     assert.equal(await p.flow.answer(0, q2), true);
@@ -293,18 +300,47 @@ test('a receipt loaded on opening the page has no story: the roll is told only w
 });
 
 test('an answer from /me that left before the receipt arrived does not hide it', async () => {
-  const q1 = question(1);
-  const late = deferred();
+  const q1 = question(1), q2 = question(2);
   const p = phone(state(q1));
+  await p.ready();
+  // A report on question 1 ends after the class moved to question 2: the page asks /me.
+  const held = deferred(), late = deferred();
+  p.server.reply = () => held.promise;
+  const sending = p.flow.answer(1, q1);
+  await until(() => p.posts.length === 1, 'the report');
+  await p.flow.refresh(Object.assign(state(q2), { me: { question_id: 2, receipt: null, spent_epsilon: 0 } }), false);
   p.server.me = () => late.promise;
-  p.flow.start(`/join/${CODE}`, new URLSearchParams(''));
+  held.resolve({ status: 200, body: { receipt: receipt(q1) } });
   await until(() => p.server.calls.some((c) => c.endsWith('/me')), 'the /me request');
-  p.server.reply = () => ({ status: 200, body: { receipt: receipt(q1) } });
-  await p.flow.answer(1, q1);
+  // The student answers question 2 before that /me comes back.
+  p.server.reply = () => ({ status: 200, body: { receipt: receipt(q2, { question_id: 2 }) } });
+  assert.equal(await p.flow.answer(0, q2), true);
   assert.equal(p.screen().view, 'receipt');
-  late.resolve({ status: 200, body: { question_id: 1, receipt: null, spent_epsilon: 0 } });
-  await until(() => p.shown.length >= 2, 'the page settles');
+  late.resolve({ status: 200, body: { question_id: 2, receipt: null, spent_epsilon: 0 } });
+  await sending;
   assert.equal(p.screen().view, 'receipt');
+  assert.equal(p.screen().q.id, 2);
+});
+
+test('the first state carries this device\'s receipt: one request, no /me', async () => {
+  const q1 = question(1);
+  const p = phone(state(q1));
+  p.server.me = () => ({ status: 200, body: { question_id: 1, receipt: receipt(q1), spent_epsilon: LN3 } });
+  await p.ready();
+  assert.deepEqual(p.server.calls.slice(0, 2), [`/api/poll/${CODE}?me=1`, `/api/poll/${CODE}?wait=50&me=1`]);
+  assert.equal(p.screen().view, 'receipt');
+  assert.ok(!p.server.calls.some((c) => c.endsWith('/me')));
+});
+
+test('a state whose me says the cookie is missing stops the page with that sentence', async () => {
+  const q1 = question(1);
+  const p = phone(state(q1));
+  p.server.me = () => ({ status: 400, body: { error: 'no_cookie', message: 'Allow cookies and reload.' } });
+  await p.ready();
+  assert.equal(p.screen().view, 'note');
+  assert.equal(p.screen().tone, 'error');
+  assert.equal(p.screen().text, 'Allow cookies and reload.');
+  assert.equal(await p.flow.answer(1, q1), false, 'no tap is taken');
 });
 
 test('the long-poll brings the next question; an unknown poll leads back to the code box', async () => {

@@ -5,18 +5,17 @@ process; the failure tests drive them one by one. A :class:`PhoneStudent` does
 what the phone page's JavaScript does, minus drawing:
 
 1. ``GET /join/CODE`` (``Accept: text/html``, ``Accept-Encoding: gzip``): the
-   page, and with it the HttpOnly ``ldp_device`` cookie; ``GET /favicon.svg``, as a
-   browser asks for it;
-2. ``GET /api/poll/CODE``: the current question (its ETag is the version), then
-   ``GET /api/poll/CODE/me``, as the page's script does on its first state
-   (:meth:`PhoneStudent.open_page` does all four);
+   page, and with it the HttpOnly ``ldp_device`` cookie (its favicon is inline);
+2. ``GET /api/poll/CODE?me=1``: the current question (its ETag is the version) with
+   this device's receipt and spent ε, as the page's script asks for it
+   (:meth:`PhoneStudent.open_page` does both);
 3. the tap: randomize the true answer on the device with the round's integer
    sampling weights (``ldp_core``'s ``sampling_weights``: a uniform integer,
    the first branch whose cumulative weight exceeds it: truth, lie, forced
    yes, forced no), exactly as the page's randomizer does;
 4. ``POST /api/poll/CODE/report`` with the page's ``Origin``, JSON body
    ``{question_id, answer, params, submission_id}``: the receipt;
-5. waiting like a phone: ``GET /api/poll/CODE?wait=25`` with ``If-None-Match``
+5. waiting like a phone: ``GET /api/poll/CODE?wait=50&me=1`` with ``If-None-Match``
    (long-poll), until the next question or the end of the wait.
 
 Every request is timed and its status and transferred body bytes recorded. Cookies are
@@ -56,8 +55,9 @@ __all__ = ["DEVICE_COOKIE", "PhoneResponse", "PhoneStudent", "Request", "new_ses
 
 DEVICE_COOKIE = "ldp_device"
 USER_AGENT = "ldp-classroom-headless-phone"
-#: A long-poll asks the server to hold the request this long (the contract allows up to 30).
-LONG_POLL_S = 25
+#: A long-poll asks the server to hold the request this long, as the page does
+#: (``LONG_POLL_S`` in phone/assets/flow.js; the server holds at most 55).
+LONG_POLL_S = 50
 
 
 @dataclass
@@ -240,16 +240,18 @@ class PhoneStudent:
         return await self.request("GET", path or f"/join/{self.code}",
                                   headers={"Accept": "text/html,application/xhtml+xml"})
 
-    async def poll(self, *, wait: float | None = None, etag: str | None = None
-                   ) -> PhoneResponse:
-        """``GET /api/poll/CODE`` (a long-poll with ``wait`` and the ETag)."""
+    async def poll(self, *, wait: float | None = None, etag: str | None = None,
+                   me: bool = False) -> PhoneResponse:
+        """``GET /api/poll/CODE`` (a long-poll with ``wait`` and the ETag; with ``me``, the
+        state carries this device's receipt and spent ε, as the page asks for it)."""
         path = f"/api/poll/{self.code}"
         headers = {"Accept": "application/json"}
         tag = etag if etag is not None else (self.etag if wait else None)
         if tag:
             headers["If-None-Match"] = f'"{tag}"' if not tag.startswith(('"', "W/")) else tag
-        if wait:
-            path += f"?wait={wait:g}"
+        query = ([f"wait={wait:g}"] if wait else []) + (["me=1"] if me else [])
+        if query:
+            path += "?" + "&".join(query)
         resp = await self.request("GET", path, headers=headers,
                                   timeout=(wait or 0) + self.timeout)
         if resp.status == 200 and isinstance(resp.json, dict):
@@ -273,17 +275,13 @@ class PhoneStudent:
         return await self.poll()
 
     async def open_page(self) -> tuple[PhoneResponse, PhoneResponse]:
-        """Everything a browser asks for when the page opens, in its order: the page, the
-        favicon, the poll's state, then (the page's script, on its first state) this
-        device's receipt and spent ε. Returns the page's and the state's responses."""
+        """Everything a browser asks for when the page opens, in its order: the page (its
+        favicon is inline), then the poll's state with this device's receipt and spent ε
+        (``?me=1``). Returns the page's and the state's responses."""
         page = await self.load_page()
         if page.status != 200:
             return page, page
-        await self.favicon()
-        state = await self.poll()
-        if state.status == 200:
-            await self.me()
-        return page, state
+        return page, await self.poll(me=True)
 
     @property
     def question(self) -> dict | None:
@@ -331,7 +329,7 @@ class PhoneStudent:
         changes = 0
         end = time.perf_counter() + seconds
         while (left := end - time.perf_counter()) > 0.5 and not (stop and stop.is_set()):
-            resp = await self.poll(wait=max(1, min(long_poll, round(left))))
+            resp = await self.poll(wait=max(1, min(long_poll, round(left))), me=True)
             if resp.status == 200:
                 changes += 1
             elif resp.status != 304:
