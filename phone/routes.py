@@ -13,7 +13,8 @@ URLs (registered through ``st.App(routes=...)`` on the app's own port):
   counts a countdown down from it, whatever its own clock says. With ``?me=1`` a 200
   also carries ``me``, what ``/me`` answers (or that answer's ``{"error", "message"}``):
   the page asks so on its first load and for every new question, one request instead
-  of two.
+  of two; except a held long-poll from a browser that had not answered in the poll
+  when it asked (it may have answered since: the page then asks ``/me``).
 * ``GET /api/poll/{code}/me``: this device's receipt for the current question
   and the ε it has spent in the poll (needs the ``ldp_device`` cookie); without
   the poll's :data:`ANSWERED_COOKIE` from memory, else one read transaction.
@@ -256,8 +257,10 @@ class PhoneApi:
             wait = min(MAX_WAIT_S, max(0.0, float(request.query_params.get("wait", 0))))
         except ValueError:
             wait = 0.0
+        held = False
         if _etag_matches(request, snap.version):
             if wait > 0:
+                held = True
                 changed = await self.states.wait_for_change(snap.code, snap.version, wait)
                 if changed is not None:
                     snap = changed
@@ -265,7 +268,11 @@ class PhoneApi:
                 return Response(status_code=304, headers={"ETag": f'"{snap.version}"',
                                                           "Cache-Control": "no-cache"})
         body = _with_now(snap.body, epoch_ms(self.service.now()))
-        if request.query_params.get("me") == "1":
+        # A held request's cookies are as old as the request: a browser that has answered
+        # since (its ANSWERED_COOKIE came meanwhile) would get "no receipt" from memory.
+        # Then no `me`: the page asks /me, with the cookies it has now.
+        if request.query_params.get("me") == "1" and (
+                not held or ANSWERED_COOKIE in request.cookies):
             try:
                 mine = await self._my_status(request, snap)
             except (Refusal, ClassroomError) as exc:

@@ -398,6 +398,22 @@ def test_the_state_asked_with_me_carries_what_me_answers(client, svc):
                                   "spent_epsilon": pytest.approx(q.epsilon)}
 
 
+def test_a_long_poll_sent_before_the_first_answer_leaves_me_to_the_page(client, svc):
+    """Its cookies are those of when it was sent: without the answered marker then, it
+    cannot tell "never answered" from "answered while held", so it carries no ``me`` and
+    the page asks /me with the cookies it has by then."""
+    poll, q = _open(svc)
+    code = poll.join_code
+    etag = client.get(f"/api/poll/{code}").headers["etag"]
+    q2 = svc.add_question(poll.id, "Tea (1) or coffee (0)?", options=("Coffee", "Tea"),
+                          design_params=DIE)
+    threading.Timer(0.05, lambda: (svc.close_question(q.id), svc.open_question(q2.id))).start()
+    moved = client.get(f"/api/poll/{code}?wait=5&me=1", headers={"if-none-match": etag})
+    assert moved.status_code == 200 and moved.json()["question"]["id"] == q2.id
+    assert "me" not in moved.json()
+    assert client.get(f"/api/poll/{code}?me=1").json()["me"]["question_id"] == q2.id
+
+
 @pytest.mark.parametrize("headers", [{}, {"origin": "http://evil.example"},
                                      {"origin": "null"}, {"origin": "https://testserver"}])
 def test_a_post_from_another_origin_is_refused(client, svc, headers):
