@@ -6,6 +6,7 @@ classroom.kinds.REGISTRY runs through all of it."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 from collections import Counter
@@ -117,3 +118,28 @@ def test_a_kind_with_no_reports_estimates_nothing(kind: kinds.QuestionKind) -> N
                                round_designs={1: text}, round_number=1)
     assert est.n == 0 and est.empty
     assert est.epsilon == pytest.approx(design.epsilon)  # the round's design defines ε
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=IDS)
+def test_a_kind_has_its_dashboard_view_with_its_results_and_rounds(
+        kind: kinds.QuestionKind) -> None:
+    """The dashboard draws a kind only through its KindView (ui/dashboard/kinds.py): a kind
+    registered without one, or without its results panel and rounds rows, fails here."""
+    from types import SimpleNamespace
+
+    from ui.dashboard.kinds import VIEWS, KindView
+
+    assert list(VIEWS) == list(kinds.KINDS)  # no view of a kind that is gone
+    view = VIEWS.get(kind.name)
+    assert isinstance(view, KindView), f"no KindView for {kind.name} in VIEWS"
+    # The live panel calls results(question, estimate, rounds, projector, trajectory, note)
+    # and rounds(question, estimate, rounds).
+    assert callable(view.results) and callable(view.rounds)
+    inspect.signature(view.results).bind(None, None, [], False, [], None)
+    options, design, text = _example(kind)
+    est = estimate_from_groups(question_id=None, kind=kind.name, options=options, groups=[],
+                               round_designs={1: text}, round_number=1)
+    question = SimpleNamespace(kind=kind.name, options=options, design=design,
+                               unit=kind.unit(options))
+    rows = view.rounds(question, est, [])
+    assert len(rows) == len(est.history) and all(isinstance(r, dict) and r for r in rows)

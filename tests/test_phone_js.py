@@ -11,6 +11,7 @@ package. Without node the test skips locally with the reason; under ``CI=true`` 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -43,6 +44,29 @@ def test_the_sampler_table_has_a_row_for_every_numeric_mechanism():
 
     numeric = {row["scheme"]["mechanism"] for row in rows() if row["sampler"] == "numeric"}
     assert numeric == set(ldp_core.NUMERIC_NAMES)
+
+
+def test_the_phone_has_a_randomizer_for_every_scheme_type_the_kinds_emit():
+    """The page randomizes through randomize(), which looks the scheme's type up in
+    randomizer.js's RANDOMIZERS: every type a registered kind hands the phone has its
+    entry there, and no entry is left for a type no kind sends. The sampler table has
+    rows for every kind, which randomizer.test.js draws through randomize()."""
+    from classroom import kinds
+    from phone.present import device_scheme
+    from tests.support.js_cases import rows
+
+    table = rows()
+    assert {row["sampler"] for row in table} == set(kinds.KINDS), \
+        "tests/support/js_cases.py needs rows for every kind"
+    emitted = {row[which]["type"] for row in table for which in ("scheme", "wrong")}
+    emitted |= {device_scheme(dict(k.example_params))["type"]
+                for k in kinds.REGISTRY.values()}
+    source = (ROOT / "phone" / "assets" / "randomizer.js").read_text(encoding="utf-8")
+    block = re.search(r"^const RANDOMIZERS = \{\n(.*?)^\};", source, re.M | re.S)
+    assert block, "phone/assets/randomizer.js lost its RANDOMIZERS table"
+    entries = set(re.findall(r"^  (\w+): ", block[1], re.M))
+    assert emitted <= entries, f"no randomizer for {sorted(emitted - entries)}"
+    assert entries <= emitted, f"randomizers for no kind's scheme: {sorted(entries - emitted)}"
 
 
 @pytest.mark.parametrize("script", JS_TESTS, ids=lambda p: p.name)

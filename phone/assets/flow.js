@@ -285,14 +285,15 @@ function createFlow(env) {
     let report, story = null;
     if (q.mode === 'physical') {
       report = value;  // the student randomized by hand and taps what they report
-    } else if (q.scheme.type === 'binary') {
-      env.say('Your phone is randomizing your answer…');
-      const r = randomizeBinary(q.scheme, value);
-      report = r.report;
-      story = await env.animate(q.scheme, r.draw);
     } else {
-      report = randomizeCategorical(q.scheme, value);
-      story = 'Your phone randomized your answer.';
+      const r = randomize(q.scheme, value);  // randomizer.js, by the scheme's type
+      report = r.report;
+      if (r.draw === undefined) {
+        story = 'Your phone randomized your answer.';
+      } else {  // a draw the page animates (the die, coins or spinner)
+        env.say('Your phone is randomizing your answer…');
+        story = await env.animate(q.scheme, r.draw);
+      }
     }
     const next = item(q, report);
     m.story = story ? { sid: next.report.submission_id, text: story } : null;
@@ -308,7 +309,7 @@ function createFlow(env) {
     m.busy = true;
     env.lock();
     env.say('Your phone is adding noise to your answer…');
-    const next = item(q, randomizeNumeric(q.scheme, value));
+    const next = item(q, randomize(q.scheme, value).report);
     m.story = { sid: next.report.submission_id, text: 'Your phone moved your number at random before sending it. One report says little about you; the average of many reports is close to the class average.' };
     await send(next);
     return true;

@@ -2,6 +2,8 @@
 // integer rejection sampling from the design's sampling weights, the die, coins or spinner
 // animation, and generalized randomized response / unary encoding for categorical questions.
 // Only the randomized report leaves the page: never the true answer, never the draw.
+// The page randomizes through randomize(scheme, value), which looks the scheme's type up in
+// RANDOMIZERS at the end of this file: a new scheme is its sampler and one entry there.
 function u32() { const a = new Uint32Array(1); crypto.getRandomValues(a); return a[0]; }
 // Uniform integer in 0..n-1 by rejection sampling (exact for n <= 2^32).
 function below(n) {
@@ -115,4 +117,23 @@ function randomizeNumeric(s, value) {
     y = x + (below(2) ? 1 : -1) * s.scale * exponential();
   }
   return snapToCell(s, y);
+}
+
+// Every scheme the server hands the phone (each question kind's phone_scheme in
+// classroom/kinds/), by its type: the true answer (an option's index, or a number in the
+// question's range) to { report, draw }. The report is what is sent; draw, for a scheme the
+// page animates (binary: the die, coins or spinner), is what the animation shows, and is
+// never sent. tests/test_phone_js.py checks every kind's schemes have their entry here.
+const RANDOMIZERS = {
+  binary: (s, truth) => randomizeBinary(s, truth),
+  grr: (s, truth) => ({ report: randomizeCategorical(s, truth) }),
+  ue: (s, truth) => ({ report: randomizeCategorical(s, truth) }),
+  numeric: (s, value) => ({ report: randomizeNumeric(s, value) }),
+};
+
+// The randomized report of `value` under `scheme`, by the scheme's sampler.
+function randomize(scheme, value) {
+  const sampler = Object.prototype.hasOwnProperty.call(RANDOMIZERS, scheme.type) ? RANDOMIZERS[scheme.type] : null;
+  if (!sampler) throw new Error(`no randomizer for a scheme of type ${scheme.type}`);
+  return sampler(scheme, value);
 }

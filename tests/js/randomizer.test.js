@@ -17,10 +17,10 @@ const DRAWS = 200000;
 // counts, and a wrong sampler of these rows lies tens of standard errors away.
 const Z = 5;
 
+// One report, drawn as the page draws it: randomize(), the table of samplers by scheme type.
 function draw(sandbox, row, scheme) {
-  if (row.sampler === 'binary') return String(sandbox.randomizeBinary(scheme, row.truth).report);
-  if (row.sampler === 'categorical') return String(sandbox.randomizeCategorical(scheme, row.truth));
-  return sandbox.randomizeNumeric(scheme, row.truth);
+  const { report } = sandbox.randomize(scheme, row.truth);
+  return row.sampler === 'numeric' ? report : String(report);
 }
 
 // Which of the row's outcomes a report is: a named outcome; or an atom (a value sent as
@@ -90,6 +90,34 @@ rows.forEach((row, i) => {
   test(`${row.label}: a wrong sampler fails the same test`, () => {
     const got = deviation(row, row.wrong, 5000 + i);
     assert.ok(got.worst > Z, `${row.label}: a wrong scheme passed, ${got.worst.toFixed(2)} SE (${got.counts})`);
+  });
+});
+
+test('randomize() has a sampler for every scheme in the table, and refuses an unknown one', () => {
+  const sandbox = load(['randomizer.js'], { crypto: seededCrypto(11) });
+  for (const row of rows) {
+    for (const scheme of [row.scheme, row.wrong]) {
+      const out = sandbox.randomize(scheme, row.truth);
+      assert.notEqual(out.report, undefined, `${row.label}: no report for a ${scheme.type} scheme`);
+      // Only the schemes the page animates give the animation its draw.
+      assert.equal(out.draw !== undefined, scheme.type === 'binary', `${row.label}: draw`);
+    }
+  }
+  assert.throws(() => sandbox.randomize({ type: 'no-such-scheme' }, 0), /no randomizer for a scheme of type no-such-scheme/);
+  assert.throws(() => sandbox.randomize({ type: 'toString' }, 0), /no randomizer/);
+});
+
+test('randomize() draws exactly what the scheme\'s own sampler draws', () => {
+  const named = { binary: (s) => s.randomizeBinary, grr: (s) => s.randomizeCategorical,
+    ue: (s) => s.randomizeCategorical, numeric: (s) => s.randomizeNumeric };
+  rows.forEach((row, i) => {
+    const viaTable = load(['randomizer.js'], { crypto: seededCrypto(300 + i) });
+    const direct = load(['randomizer.js'], { crypto: seededCrypto(300 + i) });
+    for (let k = 0; k < 50; k++) {
+      const got = viaTable.randomize(row.scheme, row.truth);
+      const want = named[row.scheme.type](direct)(row.scheme, row.truth);
+      assert.deepEqual(got.report, row.scheme.type === 'binary' ? want.report : want, row.label);
+    }
   });
 });
 

@@ -1,19 +1,18 @@
 """The numbers of one round: reports, μ̂, its SDs and CI, ε, charts and the rounds
-table, for yes/no and histogram questions."""
+table, for yes/no and histogram questions.
+
+Each question kind registers its panel and its rounds rows in its
+:class:`~ui.dashboard.kinds.KindView`; :func:`rounds_table` draws any kind's rows."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
-from types import MappingProxyType
-from typing import Any
 
 import numpy as np
 import streamlit as st
 
 import ldp_core
 from ui import live_charts
-from ui.dashboard.actions import simulated_class_note
 from ui.dashboard.formulas import (
     channel_text,
     design_text,
@@ -21,7 +20,6 @@ from ui.dashboard.formulas import (
     mu_formula,
     sd_formula,
 )
-from ui.dashboard.numeric import numeric_rounds
 from ui.dashboard.shuffle import shuffle_caption
 from ui.fmt import fmt_count, fmt_eps, fmt_eps_value, fmt_fixed, fmt_interval
 from ui.text import plain
@@ -74,7 +72,9 @@ def normal_caption(b, z: float) -> str:
             f"{fmt_interval(b.ci_low, b.ci_high, 3)}")
 
 
-def binary_panel(q, est, rounds, projector: bool, points) -> None:
+def binary_panel(q, est, rounds, projector: bool, points, note: str | None) -> None:
+    """A yes/no question's round: its numbers, reports, trace, likelihood and rounds
+    (``points``: the arrival trajectory; ``note``: the simulated class, or None)."""
     b, counts = est.binary, est.binary_counts
     n, v = est.n, est.counts[1]
     one_design = len(counts.groups) == 1
@@ -134,7 +134,6 @@ def binary_panel(q, est, rounds, projector: bool, points) -> None:
     central = None if projector else central_sd_note(n, est.epsilon, b.sd_worst)
     if central:  # at the desk: the projector keeps everything on one screen
         st.caption(central)
-    note = simulated_class_note(q, est.n_simulated)
     if note:
         st.caption(note)
     if one_design and not projector:
@@ -195,7 +194,7 @@ def binary_panel(q, est, rounds, projector: bool, points) -> None:
                 "**likelihood-ratio interval** (left) stays inside [0, 1] too.\n"
                 "- **ε** bounds how much one report can reveal: the odds between the two "
                 "true answers change by at most e^ε.")
-    rounds_table(q, est, rounds, projector)
+    rounds_table(binary_rounds(q, est, rounds))
 
 
 def _round_row(number: int, r, e) -> dict:
@@ -204,23 +203,21 @@ def _round_row(number: int, r, e) -> dict:
             "ε": fmt_eps_value(r.epsilon) if r else "—", "n": fmt_count(e.n)}
 
 
-def _binary_rounds(q, est, rounds) -> tuple[list[dict], list[dict]]:
-    """(table rows, chart rows) of every round's estimate, round 1 first."""
+def binary_rounds(q, est, rounds) -> list[dict]:
+    """A yes/no question's rounds table: every round's μ̂, SD and CI, round 1 first."""
     designs = {r.number: r for r in rounds}
     rows: list[dict] = []
-    chart_rows: list[dict] = []
     for number, e in est.history:
         row = _round_row(number, designs.get(number), e)
         row.update({"μ̂": fmt_fixed(e.mu_hat, 3), "SD": fmt_fixed(e.sd_worst, 3),
                     f"{e.level:.0%} CI": fmt_interval(e.exact_low, e.exact_high, 3)})
-        chart_rows.append({"round": number, "n": e.n, "mu": e.mu_hat, "lo": e.exact_low,
-                           "hi": e.exact_high})
         rows.append(row)
-    return rows, chart_rows
+    return rows
 
 
-def _categorical_rounds(q, est, rounds) -> tuple[list[dict], list[dict]]:
-    """(table rows, no chart rows) of every round's estimate, round 1 first."""
+def categorical_rounds(q, est, rounds) -> list[dict]:
+    """A categorical question's rounds table: every round's Norm-Sub shares, round 1
+    first."""
     designs = {r.number: r for r in rounds}
     rows: list[dict] = []
     for number, e in est.history:
@@ -229,18 +226,12 @@ def _categorical_rounds(q, est, rounds) -> tuple[list[dict], list[dict]]:
         for i, opt in enumerate(q.options):
             row[f"{plain(opt)} (Norm-Sub)"] = fmt_fixed(shares[i], 3) if shares else "—"
         rows.append(row)
-    return rows, []
+    return rows
 
 
-#: Each kind's rounds: ``(table rows, chart rows)`` of every round, by the kind's name.
-ROUNDS: Mapping[str, Callable[[Any, Any, Any], tuple[list[dict], list[dict]]]] = \
-    MappingProxyType({"binary": _binary_rounds, "categorical": _categorical_rounds,
-                      "numeric": lambda q, est, rounds: (numeric_rounds(q, est), [])})
-
-
-def rounds_table(q, est, rounds, projector: bool) -> None:
-    """Every round's estimate, listed (once there is more than one round)."""
-    rows, _ = ROUNDS[q.kind](q, est, rounds)
+def rounds_table(rows: list[dict]) -> None:
+    """Every round's estimate, listed (once there is more than one round): a kind's
+    rounds rows (:attr:`~ui.dashboard.kinds.KindView.rounds`)."""
     if len(rows) > 1:
         st.markdown("**Rounds**: each round's estimate (earlier rounds are kept)")
         st.table(rows)
@@ -248,7 +239,8 @@ def rounds_table(q, est, rounds, projector: bool) -> None:
 
 def _rounds_chart(q, est, rounds, projector: bool) -> bool:
     """μ̂ and its CI per round, when there are several rounds; False if nothing was drawn."""
-    _, chart_rows = _binary_rounds(q, est, rounds)
+    chart_rows = [{"round": number, "n": e.n, "mu": e.mu_hat, "lo": e.exact_low,
+                   "hi": e.exact_high} for number, e in est.history]
     fig = live_charts.estimate_by_round(chart_rows) if len(chart_rows) > 1 else None
     if fig is None:
         return False
@@ -291,7 +283,9 @@ def _option_intervals(c) -> tuple[list[float | None], list[float | None]]:
     return list(c.ci_low), list(c.ci_high)
 
 
-def categorical_panel(q, est, rounds, projector: bool) -> None:
+def categorical_panel(q, est, rounds, projector: bool, points, note: str | None) -> None:
+    """A categorical question's round: each option's estimated share with its CI, the
+    reports and the rounds (``points`` and ``note`` are not drawn)."""
     c = est.categorical
     n = est.n
     level = 0.95
@@ -347,4 +341,4 @@ def categorical_panel(q, est, rounds, projector: bool) -> None:
             f"- **{names['norm_sub']}**: one constant subtracted from every count, then "
             "clipped, so the shares sum to 1.\n"
             "- Post-processing costs no privacy, but adds a little bias.")
-    rounds_table(q, est, rounds, projector)
+    rounds_table(categorical_rounds(q, est, rounds))

@@ -1,12 +1,14 @@
 """What the dashboard draws differently for each kind of question, registered by kind name.
 
 The mathematics and the words the phone gets are the kind's own (:mod:`classroom.kinds`);
-this module holds the dashboard's part: the control that sets a rehearsal's simulated
+this module holds the dashboard's part: the panel of a revealed round and its rows in the
+rounds table (drawn by :mod:`ui.dashboard.estimates` for yes/no and categorical questions,
+:mod:`ui.dashboard.numeric` for numbers), the control that sets a rehearsal's simulated
 class and the line that names it, the stuffers' target, what the check against ballot
-stuffing sees, the plan editor's words, and whether the what-if panel applies. The
-panels that show a round's estimate are registered by kind in :mod:`ui.dashboard.live`
-(results) and :mod:`ui.dashboard.estimates` (the rounds table). Adding a kind: one
-:class:`KindView` in :data:`VIEWS`, and its panel in those two tables.
+stuffing sees, the plan editor's words, and whether the what-if panel applies. The live
+panel (:mod:`ui.dashboard.live`) and the rest of the dashboard look a kind up here and
+nowhere else. Adding a kind: its panels, and one :class:`KindView` in :data:`VIEWS`
+(``tests/test_kinds.py`` checks every registered kind has one).
 """
 
 from __future__ import annotations
@@ -21,6 +23,13 @@ import streamlit as st
 import ldp_core
 from classroom import kinds
 from classroom.domain import format_value
+from ui.dashboard.estimates import (
+    binary_panel,
+    binary_rounds,
+    categorical_panel,
+    categorical_rounds,
+)
+from ui.dashboard.numeric import numeric_panel, numeric_rounds
 from ui.fmt import fmt_count
 from ui.text import plain
 
@@ -33,6 +42,13 @@ class KindView:
 
     #: The kind's name in the plan editor.
     title: str
+    #: The panel of a revealed round with reports; draws it, rounds table included, from
+    #: (question, estimate, the question's rounds, projector, the arrival trajectory, the
+    #: simulated class's note or None).
+    results: Callable[[Any, Any, Any, bool, Any, str | None], None]
+    #: The rounds table's rows, one per round, round 1 first, from (question, estimate,
+    #: the question's rounds); the table shows once there are two.
+    rounds: Callable[[Any, Any, Any], list[dict]]
     #: The design the plan editor starts a question of this kind with.
     first_design: str
     #: What the plan editor's options box adds to "Options, one per line".
@@ -183,20 +199,22 @@ def _numeric_recommendation(question) -> str:
 #: Every kind's view, by the kind's stored name (the order of :data:`classroom.kinds.KINDS`).
 VIEWS: Mapping[str, KindView] = MappingProxyType({
     "binary": KindView(
-        title="Yes/no", first_design="die",
+        title="Yes/no", results=binary_panel, rounds=binary_rounds, first_design="die",
         options_hint=" (answer 0, then answer 1: the share estimated)",
         class_control=_binary_control, class_note=_binary_note, stuffers=_option_target,
         check_help=_binary_check,
         plan_line=lambda q: f"{q.options[0]} (0) or {q.options[1]} (1)", what_if=True),
     "categorical": KindView(
-        title="Categorical", first_design=kinds.kind("categorical").designs[0],
+        title="Categorical", results=categorical_panel, rounds=categorical_rounds,
+        first_design=kinds.kind("categorical").designs[0],
         options_hint="", class_control=_categorical_control, class_note=_categorical_note,
         stuffers=_option_target, check_help=_categorical_check,
         plan_line=lambda q: f"{len(q.options)} options",
         fixed_params=lambda labels: {"d": len(labels)},
         recommendation=_categorical_recommendation),
     "numeric": KindView(
-        title="A number", first_design=kinds.kind("numeric").designs[0], options_hint="",
+        title="A number", results=numeric_panel, rounds=numeric_rounds,
+        first_design=kinds.kind("numeric").designs[0], options_hint="",
         class_control=_numeric_control, class_note=_numeric_note, stuffers=_numeric_stuffers,
         check_help=_numeric_check, plan_line=_numeric_line,
         recommendation=_numeric_recommendation),

@@ -1,19 +1,17 @@
 """The live panel: refreshed every 2 s from one read of the service, with the status
-line and the warnings (implausible reports, network addresses)."""
+line and the warnings (implausible reports, network addresses); the round's numbers are
+its kind's panel (:attr:`ui.dashboard.kinds.KindView.results`)."""
 
 from __future__ import annotations
-
-from collections.abc import Callable, Mapping
-from types import MappingProxyType
 
 import streamlit as st
 
 from classroom.domain import ClassroomError
 from ui import session
-from ui.dashboard.actions import rehearsal_tick
-from ui.dashboard.estimates import binary_panel, categorical_panel, rounds_table
+from ui.dashboard.actions import rehearsal_tick, simulated_class_note
+from ui.dashboard.estimates import rounds_table
 from ui.dashboard.formulas import design_text
-from ui.dashboard.numeric import numeric_panel
+from ui.dashboard.kinds import view
 from ui.dashboard.stuffing import implausible_reports_warning, stuffing_check_help
 from ui.fmt import fmt_count, fmt_eps
 
@@ -65,19 +63,10 @@ def live_panel(question_id: int, projector: bool) -> None:
         st.info("No reports yet: the estimate appears with the first report. "
                 "(With n = 0 there is nothing to estimate.)")
         if len(est.history) > 1:
-            rounds_table(q, est, rounds, projector)
+            rounds_table(view(q.kind).rounds(q, est, rounds))
         return
-    RESULTS[q.kind](q, est, rounds, projector, snap.trajectory)
-
-
-#: Each kind's panel of a round with reports, by the kind's name: (question, estimate,
-#: rounds, projector, the arrival trajectory).
-RESULTS: Mapping[str, Callable[..., None]] = MappingProxyType({
-    "binary": binary_panel,
-    "categorical": lambda q, est, rounds, projector, points: categorical_panel(
-        q, est, rounds, projector),
-    "numeric": lambda q, est, rounds, projector, points: numeric_panel(q, est, projector),
-})
+    view(q.kind).results(q, est, rounds, projector, snap.trajectory,
+                         simulated_class_note(q, est.n_simulated))
 
 
 def distinct_addresses_note(est) -> str:

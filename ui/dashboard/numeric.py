@@ -9,7 +9,7 @@ import streamlit as st
 
 import ldp_core
 from ui import live_charts
-from ui.dashboard.actions import simulated_class_note
+from ui.dashboard.estimates import rounds_table
 from ui.dashboard.formulas import design_text
 from ui.dashboard.shuffle import shuffle_caption
 from ui.fmt import fmt_count, fmt_eps, fmt_fixed, fmt_value, value_decimals
@@ -60,8 +60,9 @@ def interval_help(num) -> str:
             "every mechanism and class tried from n = 10 on.")
 
 
-def numeric_rounds(q, est) -> list[dict]:
-    """Every round's mean, SD and CI, round 1 first."""
+def numeric_rounds(q, est, rounds) -> list[dict]:
+    """A numeric question's rounds table: every round's mean, SD and CI, round 1 first
+    (``rounds``, the rounds' designs, unused: the table names no design)."""
     rows = []
     dec = _decimals(q.design)
     for number, e in est.history:
@@ -72,7 +73,10 @@ def numeric_rounds(q, est) -> list[dict]:
     return rows
 
 
-def numeric_panel(q, est, projector: bool) -> None:
+def numeric_panel(q, est, rounds, projector: bool, points, note: str | None) -> None:
+    """A numeric question's round: the mean, its SDs and CI, what the phones sent and the
+    rounds (``points``, the arrival trajectory, unused; ``note``: the simulated class, or
+    None)."""
     num, unit, design = est.numeric, q.unit, q.design
     mech = design.mechanism
     n = est.n
@@ -104,7 +108,6 @@ def numeric_panel(q, est, projector: bool) -> None:
         if central:
             st.caption(central)
         shuffle_caption(est)  # beside ε, which only the desk shows for a numeric question
-    note = simulated_class_note(q, est.n_simulated)
     if note:
         st.caption(note)
     if num.mean is not None and not num.lo <= num.mean <= num.hi:
@@ -151,7 +154,4 @@ def numeric_panel(q, est, projector: bool) -> None:
                     "- One report says little about its student; the noise cancels in "
                     "the average, so the mean comes through.\n"
                     "- The SD shrinks like 1/√n; a trusted curator's like 1/n.")
-    rows = numeric_rounds(q, est)
-    if len(rows) > 1:
-        st.markdown("**Rounds**: each round's estimate (earlier rounds are kept)")
-        st.table(rows)
+    rounds_table(numeric_rounds(q, est, rounds))
