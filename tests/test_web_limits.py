@@ -148,3 +148,37 @@ async def _guess_in_turn(first: str, second: str, n: int) -> list[int]:
             phone.code = _WRONG[i]
             statuses.append((await phone.poll()).status)
         return statuses
+
+
+def test_counting_in_memory_sweeps_once_a_second_and_never_shows_an_expired_entry(
+        monkeypatch):
+    """MemoryCounts: a burst of writes starts one sweeping thread, not one per 10 ms, and a
+    read sees an entry expire at its time, whether or not a sweep has run."""
+    import limits.storage.memory as memory
+
+    from web.limits import MemoryCounts
+
+    now = [1_000.0]
+    monkeypatch.setattr(memory.time, "time", lambda: now[0])
+    store = MemoryCounts()
+    store.timer.join()  # the library's own first sweep, 10 ms after it is made
+    store.incr("found", 30)
+    sweeper = store.timer
+    assert sweeper.is_alive() and sweeper.interval == MemoryCounts.SWEEP_S
+    for i in range(200):
+        store.incr(f"phone-{i}", 60)
+    assert store.timer is sweeper  # still the one sweep
+    assert store.get("found") == 1
+    now[0] += 30
+    assert store.get("found") == 0 and store.get("phone-7") == 1
+    sweeper.cancel()
+
+
+def test_rate_limit_keys_are_hashed_once_and_stay_the_same():
+    limits = web.Limits(web.limits.MemoryCounts(), secret=b"a secret")
+    first = limits.key("join", "device", "abc")
+    assert limits.key("join", "device", "abc") == first
+    assert limits.key("join", "device", "abd") != first
+    assert "abc" not in first and len(first) == 32
+    other = web.Limits(web.limits.MemoryCounts(), secret=b"another secret")
+    assert other.key("join", "device", "abc") != first

@@ -19,7 +19,6 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, cast
 
-from limits.storage import MemoryStorage
 from starlette.requests import Request
 from starlette.types import Message, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
@@ -28,7 +27,7 @@ from classroom.config import Settings
 
 from .devices import DeviceCookies
 from .hosts import AllowedHosts
-from .limits import Device, Limits
+from .limits import Device, Limits, MemoryCounts
 
 __all__ = ["Edge", "Visitor", "visitor"]
 
@@ -93,7 +92,7 @@ class Edge:
         """An edge of its own, counting in memory: for tests and tools that serve the routes
         without the app (``hosts``: names to allow beyond the app's own, such as the test
         client's ``testserver``)."""
-        limits = limits or Limits(MemoryStorage(), secret=_derived(key, "rate-limit keys"),
+        limits = limits or Limits(MemoryCounts(), secret=_derived(key, "rate-limit keys"),
                                   clock=clock)
         return cls(AllowedHosts(hosts), limits, DeviceCookies(key, limits, clock=clock),
                    _forwarded_rule(trusted_proxies), framing)

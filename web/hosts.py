@@ -27,7 +27,6 @@ URL; this check covers both, so it is not needed (left unset, Streamlit accepts 
 from __future__ import annotations
 
 import ipaddress
-import functools
 import socket
 from collections.abc import Iterable
 from urllib.parse import urlsplit
@@ -35,7 +34,6 @@ from urllib.parse import urlsplit
 __all__ = ["AllowedHosts", "host_name"]
 
 
-@functools.lru_cache(maxsize=256)  # every request asks; a server hears few names
 def host_name(header: str | None) -> str | None:
     """The name in a ``Host`` header, lower case, without port or final dot; None if the
     header is not a host (a path, a user, a bad port).
@@ -92,12 +90,22 @@ class AllowedHosts:
             elif item:
                 names.add(item)
         self._names = frozenset(names)
+        self._verdicts: dict[str, bool] = {}
 
     def allows(self, header: str | None) -> bool:
         """Whether a request with this ``Host`` header is for the app. A request without
-        one is not a browser's (browsers always send it), so it cannot be rebinding."""
+        one is not a browser's (browsers always send it), so it cannot be rebinding.
+        Every request asks, with one of a few headers: the answers are kept."""
         if header is None or self._any:
             return True
+        verdict = self._verdicts.get(header)
+        if verdict is None:
+            if len(self._verdicts) >= 1024:  # a scan of made-up names: start again
+                self._verdicts.clear()
+            verdict = self._verdicts[header] = self._judge(header)
+        return verdict
+
+    def _judge(self, header: str) -> bool:
         name = host_name(header)
         if name is None:
             return False
