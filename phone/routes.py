@@ -164,11 +164,10 @@ def _json(body: Any, status: int = 200, headers: dict[str, str] | None = None) -
 def _refused(table: ErrorTable, request: Request, exc: Exception) -> Response:
     """The JSON answer ``{"error": code, "message": sentence}`` for a refused request."""
     answer = table.resolve(exc)
-    return _json(_refusal(table, request, exc), answer.status, dict(answer.headers))
+    return _json(_said(answer, request, exc), answer.status, dict(answer.headers))
 
 
-def _refusal(table: ErrorTable, request: Request, exc: Exception) -> dict[str, str]:
-    answer = table.resolve(exc)
+def _said(answer: HttpError, request: Request, exc: Exception) -> dict[str, str]:
     return {"error": answer.code, "message": answer.text(request, exc)}
 
 
@@ -276,7 +275,7 @@ class PhoneApi:
             try:
                 mine = await self._my_status(request, snap)
             except (Refusal, ClassroomError) as exc:
-                mine = _refusal(READ_ERRORS, request, exc)
+                mine = _said(READ_ERRORS.resolve(exc), request, exc)
             body = _with_member(body, "me", mine)
         return _json(body, headers={"ETag": f'"{snap.version}"', "Cache-Control": "no-cache"})
 

@@ -407,7 +407,7 @@ def test_a_long_poll_sent_before_the_first_answer_leaves_me_to_the_page(client, 
     etag = client.get(f"/api/poll/{code}").headers["etag"]
     q2 = svc.add_question(poll.id, "Tea (1) or coffee (0)?", options=("Coffee", "Tea"),
                           design_params=DIE)
-    threading.Timer(0.05, lambda: (svc.close_question(q.id), svc.open_question(q2.id))).start()
+    threading.Timer(0.05, svc.next_question, args=(q.id,)).start()  # one transaction
     moved = client.get(f"/api/poll/{code}?wait=5&me=1", headers={"if-none-match": etag})
     assert moved.status_code == 200 and moved.json()["question"]["id"] == q2.id
     assert "me" not in moved.json()
