@@ -39,6 +39,7 @@ if __name__ == "__main__":
         shell.sidebar(sections)
     page.run()
 else:
+    import os
     from pathlib import Path
 
     import web
@@ -63,4 +64,5 @@ else:
                  middleware=web.middleware(lambda: process.get().edge, direct=direct(phones)),
                  routes=[*web.make_routes(web.AuthApi(lambda: process.get().auth)),
                          *phone_routes(phones)],
-                 lifespan=web.make_lifespan(_listening, process, freeze_heap=True))
+                 lifespan=web.make_lifespan(_listening, process, freeze_heap=True,
+                                            abort=os._exit))

@@ -92,6 +92,7 @@ def _refused_start(env: dict, log: Path) -> str:
             pass
     text = log.read_text(errors="replace")
     assert "LDP classroom cannot start" in text, str(info.value)
+    assert "Traceback" not in text, text  # the sentence alone, not the server's traceback
     return text
 
 
