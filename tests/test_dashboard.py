@@ -331,6 +331,29 @@ def test_the_categorical_form_says_whether_the_class_is_big_enough(app_env):
     assert_clean(at)
 
 
+def test_a_rehearsal_of_a_categorical_question_names_its_simulated_class(app_env):
+    poll = app_env.create_poll("dry run")
+    params = {"design": "grr", "d": 3, "epsilon": 1.0}
+    q = app_env.add_question(poll.id, "Favourite?", options=("A", "B", "C"),
+                             design_params=params, kind="categorical")
+    app_env.open_question(q.id)
+    at = dashboard()
+    at.number_input(key="dash_sim_n").set_value(30).run()
+    at.button(key="dash_sim_add").click().run()
+    for _ in range(4):  # the class arrives over refreshes of the live panel
+        at.run()
+    assert app_env.estimate(q.id).n_simulated == 30
+    app_env.set_revealed(q.id, True)
+    at.run()
+    assert_clean(at)
+    notes = [c.value for c in at.caption
+             if c.value.startswith("Simulated class (true answers): ")]
+    assert len(notes) == 1, texts(at)
+    counts = [int(part.rsplit(" ", 1)[1]) for part in
+              notes[0].removeprefix("Simulated class (true answers): ").rstrip(".").split(", ")]
+    assert sum(counts) == 30 and len(counts) == 3
+
+
 def test_categorical_panel_raw_and_post_processed(app_env):
     poll = app_env.create_poll("flavours")
     params = {"design": "grr", "d": 4, "epsilon": 1.0}

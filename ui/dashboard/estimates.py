@@ -285,7 +285,8 @@ def _option_intervals(c) -> tuple[list[float | None], list[float | None]]:
 
 def categorical_panel(q, est, rounds, projector: bool, points, note: str | None) -> None:
     """A categorical question's round: each option's estimated share with its CI, the
-    reports and the rounds (``points`` and ``note`` are not drawn)."""
+    reports and the rounds (``points``, the arrival trajectory, is not drawn; ``note``: the
+    simulated class, or None)."""
     c = est.categorical
     n = est.n
     level = 0.95
@@ -298,6 +299,8 @@ def categorical_panel(q, est, rounds, projector: bool, points, note: str | None)
           design_text(q.design))
     with top[3] if projector else st.container():
         shuffle_caption(est, short=projector)
+    if note:
+        st.caption(note)
     names = ldp_core.POSTPROCESSING
     st.markdown(f"**Estimated share of each option** (exact {level:.0%} CI)" if projector
                 else "**Estimated share of each option**: raw unbiased, then post-processed; "
