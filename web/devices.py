@@ -23,6 +23,7 @@ its dedup.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import secrets
 import time
@@ -47,8 +48,8 @@ RENEW_AFTER_S = 60
 _YEAR = 365 * 24 * 3600
 _MAX_COOKIE_CHARS = 200
 #: Cookie values already verified, kept so that a phone's every request does not check
-#: the same signature again (about 20 µs each, eight or more requests per phone): a
-#: lecture hall's worth; when full, it starts over.
+#: the same signature again (about 20 µs each): a lecture hall's worth, the least
+#: recently seen dropped first.
 SEEN_MAX = 16_384
 
 
@@ -73,7 +74,8 @@ class DeviceCookies:
         self._limits = limits
         self._clock = clock
         self._rate: RateLimitItem = RateLimitItemPerMinute(per_minute)
-        self._seen: dict[str, Device] = {}
+        # A bad value raises inside, so it is never kept.
+        self._verified = functools.lru_cache(maxsize=SEEN_MAX)(self._verify)
 
     def read(self, value: str | None) -> Device | None:
         """The device a cookie names, or None if it is missing or not one this app signed
@@ -82,18 +84,14 @@ class DeviceCookies:
         time and never kept."""
         if not value or len(value) > _MAX_COOKIE_CHARS:
             return None
-        seen = self._seen.get(value)
-        if seen is not None:
-            return seen
         try:
-            device_id, issued = self._signer.unsign(value, return_timestamp=True)
+            return self._verified(value)
         except BadSignature:
             return None
-        device = Device(device_id.decode("ascii", "replace"), issued.timestamp())
-        if len(self._seen) >= SEEN_MAX:
-            self._seen.clear()
-        self._seen[value] = device
-        return device
+
+    def _verify(self, value: str) -> Device:
+        device_id, issued = self._signer.unsign(value, return_timestamp=True)
+        return Device(device_id.decode("ascii", "replace"), issued.timestamp())
 
     def sign(self, device_id: str) -> str:
         """A cookie value for ``device_id``, issued now."""

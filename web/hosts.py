@@ -26,6 +26,7 @@ URL; this check covers both, so it is not needed (left unset, Streamlit accepts 
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import socket
 from collections.abc import Iterable
@@ -90,20 +91,15 @@ class AllowedHosts:
             elif item:
                 names.add(item)
         self._names = frozenset(names)
-        self._verdicts: dict[str, bool] = {}
+        # Every request asks, with one of a few headers: the answers are kept.
+        self._verdict = functools.lru_cache(maxsize=1024)(self._judge)
 
     def allows(self, header: str | None) -> bool:
         """Whether a request with this ``Host`` header is for the app. A request without
-        one is not a browser's (browsers always send it), so it cannot be rebinding.
-        Every request asks, with one of a few headers: the answers are kept."""
+        one is not a browser's (browsers always send it), so it cannot be rebinding."""
         if header is None or self._any:
             return True
-        verdict = self._verdicts.get(header)
-        if verdict is None:
-            if len(self._verdicts) >= 1024:  # a scan of made-up names: start again
-                self._verdicts.clear()
-            verdict = self._verdicts[header] = self._judge(header)
-        return verdict
+        return self._verdict(header)
 
     def _judge(self, header: str) -> bool:
         name = host_name(header)
