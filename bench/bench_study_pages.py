@@ -258,7 +258,8 @@ def main() -> int:
             "```",
         ]
         update_doc("bench_study_pages", section)
-    return 0 if all(t.endswith("PASS") for t in targets) else 1
+    # A smoke run only shows that the script reaches its report; its figures are not judged.
+    return 0 if args.smoke or all(t.endswith("PASS") for t in targets) else 1
 
 
 if __name__ == "__main__":
