@@ -52,6 +52,7 @@ from .domain import (
     clean_countdown,
     clean_options,
     clean_text,
+    current_of,
     design_epsilon,
     encode_answer,
     finite_or_inf,
@@ -430,13 +431,7 @@ class PollService:
         """What a student sees: the open question, else the one the class last left: the
         most recently closed, or sent back to draft for a new round (never an older
         question the class has moved past); None before any question was opened."""
-        qs = self.questions(poll_id)
-        opened = [q for q in qs if q.state == "open"]
-        if opened:
-            return max(opened, key=lambda q: (q.updated_at, q.position, q.id))
-        left = [q for q in qs if q.state == "closed" or (q.state == "draft"
-                                                         and q.round_number > 1)]
-        return max(left, key=lambda q: (q.updated_at, q.position, q.id)) if left else None
+        return current_of(self.questions(poll_id))
 
     def delete_question(self, question_id: int) -> bool:
         return self._store.delete_question(_id("question id", question_id))

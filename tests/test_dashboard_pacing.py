@@ -114,6 +114,11 @@ def _component(at):
     return found[0].proto
 
 
+def notices(at) -> list[str]:
+    """What the control bar says above its buttons (a refusal, a key with nothing to do)."""
+    return [m.value for m in at.markdown if "ldp-notice" in m.value]
+
+
 def press(at: AppTest, command: str, seq: int = 1) -> AppTest:
     """Send ``command`` as the page's script does: the component's trigger value (a JSON
     list of events) with every other control's state, and rerun."""
@@ -150,9 +155,11 @@ def test_pagedown_drives_a_question_through_the_database(app_env):
     press(at, "forward", 4)
     assert svc.question(q1.id).state == "closed"
     assert svc.question(q2.id).state == "open"
-    # The projector follows to the question now open.
-    assert at.query_params["qid"] == [str(q2.id)] or at.query_params["qid"] == str(q2.id)
+    # The projector follows to the question now open; its URL names no question, so a
+    # reload shows the lecture's.
+    assert "qid" not in at.query_params
     assert any("Question 2?" in m.value for m in at.markdown)
+    assert not at.toast  # a step that worked says nothing on the projector
     assert not at.exception
 
 
@@ -169,7 +176,7 @@ def test_pageup_hides_then_reopens(app_env):
     assert svc.question(q1.id).state == "open"
     press(at, "back", 3)  # nothing to undo: voting cannot be un-opened
     assert svc.question(q1.id).state == "open"
-    assert any("cannot be taken back" in t.value for t in at.toast)
+    assert any("cannot be taken back" in t for t in notices(at))
 
 
 def test_single_keys_through_the_buttons_callbacks(app_env):
@@ -187,7 +194,7 @@ def test_single_keys_through_the_buttons_callbacks(app_env):
     assert svc.question(q1.id).state == "closed"
     press(at, "next", 5)  # the last question: nothing changes, and the page says so
     assert svc.question(q2.id).state == "open"
-    assert any("last question" in t.value for t in at.toast)
+    assert any("last question" in t for t in notices(at))
     press(at, "leave", 6)
     assert "projector" not in at.query_params
     assert not at.exception
@@ -203,13 +210,13 @@ def test_the_last_question_revealed_has_no_next_step(app_env):
     press(at, "forward")
     q = svc.question(q1.id)
     assert (q.state, q.revealed) == ("closed", True)
-    assert any("last question" in t.value for t in at.toast)
+    assert any("last question" in t for t in notices(at))
 
 
-def test_a_key_reads_the_question_afresh(app_env):
-    """The screen said "open", but another tab closed the question meanwhile: PageDown
-    takes the next step from where the question really stands (reveal), not a second
-    close."""
+def test_a_key_acts_on_what_the_window_showed_or_is_refused(app_env):
+    """The screen said "open", but another window closed the question meanwhile: PageDown
+    meant "close", so it is refused with a sentence and changes nothing (no reveal nobody
+    asked for); the window now shows the question closed, and the next PageDown reveals."""
     svc = app_env
     poll, (q1, _q2) = _poll(svc)
     svc.open_question(q1.id)
@@ -217,7 +224,31 @@ def test_a_key_reads_the_question_afresh(app_env):
     svc.close_question(q1.id)
     press(at, "forward")
     q = svc.question(q1.id)
-    assert (q.state, q.revealed) == ("closed", True)
+    assert (q.state, q.revealed) == ("closed", False)
+    assert any("changed before this press" in t and "Nothing was done" in t
+               for t in notices(at)), notices(at)
+    assert any(b.label == "Reveal results" for b in at.button)
+    press(at, "forward", 2)
+    assert svc.question(q1.id).revealed
+    assert not notices(at)  # the notice went with the next action
+
+
+def test_a_window_behind_the_lecture_never_steps_it_twice(app_env):
+    """Two projectors on Q1 revealed; one presses N (Q2 opens). The other, which has not
+    redrawn yet, presses PageDown too: refused, Q2 stays open and Q3 stays a draft."""
+    svc = app_env
+    poll, (q1, q2, q3) = _poll(svc, n=3)
+    svc.open_question(q1.id)
+    svc.close_question(q1.id)
+    svc.set_revealed(q1.id, True)
+    first, second = _projector(svc, poll, q1), _projector(svc, poll, q1)
+    press(first, "next")
+    assert svc.question(q2.id).state == "open"
+    press(second, "forward")
+    assert svc.question(q2.id).state == "open"
+    assert svc.question(q3.id).state == "draft"
+    assert any("moved the lecture to Q2" in t for t in notices(second)), notices(second)
+    assert any("Question 2?" in m.value for m in second.markdown)  # it follows now
 
 
 def test_a_refused_step_says_why_and_changes_nothing(app_env):
@@ -232,7 +263,7 @@ def test_a_refused_step_says_why_and_changes_nothing(app_env):
     press(at, "next")
     assert svc.question(q1.id).state == "open"
     assert svc.question(q2.id).state == "draft"
-    assert any("budget" in e.value for e in at.error)
+    assert any("budget" in t for t in notices(at))
 
 
 def test_the_countdown_is_sent_to_the_page(app_env):
@@ -267,7 +298,7 @@ def test_the_countdown_closes_the_question_on_screen(app_env, monkeypatch):
     assert any(b.label == "Reopen voting" for b in at.button)
 
 
-def test_the_desk_has_no_pacing_component_and_a_next_button(app_env):
+def test_the_desk_listens_for_f5_alone_and_has_a_next_button(app_env):
     svc = app_env
     poll, (q1, q2) = _poll(svc)
     svc.open_question(q1.id)
@@ -276,11 +307,17 @@ def test_the_desk_has_no_pacing_component_and_a_next_button(app_env):
     at.query_params["pid"] = str(poll.id)
     at.query_params["qid"] = str(q1.id)
     at.run()
-    assert not at.get("bidi_component")
+    data = json.loads(_component(at).json)
+    assert (data["mode"], data["keys"], data["left_ms"]) == ("desk", [], None)
+    press(at, "forward")  # the desk's script never sends it; if it came, it does nothing
+    assert svc.question(q1.id).state == "open"
     at.button(key="dash_next").click().run()
     assert svc.question(q2.id).state == "open"
     assert svc.question(q1.id).state == "closed"
     assert at.button(key="dash_next").disabled  # Q2 is the last
+    press(at, "present")  # F5 at the desk: projection mode
+    assert at.query_params["projector"] in ("1", ["1"])
+    assert json.loads(_component(at).json)["mode"] == "projector"
 
 
 def test_every_command_the_script_can_send_is_known():

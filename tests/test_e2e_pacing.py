@@ -5,7 +5,8 @@ clicker sends it: the question opens, closes, its results are revealed, and the 
 question opens; every step is checked in the database. "?" shows the list of keys, "b"
 blanks the screen until any key, keys typed in a text field stay in the field, a
 countdown ticks in the page (no rerun per second) and the panel shows the close when the
-server closes the question at zero, and Esc leaves projection mode. No "ignored input"
+server closes the question at zero, and Esc leaves projection mode; a clicker's
+start/stop pair (F5, then Esc) keeps it, and F5 at the desk comes back. No "ignored input"
 banner appears and the server logs no refused widget state, from login to the end.
 """
 
@@ -106,7 +107,7 @@ def test_pagedown_alone_drives_a_question_and_moves_on(classroom, chromium):
 def test_overlay_blank_screen_fields_and_leaving(classroom, chromium):
     base, svc = classroom
     poll, (q1, _q2) = _poll(svc)
-    ctx, page, _ = _projector(chromium, base, poll, q1)
+    ctx, page, reruns = _projector(chromium, base, poll, q1)
     help_box = page.get_by_role("dialog", name="Keyboard shortcuts")
 
     # "?" lists the keys; Esc closes the list and stays in projection mode.
@@ -170,6 +171,21 @@ def test_overlay_blank_screen_fields_and_leaving(classroom, chromium):
     _press(page, "o", base, "o")
     wait_until(lambda: svc.question(q1.id).state == "closed", "O closing")
 
+    # A clicker's start/stop button: F5 then Esc. Projection mode stays (F5 does not
+    # reload; the Esc that follows it is the clicker's), and no command goes out.
+    settle(page)
+    sent = reruns.full
+    page.keyboard.press("F5")
+    page.keyboard.press("Escape")
+    _press(page, "?", base, "? after the clicker's pair")
+    help_box.wait_for(state="visible", timeout=WAIT_MS)
+    assert "projector=1" in page.url and reruns.full == sent
+    page.keyboard.press("?")
+    help_box.wait_for(state="hidden", timeout=WAIT_MS)
+    # An Esc long enough after the F5 is a person's (the page keeps the F5's time).
+    page.wait_for_function("() => performance.now() - window.__ldpPacing.presentAt "
+                           ">= window.__ldpPacing.pairMs", timeout=WAIT_MS)
+
     # Esc leaves projection mode.
     _press(page, "Escape", base, "Escape")
     page.wait_for_url(re.compile(r"^(?!.*projector=1).*$"), timeout=WAIT_MS)
@@ -184,6 +200,20 @@ def test_overlay_blank_screen_fields_and_leaving(classroom, chromium):
     settle(page)
     assert svc.question(q1.id).state == "closed"
     _no_banner(page, base, "leaving projection mode")
+
+    # F5 at the desk comes back (as a clicker's start button starts a slideshow), and the
+    # Esc it sends with it does not leave again.
+    page.wait_for_function("() => !!window.__ldpPacing && window.__ldpPacing.attached "
+                           "&& window.__ldpPacing.mode === 'desk'", timeout=WAIT_MS)
+    page.keyboard.press("F5")
+    page.keyboard.press("Escape")
+    page.wait_for_url(re.compile(r".*projector=1.*"), timeout=WAIT_MS)
+    page.get_by_role("button", name="Leave projection mode").wait_for(timeout=WAIT_MS)
+    settle(page)
+    page.wait_for_function("() => !!window.__ldpPacing && window.__ldpPacing.attached "
+                           "&& window.__ldpPacing.mode === 'projector'", timeout=WAIT_MS)
+    assert "projector=1" in page.url
+    _no_banner(page, base, "F5 at the desk")
     ctx.close()
 
 

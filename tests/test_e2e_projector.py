@@ -386,3 +386,45 @@ def test_without_the_join_panel_the_numbers_take_the_width_and_still_fit(classro
     finally:  # the page is shared: the join panel comes back for the other cases
         toggle.click()
         _poll(page, lambda: page.locator(".ldp-join-code").count() == 1, "the join panel")
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_a_notice_in_the_control_bar_covers_no_number(classroom, desks, kind):
+    """A key with nothing to do (N on the poll's last question) is said in the control bar,
+    above its buttons: the bar grows upwards, and the question, the key numbers and the
+    main chart still lie above it at 1280×720; no toast appears anywhere."""
+    base, ids = classroom[0], classroom[3]
+    page = desks[1280, 720]
+    pid, qid = ids[kind, "revealed"]  # the last question of its poll
+    page.goto(f"{base}/dashboard?projector=1&pid={pid}&qid={qid}")
+    charts = 2 if kind == "yesno" else 1
+    drawn = "[data-testid='stVegaLiteChart'] svg, [data-testid='stVegaLiteChart'] canvas"
+    _poll(page, lambda: _settled(page) and page.locator(drawn).count() >= charts
+          and all(_metric_value(page, label) for label in NUMBERS[kind])
+          and page.evaluate("() => !!window.__ldpPacing && window.__ldpPacing.attached"),
+          f"the {kind} question")
+    page.keyboard.press("n")
+    notice = page.locator(".st-key-ldp_projector_controls .ldp-notice")
+    _poll(page, lambda: _settled(page) and notice.count() == 1
+          and page.locator(drawn).count() >= charts, "the notice")
+    page.screenshot(path=str(ARTIFACTS / "projector" / f"projector-{kind}-notice-1280.png"))
+    assert "last question" in notice.inner_text()
+    assert page.locator("[data-testid='stToast']").count() == 0
+    bar = _box(page.locator(".st-key-ldp_projector_controls"))
+    assert not _outside(_box(notice), 1280, 720)
+    panels = {"question": page.locator(".ldp-question"),
+              "status line": page.locator("[data-testid='stMarkdownContainer']",
+                                          has_text=" · round ").last}
+    for label in NUMBERS[kind]:
+        panels[label] = page.locator("[data-testid='stMetric']").filter(
+            has=page.locator("[data-testid='stMetricLabel']", has_text=label)).first
+    for i in range(charts):
+        panels[f"chart {i + 1}"] = page.locator("[data-testid='stVegaLiteChart']").nth(i)
+    hidden = [name for name, loc in panels.items()
+              if _outside(_box(loc), 1280, round(bar["y"]))]
+    assert hidden == [], (f"{kind} with a notice, under the bar at y = {bar['y']}: "
+                          f"{[(name, _box(panels[name])) for name in hidden]}")
+    size = page.evaluate("() => parseFloat(getComputedStyle(document.querySelector("
+                         "'.ldp-notice')).fontSize)")
+    assert size >= 24
+

@@ -228,8 +228,10 @@ def _histogram_tpl(options: tuple, names: tuple, height: int, every_label: bool)
                             labelOverlap=False if every_label else True))
     offset = alt.XOffset(field="series", type="nominal", sort=list(names),
                          scale=alt.Scale(domain=list(names)))
+    # On the projector the series side by side in one row of the legend.
     colour = alt.Color(field="series", type="nominal", sort=list(names), title=None,
-                       scale=alt.Scale(domain=list(names), range=[ESTIMATE, CLIPPED, NORM_SUB]))
+                       scale=alt.Scale(domain=list(names), range=[ESTIMATE, CLIPPED, NORM_SUB]),
+                       legend=alt.Legend(columns=len(names)) if every_label else alt.Undefined)
     bars = alt.Chart(alt.NamedData(name="bars")).mark_bar().encode(
         x=x, xOffset=offset, y=alt.Y(**quant("share", "estimated share")), color=colour,
         tooltip=[alt.Tooltip(field="option", type="nominal"),

@@ -16,9 +16,9 @@ Two modes:
   high-contrast type, the join code, the QR code and the live panel, and a
   compact row of controls.
 
-Which poll and question is shown lives in this session (``_dash_pid``,
-``_dash_qid``) and is mirrored in the URL (``?pid=..&qid=..``) so a reload,
-or projection mode, keeps it.
+Which poll is shown lives in this session (``_dash_pid``) and in the URL (``?pid=..``), so
+a reload, or projection mode, keeps it. The question follows the lecture in every window
+of the poll, within a second of a change in any of them (:mod:`ui.dashboard.selection`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import streamlit as st
 
 from classroom.domain import ClassroomError
 from ui import session
-from ui.dashboard.actions import cb_projector, show_flash
+from ui.dashboard.actions import cb_projector, show_flash, take_notices
 from ui.dashboard.budget import budget_panel
 from ui.dashboard.controls import (
     controls_panel,
@@ -45,7 +45,13 @@ from ui.dashboard.management import manage_panel, rehearsal_panel
 from ui.dashboard.pacing import pacing_keys
 from ui.dashboard.plans import lecture_panel, plans_panel
 from ui.dashboard.questions import add_question_panel
-from ui.dashboard.selection import resolve, sync_url
+from ui.dashboard.selection import (
+    choice_of_window,
+    follow_lecture,
+    resolve,
+    shown_of,
+    sync_url,
+)
 from ui.dashboard.style import css
 from ui.dashboard.what_if import what_if_panel
 from ui.text import html_text
@@ -91,16 +97,20 @@ def _render_desk(svc, polls) -> None:
             lecture_panel()
         plans_panel()
         return
-    sync_url(poll.id, question.id if question else None)
-    to_projector.button("Projection mode", icon=":material/present_to_all:",
-                        key="dash_projector_on", on_click=cb_projector,
-                        args=(True,), help="Large type and high contrast for the projector, "
-                        "no navigation. There the keyboard (or a presentation clicker's "
-                        "PageDown) runs the class: press ? for the keys. Leave it with Esc "
-                        "or the button at the bottom.",
-                        width="stretch")
+    sync_url(poll.id, choice_of_window())
+    follow_lecture(poll.id)
+    shown = shown_of(question, questions)
+    with to_projector:
+        st.button("Projection mode", icon=":material/present_to_all:",
+                  key="dash_projector_on", on_click=cb_projector,
+                  args=(True,), help="Large type and high contrast for the projector, "
+                  "no navigation. There the keyboard (or a presentation clicker's "
+                  "PageDown) runs the class: press ? for the keys. Leave it with Esc "
+                  "or the button at the bottom; F5 (a clicker's start button) comes back.",
+                  width="stretch")
+        pacing_keys(shown, svc.now(), projector=False)
     poll_bar(polls, poll)
-    if question is None:
+    if question is None or shown is None:
         st.info(f"Poll **{poll.join_code}** has no questions yet. Add one: the class exercise "
                 "is one click.")
         add_question_panel(poll, expanded=True)
@@ -110,7 +120,7 @@ def _render_desk(svc, polls) -> None:
         manage_panel(poll, None)
         return
     question_bar(questions, question)
-    controls_panel(svc, poll, question, questions)
+    controls_panel(svc, poll, shown, questions)
     join_col, live_col = st.columns([1, 2.2], gap="large")
     with join_col:
         join_panel(poll, big=False)
@@ -126,19 +136,23 @@ def _render_desk(svc, polls) -> None:
 
 
 def _render_projector(svc, polls) -> None:
-    show_flash(projector=True)
+    notices = take_notices()
     try:
         poll, questions, question = resolve(svc, polls)
     except ClassroomError as exc:
-        st.error(str(exc))
+        notices.append(str(exc))
         poll, questions, question = None, [], None
-    pacing_keys(question, svc.now())
+    shown = shown_of(question, questions)
+    pacing_keys(shown, svc.now())
     if poll is None:
+        for text in notices:
+            st.error(text)
         st.info("No poll to show yet. Leave projection mode to create one.")
         st.button("Leave projection mode", key="dash_projector_off", on_click=cb_projector,
                   args=(False,))
         return
-    sync_url(poll.id, question.id if question else None)
+    sync_url(poll.id, choice_of_window())
+    follow_lecture(poll.id)
     show_join = st.session_state.get("dash_show_join", True)
     if question is not None:
         st.markdown(f"<div class='ldp-question'>{html_text(question.text)}</div>",
@@ -153,17 +167,26 @@ def _render_projector(svc, polls) -> None:
             live_panel(question.id, True)
     else:
         live_panel(question.id, True)
-    # The control bar stays at the bottom of the screen (ui.dashboard.style), whatever
-    # the panels above it hold: the projector never needs scrolling to reach it.
+    _control_bar(shown, questions, notices)
+
+
+def _control_bar(shown, questions, notices: list[str]) -> None:
+    """The control bar, at the bottom of the screen whatever the panels above it hold
+    (ui.dashboard.style): the projector never needs scrolling to reach it. A refusal or a
+    key with nothing to do is said in it, above its buttons, where it covers no number."""
     bar = st.container(key="ldp_projector_controls")
+    if notices:
+        bar.markdown("<div class='ldp-notice' role='status'>"
+                     + " ".join(html_text(text) for text in notices) + "</div>",
+                     unsafe_allow_html=True)
     cols = bar.columns([1, 1, 1, 0.9, 1.3], vertical_alignment="center")
-    if question is not None:
+    if shown is not None:
         with cols[0]:
-            voting_button(question, key="dash_p_voting")
+            voting_button(shown, key="dash_p_voting")
         with cols[1]:
-            reveal_button(question, key="dash_p_reveal")
+            reveal_button(shown, key="dash_p_reveal")
         with cols[2]:
-            next_button(question, questions, key="dash_p_next")
+            next_button(shown, questions, key="dash_p_next")
     cols[3].checkbox("Show join panel", value=True, key="dash_show_join")
     cols[4].button("Leave projection mode", key="dash_projector_off", on_click=cb_projector,
                    args=(False,), width="stretch")

@@ -64,6 +64,7 @@ from .entities import (
     Receipt,
     Round,
     as_utc,
+    current_of,
     state_at,
     utcnow,
 )
@@ -165,6 +166,7 @@ __all__ = [
     "clean_countdown",
     "clean_options",
     "clean_text",
+    "current_of",
     "design_epsilon",
     "design_from_json",
     "display_order",

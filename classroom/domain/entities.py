@@ -4,6 +4,7 @@ the time they carry (UTC)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -13,8 +14,8 @@ from classroom.kinds import kind
 from .answers import answer_label
 from .design import Designed
 
-__all__ = ["BudgetStatus", "Poll", "Question", "Receipt", "Round", "as_utc", "state_at",
-           "utcnow"]
+__all__ = ["BudgetStatus", "Poll", "Question", "Receipt", "Round", "as_utc", "current_of",
+           "state_at", "utcnow"]
 
 
 def utcnow() -> datetime:
@@ -119,6 +120,19 @@ class Question(Designed):
     def unit(self) -> str:
         """A numeric question's unit ("" for other kinds, or none)."""
         return kind(self.kind).unit(self.options)
+
+
+def current_of(questions: Sequence[Question]) -> Question | None:
+    """What a student sees of a poll whose ``questions`` these are: the open question, else
+    the one the class last left: the most recently closed, or sent back to draft for a new
+    round (never an older question the class has moved past); None before any question
+    was opened. The phones show it and every instructor window follows it."""
+    opened = [q for q in questions if q.state == "open"]
+    if opened:
+        return max(opened, key=lambda q: (q.updated_at, q.position, q.id))
+    left = [q for q in questions if q.state == "closed" or (q.state == "draft"
+                                                            and q.round_number > 1)]
+    return max(left, key=lambda q: (q.updated_at, q.position, q.id)) if left else None
 
 
 @dataclass(frozen=True)

@@ -52,16 +52,17 @@ test('a clicker drives the lecture: PageDown/Right forward, PageUp/Left back', (
 
 test('single keys', () => {
   const want = { o: 'voting', O: 'voting', r: 'reveal', R: 'reveal', n: 'next', N: 'next',
-    '?': 'help', Escape: 'leave' };
+    '?': 'help', Escape: 'leave', F5: 'present' };
   for (const [k, command] of Object.entries(want)) assert.equal(pacing.pacingCommand(key(k)), command, k);
   assert.equal(pacing.pacingCommand(key('?', { shiftKey: true })), 'help');
 });
 
 test('other keys and browser shortcuts do nothing', () => {
-  for (const k of ['a', 'x', 'Enter', ' ', 'Tab', 'ArrowUp', 'ArrowDown', 'F5', 'Shift', 'Home']) {
+  for (const k of ['a', 'x', 'Enter', ' ', 'Tab', 'ArrowUp', 'ArrowDown', 'F6', 'Shift', 'Home']) {
     assert.equal(pacing.pacingCommand(key(k)), null, k);
   }
   assert.equal(pacing.pacingCommand(key('r', { ctrlKey: true })), null);  // reload
+  assert.equal(pacing.pacingCommand(key('F5', { ctrlKey: true })), null);  // reload, no cache
   assert.equal(pacing.pacingCommand(key('n', { metaKey: true })), null);  // new window
   assert.equal(pacing.pacingCommand(key('ArrowLeft', { altKey: true })), null);  // back
   assert.equal(pacing.pacingCommand(null), null);
@@ -85,4 +86,14 @@ test('a focused checkbox or button does not stop the clicker', () => {
   assert.equal(pacing.typingIn(el('BUTTON')), false);
   assert.equal(pacing.typingIn(el('BODY')), false);
   assert.equal(pacing.typingIn(null), false);
+});
+
+test("a clicker's start/stop pair: an Esc within the pair's time of an F5 is the clicker's", () => {
+  const pairMs = 2000;
+  assert.equal(pacing.clickerPair(10000, 9000, pairMs), true);
+  assert.equal(pacing.clickerPair(10000, 10000, pairMs), true);
+  assert.equal(pacing.clickerPair(10999, 9000, pairMs), true);
+  assert.equal(pacing.clickerPair(11000, 9000, pairMs), false, 'two seconds later: a real Esc');
+  assert.equal(pacing.clickerPair(10000, -Infinity, pairMs), false, 'no F5 yet');
+  assert.equal(pacing.clickerPair(10000, 12000, pairMs), false, 'an F5 after the Esc');
 });

@@ -17,6 +17,8 @@ from ui.dashboard.selection import (
     EXERCISE_TEXT,
     FLASH,
     QID,
+    Shown,
+    changed_since,
     exercise_design,
     select,
 )
@@ -27,18 +29,23 @@ def flash(kind: str, text: str) -> None:
     st.session_state.setdefault(FLASH, []).append((kind, text))
 
 
-def show_flash(projector: bool = False) -> None:
-    """Messages from the last action; on the projector a success is a passing toast.
+def show_flash() -> None:
+    """Messages from the last action, at the desk; the next run (the next action) clears
+    them.
 
     Always one container, messages or not: everything below keeps its place on the page,
     so an open expander stays open after an action.
     """
     box = st.container()
     for kind, text in st.session_state.pop(FLASH, []):
-        if projector and kind == "success":
-            st.toast(text)
-        else:
-            getattr(box, kind)(text)
+        getattr(box, kind)(text)
+
+
+def take_notices() -> list[str]:
+    """Projection mode's messages from the last action: what was refused or had nothing
+    to do, for the control bar (a success says nothing there: the status line and the
+    buttons show the new state, and no notice covers the numbers)."""
+    return [text for kind, text in st.session_state.pop(FLASH, []) if kind != "success"]
 
 
 T = TypeVar("T")
@@ -102,31 +109,76 @@ def cb_pick_question() -> None:
     st.session_state[QID] = st.session_state.get("dash_question_select")
 
 
-def cb_open(qid: int) -> None:
+def still_shown(shown: Shown) -> bool:
+    """True if the poll is still as ``shown`` (read afresh: the database is the truth);
+    else the refusal is said and False."""
+    try:
+        questions = session.service().questions(shown.question.poll_id)
+    except ClassroomError as exc:
+        flash("error", sentence(exc))
+        return False
+    why = changed_since(shown, questions)
+    if why is not None:
+        flash("error", why)
+    return why is None
+
+
+def _checked(shown: Shown | None) -> bool:
+    if not session.is_instructor():
+        flash("error", "Only the instructor can do that. Log in on the I'm teaching page.")
+        return False
+    return shown is None or still_shown(shown)
+
+
+def do_open(qid: int) -> None:
     run_action(lambda: session.service().open_question(qid), "Voting is open.")
 
 
-def cb_close(qid: int) -> None:
+def do_close(qid: int) -> None:
     run_action(lambda: session.service().close_question(qid), "Voting is closed.")
 
 
-def cb_reveal(qid: int, revealed: bool) -> None:
+def do_reveal(qid: int, revealed: bool) -> None:
     run_action(lambda: session.service().set_revealed(qid, revealed),
         "Results are shown." if revealed else "Results are hidden: only the count shows.")
 
 
-def cb_next(qid: int) -> None:
+def do_next(qid: int) -> None:
     """Next question: close this one and open the next of the poll (one transaction);
-    the dashboard follows to the question now open."""
+    every window follows to the question now open."""
     done = run_action(lambda: session.service().next_question(qid))
     if done is not None:
         _left, opened = done
-        select(opened.poll_id, opened.id)
+        select(opened.poll_id)
         flash("success", f"Voting is open for Q{opened.position}.")
 
 
-def cb_new_round(qid: int, params: dict[str, Any] | None, open_key: str | None = None
-                 ) -> None:
+def cb_open(shown: Shown) -> None:
+    if _checked(shown):
+        do_open(shown.question.id)
+
+
+def cb_close(shown: Shown) -> None:
+    if _checked(shown):
+        do_close(shown.question.id)
+
+
+def cb_reveal(shown: Shown, revealed: bool) -> None:
+    if _checked(shown):
+        do_reveal(shown.question.id, revealed)
+
+
+def cb_next(shown: Shown) -> None:
+    if _checked(shown):
+        do_next(shown.question.id)
+
+
+def cb_new_round(qid: int, params: dict[str, Any] | None, open_key: str | None = None,
+                 shown: Shown | None = None) -> None:
+    """A new round of ``qid`` (``params`` None: the same design); from the control row,
+    ``shown`` is what the window showed (refused if it changed)."""
+    if not _checked(shown):
+        return
     open_now = bool(st.session_state.get(open_key)) if open_key else False
     r = run_action(lambda: session.service().new_round(qid, params, open_now=open_now))
     if r is not None:

@@ -18,6 +18,7 @@ from ui.dashboard.actions import (
     cb_reveal,
     cb_start_exercise,
 )
+from ui.dashboard.selection import Shown
 
 
 def start_panel() -> None:
@@ -74,47 +75,51 @@ def question_bar(questions, question) -> None:
                  key="dash_question_select", on_change=cb_pick_question)
 
 
-def voting_button(question, *, key: str) -> None:
+def voting_button(shown: Shown, *, key: str) -> None:
+    """Open or close voting on the question ``shown`` (as the window showed it)."""
+    question = shown.question
     if question.is_open:
         st.button("Close voting", icon=":material/stop_circle:", key=key, on_click=cb_close,
-                  args=(question.id,), width="stretch")
+                  args=(shown,), width="stretch")
     else:
         st.button("Open voting" if question.state == "draft" else "Reopen voting",
                   icon=":material/play_arrow:", key=key, type="primary", on_click=cb_open,
-                  args=(question.id,), width="stretch")
+                  args=(shown,), width="stretch")
 
 
-def reveal_button(question, *, key: str) -> None:
-    if question.revealed:
+def reveal_button(shown: Shown, *, key: str) -> None:
+    if shown.question.revealed:
         st.button("Hide results", icon=":material/visibility_off:", key=key,
-                  on_click=cb_reveal, args=(question.id, False), width="stretch")
+                  on_click=cb_reveal, args=(shown, False), width="stretch")
     else:
         st.button("Reveal results", icon=":material/visibility:", key=key,
-                  on_click=cb_reveal, args=(question.id, True), width="stretch")
+                  on_click=cb_reveal, args=(shown, True), width="stretch")
 
 
-def next_button(question, questions, *, key: str) -> None:
+def next_button(shown: Shown, questions, *, key: str) -> None:
     """Next question: close this one and open the next of the poll (the phones follow);
     disabled on the poll's last question."""
+    question = shown.question
     after = [q for q in questions if (q.position, q.id) > (question.position, question.id)]
     st.button("Next question", icon=":material/skip_next:", key=key, on_click=cb_next,
-              args=(question.id,), width="stretch", disabled=not after,
+              args=(shown,), width="stretch", disabled=not after,
               help=(f"Close this question and open Q{after[0].position}; the phones follow."
                     if after else "This is the poll's last question."))
 
 
-def controls_panel(svc, poll, question, questions=()) -> None:
+def controls_panel(svc, poll, shown: Shown, questions=()) -> None:
+    question = shown.question
     vote, reveal, nxt, again, export = st.columns(5)
     with vote:
-        voting_button(question, key="dash_voting")
+        voting_button(shown, key="dash_voting")
     with reveal:
-        reveal_button(question, key="dash_reveal")
+        reveal_button(shown, key="dash_reveal")
     with nxt:
-        next_button(question, questions, key="dash_next")
+        next_button(shown, questions, key="dash_next")
     with again:
         st.button("New round", icon=":material/replay:", key="dash_new_round",
                   on_click=cb_new_round,
-                  args=(question.id, None), width="stretch",
+                  args=(question.id, None, None, shown), width="stretch",
                   help="Ask the same question again with the same design: a fresh round, "
                   "results hidden, voting not yet open. Earlier rounds stay in the history.")
     with export:

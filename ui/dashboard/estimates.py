@@ -307,9 +307,12 @@ def categorical_panel(q, est, rounds, projector: bool, points, note: str | None)
                 f"the error bars are each option's exact {level:.0%} CI",
                 help=CATEGORICAL_CI_HELP)
     lows, highs = _option_intervals(c)
+    # On the projector the legend is one row (Norm-Sub named short: the table below has
+    # its full name), so the chart leaves room above the control bar for its notice line.
+    legend = dict(names, norm_sub="Norm-Sub (sums to 1)") if projector else names
     live_charts.show(live_charts.histogram(
-        q.options, {names["raw"]: c.shares("raw"), names["clip"]: c.shares("clipped"),
-                    names["norm_sub"]: c.shares("norm_sub")}, lows, highs,
+        q.options, {legend["raw"]: c.shares("raw"), legend["clip"]: c.shares("clipped"),
+                    legend["norm_sub"]: c.shares("norm_sub")}, lows, highs,
         every_label=projector), big=projector,
         # Slanted labels of many options take height of their own below the plot.
         max_height=live_charts.PROJECTOR_MAIN_HEIGHT - (40 if len(q.options) > 6 else 0))

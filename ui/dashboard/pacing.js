@@ -4,7 +4,11 @@
 // Python decides what the command does for the question as it stands (pacing.next_step)
 // and runs the same callback as the button. Blanking and the overlay stay in the page.
 //
-// The pure parts (countdownText, pacingCommand, typingIn) are tested under node
+// At the desk the same component listens for F5 alone, which enters projection mode (as it
+// starts a slideshow). A presentation clicker's start/stop button sends F5 then Esc: in
+// projection mode F5 keeps it (no reload) and an Esc within `pair_ms` of an F5 is ignored.
+//
+// The pure parts (countdownText, pacingCommand, typingIn, clickerPair) are tested under node
 // (tests/js/pacing.test.js); the whole in Chromium (tests/test_e2e_pacing.py).
 
 // A countdown's time left: minutes and seconds, rounded up (the last second reads 0:01,
@@ -28,8 +32,15 @@ function pacingCommand(event) {
     case 'b': case 'B': case '.': return 'blank';
     case '?': return 'help';
     case 'Escape': return 'leave';
+    case 'F5': return 'present';
     default: return null;
   }
+}
+
+// True when an Esc at `now` belongs to the F5 a clicker's start/stop button sent with it at
+// `presentAt` (both in ms): projection mode stays.
+function clickerPair(now, presentAt, pairMs) {
+  return now - presentAt >= 0 && now - presentAt < pairMs;
 }
 
 const PACING_TEXT_INPUTS = new Set(['', 'text', 'search', 'email', 'number', 'password', 'tel',
@@ -95,7 +106,8 @@ function createPacing(doc) {
   const win = doc.defaultView;
   const p = {
     blank: false, help: false, seq: 0, send: null, attached: false, nodes: null,
-    deadline: null, expiredSent: true, timer: null, keys: [],
+    deadline: null, expiredSent: true, timer: null, keys: [], mode: 'projector',
+    presentAt: -Infinity, pairMs: 2000,
   };
 
   function build() {
@@ -153,7 +165,19 @@ function createPacing(doc) {
     if (p.send) p.send('command', { command, seq: ++p.seq });
   }
 
+  function onDeskKey(e) {  // the desk: F5 enters projection mode, every other key is the page's
+    if (e.isComposing || typingIn(e.target) || typingIn(doc.activeElement)) return;
+    if (pacingCommand(e) !== 'present') return;
+    e.preventDefault();
+    e.stopPropagation();
+    if (!e.repeat) {
+      p.presentAt = win.performance.now();
+      send('present');
+    }
+  }
+
   function onKey(e) {
+    if (p.mode === 'desk') { onDeskKey(e); return; }
     if (p.blank) {  // any key brings the screen back, and does nothing else
       e.preventDefault();
       e.stopPropagation();
@@ -171,8 +195,12 @@ function createPacing(doc) {
       p.help = false;
     } else if (command === 'help') {
       p.help = !p.help;
+    } else if (command === 'present') {  // already projecting: stay (and no reload)
+      p.presentAt = win.performance.now();
     } else if (p.help && command === 'leave') {
       p.help = false;
+    } else if (command === 'leave' && clickerPair(win.performance.now(), p.presentAt, p.pairMs)) {
+      // the Esc of a clicker's start/stop pair: projection mode stays
     } else if (!e.repeat) {
       p.help = false;
       send(command);
@@ -182,11 +210,21 @@ function createPacing(doc) {
 
   p.attach = (component) => {
     const data = component.data || {};
-    p.send = component.setTriggerValue;
     const keys = Array.isArray(data.keys) ? data.keys : [];
-    if (JSON.stringify(keys) !== JSON.stringify(p.keys) && p.nodes) p.detach(true);
+    const mode = data.mode === 'desk' ? 'desk' : 'projector';
+    if ((JSON.stringify(keys) !== JSON.stringify(p.keys) || mode !== p.mode) && p.nodes) {
+      p.detach(true);
+    }
+    p.send = component.setTriggerValue;
     p.keys = keys;
-    if (!p.nodes) build();
+    p.mode = mode;
+    if (typeof data.pair_ms === 'number') p.pairMs = data.pair_ms;
+    if (mode === 'desk') {
+      p.blank = false;
+      p.help = false;
+    } else if (!p.nodes) {
+      build();
+    }
     if (!p.attached) {
       win.addEventListener('keydown', onKey, true);
       p.attached = true;
@@ -213,12 +251,16 @@ function createPacing(doc) {
 
 // The component's entry (pacing.py adds `export default`): one pacing object per page,
 // kept across reruns so a blank screen stays blank; the cleanup takes everything away.
+// A mount's cleanup undoes only its own attach: when the page moves between the desk and
+// projection mode the new mount may attach before the old one's cleanup runs.
 function mountPacing(component) {
   const el = component.parentElement;
   const doc = (el && el.ownerDocument) || document;
   const win = doc.defaultView;
   if (!win.__ldpPacing) win.__ldpPacing = createPacing(doc);
   const p = win.__ldpPacing;
+  const mount = {};
+  p.mount = mount;
   p.attach(component);
-  return () => p.detach(true);
+  return () => { if (p.mount === mount) p.detach(true); };
 }

@@ -11,12 +11,17 @@ Two parts:
 * :func:`pacing_keys`, a Streamlit component (``st.components.v2``) whose script
   (``pacing.js`` beside this file) runs in the page: it listens for the keys, draws the
   "?" overlay, the blank screen and the countdown, and sends a command back as a trigger
-  value. The command's callback reads the question afresh and runs the same callback
-  as the button (:mod:`ui.dashboard.actions`), so a key does exactly what a click does.
+  value. The command's callback reads the poll afresh, refuses the key with a sentence
+  if the question is no longer as the window showed it
+  (:func:`ui.dashboard.selection.changed_since`), and otherwise runs the same action as
+  the button (:mod:`ui.dashboard.actions`), so a key does exactly what a click does.
 
 The component registers its widget states like any control (a ``json_value`` state and
 a ``json_trigger_value`` trigger), so the widget guard (:mod:`ui.widget_guard`) knows
-them; it is mounted on every run of projection mode and on no other page.
+them. It is mounted on every run of the dashboard: in projection mode with every key; at
+the desk listening for F5 alone, which enters projection mode (a clicker's start/stop
+button sends F5, then Esc: in projection mode F5 keeps it, and an Esc within
+:data:`CLICKER_PAIR_MS` of an F5 is ignored).
 """
 
 from __future__ import annotations
@@ -30,13 +35,25 @@ import streamlit as st
 
 from classroom.domain import ClassroomError, Question, sentence
 from ui import session
-from ui.dashboard.actions import cb_close, cb_next, cb_open, cb_projector, cb_reveal, flash
+from ui.dashboard.actions import (
+    cb_projector,
+    do_close,
+    do_next,
+    do_open,
+    do_reveal,
+    flash,
+)
+from ui.dashboard.selection import Shown, changed_since
 
 __all__ = ["COMMANDS", "KEYS", "Stage", "action_for", "countdown_text", "next_step",
            "pacing_keys", "stage_of", "step_back"]
 
-#: What a key can ask for; the script sends one of these.
-COMMANDS = ("forward", "back", "voting", "reveal", "next", "leave", "expired")
+#: What a key can ask for; the script sends one of these ("present": F5 at the desk).
+COMMANDS = ("forward", "back", "voting", "reveal", "next", "leave", "expired", "present")
+
+#: An Esc this soon after an F5 is a presentation clicker's start/stop button, which sends
+#: the pair: it leaves projection mode on. ``pacing.js`` has the same number.
+CLICKER_PAIR_MS = 2000
 
 #: The keys, as the "?" overlay and the instructor's guide list them.
 KEYS: tuple[tuple[str, str], ...] = (
@@ -47,11 +64,12 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("N", "Next question (closes this one, opens the next)"),
     ("B, .", "Blank the screen; any key brings it back"),
     ("?", "Show or hide this list"),
-    ("Esc", "Leave projection mode"),
+    ("Esc", "Leave projection mode (at the desk, F5 comes back)"),
+    ("F5", "Stay in projection mode: a clicker's start/stop button sends F5 then Esc, and "
+           "that Esc is ignored; at the desk, F5 enters projection mode (Ctrl+R reloads)"),
 )
 
 _KEY = "dash_pacing"
-_NOTE = "_dash_pacing_note"
 
 
 @dataclass(frozen=True)
@@ -131,48 +149,57 @@ def _no_step(command: str, stage: Stage) -> str:
     return "Nothing to do."
 
 
-def _run(command: str, question_id: int) -> None:
-    """Do what ``command`` asks for the question on screen, read afresh (a countdown may
-    have closed it, another tab may have moved on), through the buttons' callbacks."""
+def _run(command: str, shown: Shown) -> None:
+    """Do what ``command`` asks for the question the window showed, through the buttons'
+    actions; refused with a sentence if the poll changed since (another window moved on,
+    a countdown closed it): the database, read afresh, is the truth."""
     if command == "expired":  # the countdown reached zero here: the rerun redraws it
         return
     try:
         svc = session.service()
-        question = svc.question(question_id)
-        stage = stage_of(question, svc.questions(question.poll_id))
+        questions = svc.questions(shown.question.poll_id)
     except ClassroomError as exc:
         flash("error", sentence(exc))
         return
+    why = changed_since(shown, questions)
+    if why is not None:
+        flash("error", why)
+        return
+    question = next(q for q in questions if q.id == shown.question.id)
+    stage = stage_of(question, questions)
     action = action_for(command, stage)
     if action is None:
-        st.session_state[_NOTE] = _no_step(command, stage)
+        flash("info", _no_step(command, stage))
     elif action == "open":
-        cb_open(question_id)
+        do_open(question.id)
     elif action == "close":
-        cb_close(question_id)
+        do_close(question.id)
     elif action in ("reveal", "hide"):
-        cb_reveal(question_id, action == "reveal")
+        do_reveal(question.id, action == "reveal")
     elif action == "next":
-        cb_next(question_id)
-    elif action == "leave":
-        cb_projector(False)
+        do_next(question.id)
 
 
-def _on_command(question_id: int | None) -> None:
-    if not session.is_instructor():  # projection mode is the instructor's; say so, do nothing
-        flash("error", "Only the instructor can do that. Log in on the I'm teaching page.")
-        return
-    result = st.session_state.get(_KEY)
+def _command(result: object) -> str | None:
+    """The command the page's script sent, or None."""
     sent = getattr(result, "command", None) if result is not None else None
     if sent is None and isinstance(result, dict):
         sent = result.get("command")
     command = sent.get("command") if isinstance(sent, dict) else sent
-    if not isinstance(command, str) or command not in COMMANDS:
+    return command if isinstance(command, str) and command in COMMANDS else None
+
+
+def _on_command(shown: Shown | None, projector: bool) -> None:
+    if not session.is_instructor():  # projection mode is the instructor's; say so, do nothing
+        flash("error", "Only the instructor can do that. Log in on the I'm teaching page.")
         return
-    if command == "leave":
-        cb_projector(False)
-    elif question_id is not None:
-        _run(command, question_id)
+    command = _command(st.session_state.get(_KEY))
+    if command is None:
+        return
+    if command in ("leave", "present"):
+        cb_projector(command == "present")
+    elif projector and shown is not None:
+        _run(command, shown)
 
 
 _SCRIPT = (Path(__file__).with_name("pacing.js").read_text(encoding="utf-8")
@@ -188,22 +215,24 @@ def _left_ms(question: Question | None, now: datetime) -> int | None:
     return None if left is None else int(left * 1000)
 
 
-def pacing_keys(question: Question | None, now: datetime) -> None:
-    """The keyboard, the "?" overlay, the blank screen and the countdown of projection
-    mode, for ``question`` (None: only the keys that need no question work)."""
-    note = st.session_state.pop(_NOTE, None)
-    if note:
-        st.toast(note)
-    left = _left_ms(question, now)
+def pacing_keys(shown: Shown | None, now: datetime, *, projector: bool = True) -> None:
+    """The keyboard of a dashboard window. In projection mode: the keys, the "?" overlay,
+    the blank screen and the countdown, for the question ``shown`` (None: only the keys
+    that need no question work). At the desk (``projector`` False): only F5, which enters
+    projection mode."""
+    question = None if shown is None else shown.question
+    left = _left_ms(question, now) if projector else None
     data = {
-        "keys": [list(row) for row in KEYS],
+        "mode": "projector" if projector else "desk",
+        "keys": [list(row) for row in KEYS] if projector else [],
+        "pair_ms": CLICKER_PAIR_MS,
         "question": None if question is None else f"{question.id}/{question.round_number}",
         "left_ms": left,
         "left_text": None if left is None else countdown_text(left),
     }
 
     def on_command() -> None:
-        _on_command(None if question is None else question.id)
+        _on_command(shown, projector)
 
     _component(key=_KEY, data=data, on_command_change=on_command, width="stretch",
                height="content")

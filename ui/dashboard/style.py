@@ -69,6 +69,13 @@ body.ldp-pacing-timed .ldp-question { min-height: calc(clamp(2.2rem, 3.6vw, 3.8r
 .st-key-ldp_projector_controls { position: fixed; left: 0; right: 0; bottom: 0;
   z-index: 999; background: #ffffff; border-top: 2px solid #000000;
   padding: .45rem 2rem .5rem; }
+.st-key-ldp_projector_controls [data-testid="stMarkdownContainer"] { margin-bottom: 0; }
+.st-key-ldp_projector_controls .ldp-notice { font-size: 1.5rem; line-height: 1.2;
+  font-weight: 700; color: #7f1d1d; }
+.st-key-ldp_projector_controls [data-testid="stVerticalBlock"],
+.st-key-ldp_projector_controls { gap: .25rem; }
+.stButton button:disabled, .stButton button:disabled p,
+.stButton button:disabled [data-testid="stIconMaterial"] { color: #6b7280 !important; }
 </style>
 """
 
