@@ -62,7 +62,9 @@ __all__ = [
     "rr_variance_unit",
     "rs_fd_epsilon",
     "simulate_survey",
+    "split_wins_above",
     "survey_channel",
+    "survey_estimates",
     "survey_privacy",
     "survey_variance_unit",
 ]
@@ -234,6 +236,58 @@ def _output_probability(how: str, rr: EpsilonRR, x: tuple[int, ...],
         j = next(i for i, r in enumerate(y) if r is not None)
         return _bit(rr, x[j], y[j]) / k
     return sum(_bit(rr, x[j], y[j]) * 0.5 ** (k - 1) for j in range(k)) / k
+
+
+def survey_estimates(mode: str, epsilon: float, d: int, reports: object, yes: object
+                     ) -> np.ndarray:
+    """The unbiased estimate of each question's share from its ``reports`` and ``yes``
+    counts (arrays, broadcast together): ``(yes / reports − b) / (a − b)`` with the
+    channel of the mode's reports; NaN where a question has no report.
+
+    >>> survey_estimates("split", math.log(3), 1, [100], [50]).tolist()
+    [0.5]
+    """
+    how, k = _mode(mode), _d(d)
+    eps = _checks.positive("epsilon", epsilon)
+    rr = EpsilonRR(eps / k if how == "split" else eps)
+    a, b = (rr.a, rr.b) if how != "fake" else fake_channel(rr.a, rr.b, k)
+    m = _checks.count_array("reports", reports).astype(float)
+    y = _checks.count_array("yes", yes, m).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(np.where(m > 0, (y / np.where(m > 0, m, 1) - b) / (a - b), np.nan),
+                          dtype=float)
+
+
+def split_wins_above(d: int, share: float = 0.5) -> float | None:
+    """The ε above which splitting it over ``d`` questions gives a smaller variance than
+    sampling one question (first order); None when sampling always wins (a share of 0 or
+    1: then the only error is the noise, and splitting multiplies it).
+
+    At small ε a question's noise, about 1/ε², dominates: split pays d²/ε², sample d/ε².
+    At large ε the noise vanishes and what is left is the population's spread
+    π(1 − π), which sampling pays d times over.
+
+    >>> round(split_wins_above(3), 2), round(split_wins_above(5), 2)
+    (3.71, 4.71)
+    """
+    k = _d(d)
+    pi = _checks.in_range("share", share, 0.0, 1.0)
+    if k == 1 or pi * (1 - pi) == 0:
+        return None
+
+    def gap(eps: float) -> float:
+        return float(survey_variance_unit("split", eps, k, pi)
+                     - survey_variance_unit("sample", eps, k, pi))
+
+    low, high = EpsilonRR.MIN_EPSILON * k, 1.0
+    while gap(high) > 0:
+        if high >= EpsilonRR.MAX_EPSILON:
+            return None
+        low, high = high, min(2 * high, EpsilonRR.MAX_EPSILON)
+    for _ in range(100):
+        mid = (low + high) / 2
+        low, high = (mid, high) if gap(mid) > 0 else (low, mid)
+    return high
 
 
 def simulate_survey(mode: str, epsilon: float, shares: object, n: int, *,

@@ -18,7 +18,9 @@ from ldp_core import (
     rr_variance_unit,
     rs_fd_epsilon,
     simulate_survey,
+    split_wins_above,
     survey_channel,
+    survey_estimates,
     survey_privacy,
     survey_variance_unit,
 )
@@ -46,10 +48,34 @@ def test_the_rr_formula_is_the_channel_formula():
 
 def _estimates(mode: str, eps: float, d: int, reports: np.ndarray, yes: np.ndarray
                ) -> np.ndarray:
+    """The estimator written out here, independently of survey_estimates."""
     rr = EpsilonRR(eps / d if mode == "split" else eps)
     a, b = (rr.a, rr.b) if mode != "fake" else fake_channel(rr.a, rr.b, d)
     with np.errstate(invalid="ignore", divide="ignore"):
         return (yes / reports - b) / (a - b)
+
+
+@pytest.mark.parametrize("mode", SURVEY_MODES)
+def test_survey_estimates_is_the_estimator(mode):
+    reports, yes = simulate_survey(mode, LN3, [0.3, 0.6, 0.9], 50, size=200, rng=5)
+    assert survey_estimates(mode, LN3, 3, reports, yes) == pytest.approx(
+        _estimates(mode, LN3, 3, reports, yes))
+    assert np.isnan(survey_estimates("sample", LN3, 3, [0], [0])[0])
+
+
+@pytest.mark.parametrize("d", [2, 3, 5, 10])
+@pytest.mark.parametrize("share", [0.5, 0.1])
+def test_split_wins_only_above_the_crossover(d, share):
+    eps = split_wins_above(d, share)
+
+    def gap(e: float) -> float:
+        return (survey_variance_unit("split", e, d, share)
+                - survey_variance_unit("sample", e, d, share))
+
+    assert gap(eps) == pytest.approx(0, abs=1e-9)
+    assert all(gap(e) > 0 for e in np.linspace(0.05, 0.99 * eps, 30))
+    assert all(gap(e) < 0 for e in np.linspace(1.01 * eps, 19, 30))
+    assert split_wins_above(d, 0.0) is None
 
 
 @pytest.mark.parametrize("mode", SURVEY_MODES)
