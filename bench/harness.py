@@ -620,10 +620,10 @@ def target(*, processes: int = 1, database: str = "sqlite", nginx: bool | None =
 
 def exercise(service, title: str):
     """A poll with the class exercise's question, open."""
-    poll = service.create_poll(title)
-    q = service.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
-                             options=("Chocolate", "Vanilla"), design_params=DIE)
-    return poll, service.open_question(q.id)
+    poll = service.polls.create_poll(title)
+    q = service.polls.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
+                                   options=("Chocolate", "Vanilla"), design_params=DIE)
+    return poll, service.running.open_question(q.id)
 
 
 async def _warm_up(url: str, code: str) -> None:
@@ -664,9 +664,9 @@ def run_load(tgt: Target, cfg: LoadConfig, *, label: str | None = None) -> LoadR
 
     store = Store(tgt.database_url)
     try:
-        service = PollService(store)
+        service = PollService.on(store)
         _, warm_q = exercise(service, "warm-up")
-        warm_code = service.poll(warm_q.poll_id).join_code
+        warm_code = service.polls.poll(warm_q.poll_id).join_code
         # Every process loads the routes and opens its pool before the clock starts
         # (directly, not through nginx, so none is missed).
         for url in [s.url for s in tgt.servers] or [tgt.url]:
@@ -729,7 +729,7 @@ def check_database(service, question_id: int, report: LoadReport) -> None:
     for o in report.outcomes:
         if not o.device_id:
             continue
-        receipt = service.receipt_for(question_id, o.device_id)
+        receipt = service.reports.receipt_for(question_id, o.device_id)
         if receipt is None:
             if o.receipt:
                 report.lost += 1
