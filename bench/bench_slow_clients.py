@@ -45,7 +45,7 @@ if str(ROOT) not in sys.path:
 
 from bench._report import cpu_model, update_doc
 from bench.cluster import Server, running_server
-from tests.support.phone_client import PhoneStudent, new_session
+from tests.support.phone_client import PhoneStudent
 
 DIE = {"design": "die", "faces": 4, "truthful": 3}
 KEY = "slow-clients-bench-key-0123"
@@ -164,15 +164,15 @@ def huge_header(url: str, total_mb: int, pid: int) -> tuple[float, bool, float]:
 # -- the phones ------------------------------------------------------------------------------
 async def phones_vote(url: str, code: str, n: int, *, at_once: int = 5,
                       timeout: float = 15.0) -> Votes:
-    """``n`` phones, ``at_once`` at a time: page, state, vote; (status, seconds) each, the
-    status -1 for a phone whose requests failed or timed out."""
+    """``n`` phones, ``at_once`` at a time, each on its own connections: page, state,
+    vote; (status, seconds) each, the status -1 for a phone whose requests failed or
+    timed out."""
     votes = Votes()
     gate = asyncio.Semaphore(at_once)
 
-    async def one(http) -> None:
-        async with gate:
+    async def one() -> None:
+        async with gate, PhoneStudent(url, code, timeout=timeout) as phone:
             began = time.perf_counter()
-            phone = PhoneStudent(url, code, session=http, timeout=timeout)
             try:
                 status = (await phone.join()).status
                 if status == 200:
@@ -181,8 +181,7 @@ async def phones_vote(url: str, code: str, n: int, *, at_once: int = 5,
                 status = -1
             votes.outcomes.append((status, time.perf_counter() - began))
 
-    async with new_session(timeout=timeout) as http:
-        await asyncio.gather(*(one(http) for _ in range(n)))
+    await asyncio.gather(*(one() for _ in range(n)))
     return votes
 
 

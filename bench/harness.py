@@ -33,19 +33,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import os
 import random
+import re
 import resource
 import secrets
 import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -53,20 +56,18 @@ if str(ROOT) not in sys.path:
 
 from bench.cluster import Cluster, Server, running_cluster, running_server
 from tests.support.db import count_reports
-from tests.support.phone_client import PhoneStudent, new_session
+from tests.support.phone_client import PhoneStudent
 from tests.support.protocol import ProtocolError, Tab
 
-__all__ = ["DIE", "INSTRUCTOR_KEY", "LoadConfig", "LoadReport", "Outcome", "Projector",
-           "Target", "nearest_rank", "peak_cores", "pg_scratch_url", "pinned", "run_load",
-           "simulate", "target"]
+__all__ = ["DIE", "INSTRUCTOR_KEY", "FloorPoll", "LoadConfig", "LoadReport", "Outcome",
+           "Projector", "Target", "cpu_burner", "floor_target", "nearest_rank", "peak_cores",
+           "pg_scratch_url", "pinned", "run_load", "simulate", "target"]
 
 DIE = {"design": "die", "faces": 4, "truthful": 3}
 DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 LOAD_DATABASE = "ldp_load"
 INSTRUCTOR_KEY = "load-test-instructor-key"
 GOAL_P95_S = 1.0
-#: Phones per aiohttp session (one connection pool each).
-PHONES_PER_SESSION = 250
 
 
 # -- configuration and results ---------------------------------------------------------------
@@ -115,8 +116,13 @@ class Outcome:
     page_bytes: int = 0
     polls: int = 0  # long-polls while waiting
     retries: int = 0  # requests sent again on a new connection (a closed kept-alive one)
+    resent_503: int = 0  # requests sent again after a 503 (with a wait)
     join_at: float | None = None  # seconds after the run's start
     tap_at: float | None = None
+
+
+#: The errors of a connection closed without an answer.
+_CLOSED = re.compile(r"ServerDisconnected|ClientOSError|Connection reset|Broken pipe")
 
 
 def nearest_rank(values: Sequence[float], q: float) -> float | None:
@@ -176,6 +182,13 @@ class LoadReport:
     def errors(self) -> int:
         return sum(1 for o in self.outcomes if o.error)
 
+    @property
+    def closed_unanswered(self) -> int:
+        """Requests whose connection the server closed without an answer, as the phones
+        saw it: sent again on a new connection, or the phone's last error."""
+        return sum(o.retries + bool(o.error and _CLOSED.search(o.error))
+                   for o in self.outcomes)
+
     def error_kinds(self) -> Counter:
         return Counter((o.error or "").split(":")[0] for o in self.outcomes if o.error)
 
@@ -227,6 +240,8 @@ class LoadReport:
             "requests": sum(o.requests for o in self.outcomes),
             "long_polls": sum(o.polls for o in self.outcomes),
             "retries": sum(o.retries for o in self.outcomes),
+            "resent_503": sum(o.resent_503 for o in self.outcomes),
+            "closed_unanswered": self.closed_unanswered,
             "kb_per_student": r(sum(o.bytes_in for o in self.outcomes) / 1024
                                 / max(1, len(self.outcomes)), 1),
             "page_kb": r(statistics_median(pages) / 1024, 1) if pages else None,
@@ -301,6 +316,8 @@ async def _phone(o: Outcome, s: PhoneStudent, cfg: LoadConfig, start_at: float, 
         o.requests = len(s.requests)
         o.bytes_in = s.bytes_in
         o.retries = s.retries
+        o.resent_503 = s.resent_503
+        await s.aclose()
 
 
 def aiohttp_errors() -> tuple[type[BaseException], ...]:
@@ -340,8 +357,6 @@ async def simulate(url: str, code: str, cfg: LoadConfig,
     """Run ``cfg.students`` phones against ``url``; return their outcomes and the wall time."""
     rng = random.Random(cfg.seed)
     outcomes = [Outcome(i) for i in range(cfg.students)]
-    sessions = [new_session(timeout=cfg.step_timeout_s)
-                for _ in range(-(-cfg.students // PHONES_PER_SESSION))]
     t0 = time.perf_counter() + 0.2
     stop_sampling = asyncio.Event()
     sampler = None
@@ -352,9 +367,8 @@ async def simulate(url: str, code: str, cfg: LoadConfig,
         start = rng.uniform(0, cfg.spread_s)
         after = rng.uniform(*cfg.vote_delay_s)
         truth = rng.randrange(2)
-        phone = PhoneStudent(url, code, session=sessions[o.index // PHONES_PER_SESSION],
-                             timeout=cfg.step_timeout_s,
-                             rng=random.Random(rng.getrandbits(64)))
+        phone = PhoneStudent(url, code, timeout=cfg.step_timeout_s,
+                             rng=random.Random(rng.getrandbits(64)), resend_503=True)
         tasks.append(asyncio.create_task(_phone(o, phone, cfg, start, after, truth, t0)))
     try:
         await asyncio.wait_for(asyncio.gather(*tasks), cfg.max_run_s)
@@ -370,8 +384,6 @@ async def simulate(url: str, code: str, cfg: LoadConfig,
         stop_sampling.set()
         if sampler is not None:
             await sampler
-        for sess in sessions:
-            await sess.close()
     return outcomes, wall
 
 
@@ -486,6 +498,15 @@ def trails(shown: Sequence[tuple[float, int]], stored_at: Sequence[float]) -> li
 
 
 # -- servers and databases -------------------------------------------------------------------
+@dataclass(frozen=True)
+class FloorPoll:
+    """What the floor app serves: the poll's join code, and the SQLite file it stores
+    reports in."""
+
+    code: str
+    db_path: Path
+
+
 @dataclass
 class Target:
     """Where the phones go, how to read the server's CPU, and the database behind it."""
@@ -495,6 +516,8 @@ class Target:
     label: str
     servers: list[Server] = field(default_factory=list)
     cluster: Cluster | None = None
+    #: Set for the floor app (bench/floor_app.py): its poll's code and its reports' file.
+    floor: FloorPoll | None = None
 
     def cpu_seconds(self) -> float | None:
         if not self.servers:
@@ -552,6 +575,22 @@ def pg_scratch_url(base_url: str | None = None, database: str = LOAD_DATABASE) -
         with contextlib.suppress(Exception), engine.begin() as conn:
             conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
         engine.dispose()
+
+
+@contextlib.contextmanager
+def cpu_burner(processes: int = 1) -> Iterator[list[int]]:
+    """``processes`` processes that each keep a core busy (other work on the machine)
+    while the block runs; yields their pids."""
+    import subprocess
+
+    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                              stdin=subprocess.DEVNULL) for _ in range(processes)]
+    try:
+        yield [p.pid for p in procs]
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
 
 
 def _set_affinity(cpus: set[int]) -> None:
@@ -618,6 +657,64 @@ def target(*, processes: int = 1, database: str = "sqlite", nginx: bool | None =
             yield Target(server.url, db_url, f"1 process{where}, {db_label}", [server])
 
 
+@contextlib.contextmanager
+def floor_target(*, processes: int = 1, server_cpus: str | None = None) -> Iterator[Target]:
+    """The floor app (``bench/floor_app.py``, ``processes`` workers on one port) serving
+    the state the app's own code builds for a poll of the class exercise, and storing
+    reports in a SQLite file of its own. ``server_cpus``: under ``taskset -c``."""
+    import subprocess
+
+    from bench import floor_app
+    from bench.cluster import APP_ROOT, ServerDidNotStart, _stop_group, free_port, healthy
+    from classroom.service import PollService
+    from classroom.store import Store
+    from phone.state import build_snapshot
+
+    with tempfile.TemporaryDirectory(prefix="ldp-floor-") as tmp:
+        data = Path(tmp)
+        store = Store(f"sqlite:///{data / 'classroom.db'}")
+        try:
+            poll, _ = exercise(PollService(store), "floor")
+            (data / "state.json").write_bytes(build_snapshot(PollService(store),
+                                                             poll.join_code).body)
+        finally:
+            store.close()
+        port, log_path = free_port(), data / "floor.log"
+        cmd = floor_app.command(port, workers=processes)
+        if server_cpus is not None:
+            cmd = ["taskset", "-c", server_cpus, *cmd]
+        env = {**os.environ, "LDP_FLOOR_STATE": str(data / "state.json"),
+               "LDP_FLOOR_DB": str(data / "floor.db"), "PYTHONUNBUFFERED": "1"}
+        with log_path.open("wb") as log:
+            proc = subprocess.Popen(cmd, cwd=APP_ROOT, env=env, stdout=log,
+                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                    start_new_session=True)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            pids = _floor_pids(proc, processes, url, log_path, ServerDidNotStart, healthy)
+            label = (f"floor app, {processes} process{'es' if processes > 1 else ''}"
+                     + ("" if server_cpus is None else f" on core {server_cpus}"))
+            yield Target(url, "", label, [Server(url, pid, log_path) for pid in pids],
+                         floor=FloorPoll(poll.join_code, data / "floor.db"))
+        finally:
+            _stop_group(proc)
+
+
+def _floor_pids(proc, processes: int, url: str, log_path: Path, error: type[Exception],
+                healthy: Callable[[str], bool]) -> list[int]:
+    """Wait until the floor app answers (and its workers run); its process ids."""
+    deadline = time.monotonic() + 60
+    children: list[int] = []
+    while not healthy(url) or (processes > 1 and len(children) < processes):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise error("the floor app did not start:\n" + log_path.read_text()[-2000:])
+        time.sleep(0.1)
+        with contextlib.suppress(OSError, ValueError):
+            children = [int(p) for p in Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+                        .read_text().split()]
+    return [proc.pid, *children]
+
+
 def exercise(service, title: str):
     """A poll with the class exercise's question, open."""
     poll = service.polls.create_poll(title)
@@ -656,12 +753,16 @@ def stored_times(store, question_id: int) -> list[float]:
     return out
 
 
-def run_load(tgt: Target, cfg: LoadConfig, *, label: str | None = None) -> LoadReport:
+def run_load(tgt: Target, cfg: LoadConfig, *, label: str | None = None,
+             alongside: Callable[[], Coroutine[Any, Any, Any]] | None = None) -> LoadReport:
     """Set up a poll on the target's database, run the phones and the projector, check the
-    database."""
+    database. ``alongside``: a coroutine run with the phones (and cancelled when they are
+    done), e.g. :func:`propagation`'s."""
     from classroom.service import PollService
     from classroom.store import Store
 
+    if tgt.floor is not None:
+        return _run_floor(tgt, cfg, label, alongside)
     store = Store(tgt.database_url)
     try:
         service = PollService.on(store)
@@ -672,7 +773,8 @@ def run_load(tgt: Target, cfg: LoadConfig, *, label: str | None = None) -> LoadR
         for url in [s.url for s in tgt.servers] or [tgt.url]:
             asyncio.run(_warm_up(url, warm_code))
         poll, question = exercise(service, f"load {cfg.students}")
-        report = asyncio.run(_run(tgt, cfg, poll, question, label or tgt.label))
+        report = asyncio.run(_run(tgt, cfg, poll.join_code, (poll.id, question.id),
+                                  label or tgt.label, alongside))
         check_database(service, question.id, report)
         if report.projector is not None and report.projector.shown:
             report.trails_s = trails(report.projector.shown, stored_times(store, question.id))
@@ -681,14 +783,40 @@ def run_load(tgt: Target, cfg: LoadConfig, *, label: str | None = None) -> LoadR
         store.close()
 
 
-async def _run(tgt: Target, cfg: LoadConfig, poll, question, label: str) -> LoadReport:
-    log = ProjectorLog() if cfg.projector else None
+def _run_floor(tgt: Target, cfg: LoadConfig, label: str | None,
+               alongside: Callable[[], Coroutine[Any, Any, Any]] | None) -> LoadReport:
+    """The same phones against the floor app (no projector: it has no dashboard)."""
+    import sqlite3
+
+    assert tgt.floor is not None
+    asyncio.run(_warm_up(tgt.url, tgt.floor.code))
+    with contextlib.closing(sqlite3.connect(tgt.floor.db_path)) as conn, conn:
+        conn.execute("DELETE FROM reports")  # the warm-up's
+    cfg = dataclasses.replace(cfg, projector=False)
+    report = asyncio.run(_run(tgt, cfg, tgt.floor.code, None, label or tgt.label, alongside))
+    with contextlib.closing(sqlite3.connect(tgt.floor.db_path)) as conn:
+        rows = dict(conn.execute("SELECT submission_id, device FROM reports").fetchall())
+    report.stored = len(rows)
+    report.students_with_report = sum(1 for o in report.outcomes if o.submission_id in rows)
+    report.lost = sum(1 for o in report.outcomes if o.receipt and o.submission_id not in rows)
+    report.stored_without_receipt = sum(1 for o in report.outcomes
+                                        if not o.receipt and o.submission_id in rows)
+    report.duplicated = len(rows) - len(set(rows.values()))
+    return report
+
+
+async def _run(tgt: Target, cfg: LoadConfig, code: str, shown: tuple[int, int] | None,
+               label: str, alongside: Callable[[], Coroutine[Any, Any, Any]] | None = None
+               ) -> LoadReport:
+    """The phones on poll ``code``; with ``cfg.projector``, a dashboard showing
+    ``shown`` (poll id, question id)."""
+    log = ProjectorLog() if cfg.projector and shown is not None else None
     stop = asyncio.Event()
     watcher = None
     projector_rate = None
-    if log is not None:
+    if log is not None and shown is not None:
         watcher = asyncio.create_task(
-            Projector(tgt.url, poll.id, question.id, timeout=cfg.step_timeout_s).watch(log, stop))
+            Projector(tgt.url, *shown, timeout=cfg.step_timeout_s).watch(log, stop))
         # Until its first refresh, then a baseline: the server with only the dashboard.
         deadline = time.perf_counter() + 60
         while not log.shown and not log.errors and time.perf_counter() < deadline:
@@ -702,11 +830,15 @@ async def _run(tgt: Target, cfg: LoadConfig, poll, question, label: str) -> Load
     cpu0, nginx0 = tgt.cpu_seconds(), tgt.nginx_cpu_seconds()
     me0 = resource.getrusage(resource.RUSAGE_SELF)
     samples: list[tuple[float, float]] = []
-    outcomes, wall = await simulate(tgt.url, poll.join_code, cfg, cpu_probe=tgt.cpu_seconds,
+    side = None if alongside is None else asyncio.create_task(alongside())
+    outcomes, wall = await simulate(tgt.url, code, cfg, cpu_probe=tgt.cpu_seconds,
                                     cpu_samples=samples)
+    if side is not None:
+        side.cancel()
+        await asyncio.gather(side, return_exceptions=True)
     me1 = resource.getrusage(resource.RUSAGE_SELF)
     cpu1, nginx1 = tgt.cpu_seconds(), tgt.nginx_cpu_seconds()
-    if watcher is not None:
+    if watcher is not None and log is not None:
         # One more refresh after the last phone, so the final count is seen.
         if log.interval_s:
             await asyncio.sleep(log.interval_s + 0.5)
