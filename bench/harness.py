@@ -674,9 +674,9 @@ def floor_target(*, processes: int = 1, server_cpus: str | None = None) -> Itera
         data = Path(tmp)
         store = Store(f"sqlite:///{data / 'classroom.db'}")
         try:
-            poll, _ = exercise(PollService(store), "floor")
-            (data / "state.json").write_bytes(build_snapshot(PollService(store),
-                                                             poll.join_code).body)
+            poll, _ = exercise(PollService.on(store), "floor")
+            (data / "state.json").write_bytes(build_snapshot(PollService.on(store),
+                                                                poll.join_code).body)
         finally:
             store.close()
         port, log_path = free_port(), data / "floor.log"
