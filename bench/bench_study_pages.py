@@ -41,7 +41,7 @@ from bench._report import cpu_model, update_doc
 GOAL_RERUN_MS = 300.0
 
 PAGES = ["study_rr", "study_exercise", "study_likelihood", "study_asymptotics",
-         "study_histogram", "study_manipulation"]
+         "study_histogram", "study_manipulation", "study_audit"]
 SOLUTIONS = {f"ex_sol{i}": True for i in range(1, 5)}
 
 #: (page, scenario, session-state values set before the first run)
@@ -81,6 +81,9 @@ SCENARIOS: list[tuple[str, str, dict]] = [
     ("study_manipulation", "OUE, stealthy, n = 2,000", {"manip_design": "oue",
                                                         "manip_stealthy": True,
                                                         "manip_n": 2000}),
+    ("study_audit", "default", {}),
+    ("study_audit", "the cheat, N = 10,000", {"audit_phones": "cheat", "audit_n": 10_000}),
+    ("study_audit", "ε = 4, N = 10,000", {"audit_promise": 4.0, "audit_n": 10_000}),
 ]
 
 #: A slider moved to values nobody has asked for yet (from the default page): simulations
@@ -92,6 +95,7 @@ MOVES: dict[str, tuple[str, list]] = {
     "study_asymptotics": ("asy_eps", [0.51, 0.52, 0.53]),
     "study_histogram": ("hist_eps", [1.05, 1.1, 1.15]),
     "study_manipulation": ("manip_n", [610, 620, 630]),
+    "study_audit": ("audit_promise", [1.11, 1.12, 1.13]),
 }
 
 SCRIPT = """

@@ -40,6 +40,7 @@ __all__ = [
     "EpsilonRR",
     "ForcedResponse",
     "GammaRR",
+    "MemoRR",
     "TwoCoinRR",
     "WarnerRR",
     "binary_design_from_params",
@@ -578,8 +579,95 @@ class ForcedResponse(BinaryDesign):
         return {"truth": t, "lie": Fraction(0), "yes": f, "no": 1 - t - f}
 
 
+@dataclass(frozen=True)
+class MemoRR(BinaryDesign):
+    """RAPPOR's two-step randomization of one yes/no answer (Erlingsson, Pihur & Korolova,
+    "RAPPOR: Randomized Aggregatable Privacy-Preserving Ordinal Response", CCS 2014).
+
+    * **Permanent** (made once per answer and kept on the device, the memo): the bit
+      B' is 1 w.p. f/2, 0 w.p. f/2, and the true answer B w.p. 1 − f
+      (:attr:`permanent`, a forced response with ``a = 1 − f/2``, ``b = f/2``).
+    * **Instantaneous** (each report): S is 1 w.p. q if B' = 1, p if B' = 0
+      (:attr:`instant`, ``0 <= p < q <= 1``).
+
+    One report's channel, the memo averaged out, is ``a = q* = p + (q − p)(1 − f/2)``
+    and ``b = p* = p + (q − p) f/2`` (RAPPOR's ``q*, p*``), so the estimators of every
+    binary design apply; :attr:`epsilon` is one report's exact loss (ε₁ for the single
+    bit of a yes/no answer). Every report of the same answer is a randomization of the
+    same memo, so all of them together never reveal more than the memo does:
+    :attr:`epsilon_series` = ``ln((1 − f/2) / (f/2))`` (ε∞ of one bit; RAPPOR's
+    ``2h ln(...)`` counts the 2h bits in which two Bloom filters differ, see
+    ``ldp_core.memo.rappor_epsilons``). k reports of the same answer are analysed
+    exactly in ``ldp_core.repeated``.
+
+    >>> m = MemoRR(0.5, 0.5, 0.75)
+    >>> m.a, m.b
+    (0.6875, 0.5625)
+    >>> round(m.epsilon_series, 4), round(m.epsilon, 4)  # ln 3, then ln(0.4375 / 0.3125)
+    (1.0986, 0.3365)
+    """
+
+    f: float
+    p: float
+    q: float
+
+    kind: ClassVar[str] = "memo"
+    label: ClassVar[str] = "Memoized randomized response (RAPPOR)"
+
+    def __post_init__(self) -> None:
+        f = _checks.in_range("f", self.f, 0.0, 1.0, lo_open=True, hi_open=True)
+        p = _checks.in_range("p", self.p, 0.0, 1.0)
+        q = _checks.in_range("q", self.q, 0.0, 1.0)
+        if not p < q:
+            raise ValueError(f"the instantaneous step needs p < q, got p = {p!r}, q = {q!r}")
+        object.__setattr__(self, "f", f)
+        object.__setattr__(self, "p", p)
+        object.__setattr__(self, "q", q)
+
+    @classmethod
+    def from_epsilons(cls, epsilon_series: float, epsilon: float) -> MemoRR:
+        """The symmetric memo (``p = 1 − q``) whose whole series costs ``epsilon_series``
+        and one report ``epsilon``: ``f = 2 / (1 + e^ε∞)`` and ``q`` from
+        ``q* = e^ε₁ / (1 + e^ε₁)``. Needs ``0 < epsilon <= epsilon_series``; one report's
+        channel is then that of RR at ``epsilon``.
+
+        >>> m = MemoRR.from_epsilons(math.log(3), math.log(5 / 3))
+        >>> round(m.f, 12), round(m.q, 12), round(m.p, 12)
+        (0.5, 0.75, 0.25)
+        """
+        total = _checks.in_range("epsilon_series", epsilon_series, 0.0, EpsilonRR.MAX_EPSILON,
+                                 lo_open=True)
+        one = _checks.in_range("epsilon", epsilon, 0.0, total, lo_open=True)
+        f = 2 / (1 + math.exp(total))
+        q = (1 / (1 + math.exp(-one)) - f / 2) / (1 - f)
+        q = min(q, 1.0)  # q* = 1 - f/2 exactly when epsilon == epsilon_series
+        return cls(f, 1 - q, q)
+
+    @property
+    def permanent(self) -> ForcedResponse:
+        """The memo's step: truth w.p. 1 − f, else a fair coin."""
+        return ForcedResponse(1 - self.f, self.f / 2)
+
+    @property
+    def instant(self) -> ForcedResponse:
+        """Each report's step on the memo: ``P(S = 1 | B' = 1) = q``, ``P(S = 1 | B' = 0) = p``."""
+        return ForcedResponse(self.q - self.p, self.p)
+
+    @property
+    def epsilon_series(self) -> float:
+        """ε∞: what every report of the same answer, together, can reveal (the memo's ε)."""
+        return self.permanent.epsilon
+
+    def branches(self) -> dict[str, Fraction]:
+        f, p, q = (Fraction(repr(v)) for v in (self.f, self.p, self.q))
+        a = report_probability(q, p, 1 - f / 2)
+        b = report_probability(q, p, f / 2)
+        return {"truth": a - b, "lie": Fraction(0), "yes": b, "no": 1 - a}
+
+
 _DESIGNS: dict[str, type[BinaryDesign]] = {
-    cls.kind: cls for cls in (EpsilonRR, GammaRR, DieRR, TwoCoinRR, WarnerRR, ForcedResponse)
+    cls.kind: cls for cls in (EpsilonRR, GammaRR, DieRR, TwoCoinRR, WarnerRR, ForcedResponse,
+                              MemoRR)
 }
 
 

@@ -15,14 +15,23 @@ ratio ``(a/b)^j ((1-a)/(1-b))^(k-j)`` between the two truths, so
 
 This is why the classroom keeps one report per device and question round and makes
 a device's reports unlinkable across rounds (a fresh salt per round).
+
+A memoized design (:class:`MemoRR`, RAPPOR's two-step randomization) draws its k reports
+from one memo kept on the device: given the truth, j is a mixture,
+``P(memo 1 | truth) Bin(k, q) + P(memo 0 | truth) Bin(k, p)``. The same functions then
+give the loss of k memoized reports of the same answer, which grows with k towards the
+memo's own ε∞ and never passes it, and a majority vote that reveals the truth at most
+as often as the memo equals it (1 − f/2).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import _checks
-from .binary import BinaryDesign
+from .binary import BinaryDesign, MemoRR
 
 __all__ = ["composed_epsilon", "majority_reveal_probability", "repeated_posterior",
            "yes_count_distribution"]
@@ -37,8 +46,32 @@ def _design_and_k(design: object, k: object) -> tuple[BinaryDesign, int]:
     return design, _checks.integer("k", k, 1, MAX_REPEATS)
 
 
+def _sequence_loglik(p: float, k: int) -> np.ndarray:
+    """``ln(p^j (1 - p)^(k - j))`` for j = 0..k (-inf where impossible, never NaN)."""
+    j = np.arange(k + 1, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(np.where(j > 0, j * np.log(p), 0.0)
+                          + np.where(k - j > 0, (k - j) * np.log1p(-p), 0.0), dtype=float)
+
+
+def _loglik(design: BinaryDesign, k: int, truth: int) -> np.ndarray:
+    """``ln P(one given sequence with j ones | truth)`` for j = 0..k: independent reports,
+    or (a memoized design) reports of one memo drawn once."""
+    if not isinstance(design, MemoRR):
+        return _sequence_loglik(float(design.a if truth else design.b), k)
+    memo = float(design.permanent.a if truth else design.permanent.b)
+    with np.errstate(divide="ignore"):
+        return np.asarray(np.logaddexp(
+            math.log(memo) + _sequence_loglik(design.q, k),
+            math.log1p(-memo) + _sequence_loglik(design.p, k)), dtype=float)
+
+
 def _log_ratios(design: BinaryDesign, k: int) -> np.ndarray:
-    """``ln P(sequence with j ones | 1) - ln P(same | 0)`` for j = 0..k (±inf allowed)."""
+    """``ln P(sequence with j ones | 1) - ln P(same | 0)`` for j = 0..k (±inf allowed).
+    Independent reports: ``j ln(a / b) + (k - j) ln((1 - a) / (1 - b))``, term by term."""
+    if isinstance(design, MemoRR):
+        with np.errstate(invalid="ignore"):
+            return np.asarray(_loglik(design, k, 1) - _loglik(design, k, 0), dtype=float)
     a, b = float(design.a), float(design.b)
     j = np.arange(k + 1, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -49,23 +82,22 @@ def _log_ratios(design: BinaryDesign, k: int) -> np.ndarray:
 
 
 def yes_count_distribution(design: BinaryDesign, k: int, truth: int) -> np.ndarray:
-    """``P(j yes reports among k | truth)`` for j = 0..k: ``Bin(k, a)`` or ``Bin(k, b)``.
+    """``P(j yes reports among k | truth)`` for j = 0..k: ``Bin(k, a)`` or ``Bin(k, b)``;
+    for a memoized design the mixture over its memo.
 
     >>> from ldp_core import DieRR
     >>> yes_count_distribution(DieRR(4, 3), 2, 1).round(12).tolist()
     [0.0625, 0.375, 0.5625]
+    >>> yes_count_distribution(MemoRR(0.5, 0.25, 0.75), 2, 1).round(12).tolist()
+    [0.1875, 0.375, 0.4375]
     """
     design, k = _design_and_k(design, k)
     if truth not in (0, 1):
         raise ValueError(f"truth must be 0 or 1, got {truth!r}")
-    p = float(design.a if truth else design.b)
     j = np.arange(k + 1)
     # ln C(k, j), term by term: ln C(k, j) - ln C(k, j - 1) = ln((k - j + 1) / j).
     log_comb = np.concatenate(([0.0], np.cumsum(np.log(k - j[1:] + 1.0) - np.log(j[1:]))))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        logs = log_comb + np.where(j > 0, j * np.log(p), 0.0) + \
-            np.where(k - j > 0, (k - j) * np.log1p(-p), 0.0)
-    return np.exp(logs)
+    return np.exp(log_comb + _loglik(design, k, truth))
 
 
 def repeated_posterior(design: BinaryDesign, k: int, prior: float = 0.5) -> np.ndarray:
@@ -85,19 +117,26 @@ def repeated_posterior(design: BinaryDesign, k: int, prior: float = 0.5) -> np.n
 
 
 def composed_epsilon(design: BinaryDesign, k: int) -> float:
-    """The exact privacy loss of k linked reports, from their joint channel:
-    ``max`` over the report sequences of ``|ln P(seq | 1) / P(seq | 0)|``. Sequences with
-    the same number of ones have the same ratio, so the maximum runs over j = 0..k.
+    """The exact privacy loss of k linked reports of the same answer, from their joint
+    channel: ``max`` over the report sequences of ``|ln P(seq | 1) / P(seq | 0)|``.
+    Sequences with the same number of ones have the same ratio, so the maximum runs over
+    j = 0..k. k ε for ε-randomized response; below the memo's ε∞ for a memoized design.
 
     >>> from ldp_core import EpsilonRR
     >>> round(composed_epsilon(EpsilonRR(0.5), 4), 12)
     2.0
+    >>> memo = MemoRR(0.5, 0.5, 0.75)  # RAPPOR's example: ε₁ = 0.34, ε∞ = ln 3 = 1.10
+    >>> [round(composed_epsilon(memo, k), 3) for k in (1, 2, 10, 1000)]
+    [0.336, 0.619, 1.096, 1.099]
     """
     design, k = _design_and_k(design, k)
     ratios = _log_ratios(design, k)
-    possible = (yes_count_distribution(design, k, 1) > 0) | \
-        (yes_count_distribution(design, k, 0) > 0)
-    return float(np.max(np.abs(ratios[possible])))
+    # possible under some truth (in logs: a probability like 0.62^10000 is not 0)
+    possible = np.isfinite(_loglik(design, k, 1)) | np.isfinite(_loglik(design, k, 0))
+    loss = float(np.max(np.abs(ratios[possible])))
+    if isinstance(design, MemoRR):  # every report is a function of the memo: at most its ε
+        loss = min(loss, design.epsilon_series)  # (the sum of logs may pass it by 1e-12)
+    return loss
 
 
 def majority_reveal_probability(design: BinaryDesign, k: int, truth: int = 1) -> float:

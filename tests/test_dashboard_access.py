@@ -168,7 +168,7 @@ def test_navigation_has_the_dashboard_only_for_the_instructor(app_env):
 
 #: Every self-study page: open to visitors, students and the instructor alike.
 STUDY_PATHS = ["randomized-response", "class-exercise", "likelihood", "local-vs-central",
-               "trust-models", "histograms", "averaging-attack", "manipulation"]
+               "trust-models", "histograms", "averaging-attack", "manipulation", "audit-lab"]
 
 
 def test_visitors_students_and_the_instructor_may_open_every_study_page(app_env):
@@ -236,8 +236,8 @@ def test_page_file_executed_directly_shows_nothing(app_env, name, instructor):
 # -- a real server, a real browser ----------------------------------------------------------
 
 PAGE_PATHS = ["", "randomized-response", "class-exercise", "likelihood", "local-vs-central",
-              "trust-models", "histograms", "averaging-attack", "manipulation", "teach",
-              "dashboard"]
+              "trust-models", "histograms", "averaging-attack", "manipulation", "audit-lab",
+              "teach", "dashboard"]
 #: Streamlit's older multipage mode named pages after their files, and the entry point "app".
 LEGACY_PATHS = ["pages/dashboard", "pages/dashboard.py", "views/dashboard", "home", "student",
                 "study_rr", "shell", "app"]

@@ -24,7 +24,7 @@ DESKTOP = {"width": 1280, "height": 800}
 STUDY_PAGES = {"randomized-response": "Randomized response", "class-exercise": "class exercise",
                "likelihood": "Likelihood", "local-vs-central": "Local", "histograms": "Histogram",
                "averaging-attack": "averaging attack", "manipulation": "Manipulation lab",
-               "trust-models": "What each model trusts"}
+               "trust-models": "What each model trusts", "audit-lab": "Audit lab"}
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ def test_three_doors(app_env):
     links = [link.proto.label or link.proto.page for link in at.get("page_link")]
     for title in ("Instructor login", "Randomized response", "The class exercise",
                   "Likelihood lab", "Local vs central", "Local, shuffle, federated, central",
-                  "Histogram lab", "The averaging attack", "Manipulation lab"):
+                  "Histogram lab", "The averaging attack", "Manipulation lab", "Audit lab"):
         assert any(title in str(link) for link in links), title
 
 

@@ -168,6 +168,7 @@ from ldp_core import (
 from ui.fmt import (
     fmt,
     fmt_count,
+    fmt_eps_allowed,
     fmt_eps_value,
     fmt_fixed,
     fmt_interval,
@@ -177,7 +178,7 @@ from ui.fmt import (
 )
 
 PAGES = ["study_rr", "study_exercise", "study_likelihood", "study_asymptotics", "study_models",
-         "study_histogram", "study_averaging", "study_manipulation"]
+         "study_histogram", "study_averaging", "study_manipulation", "study_audit"]
 
 
 def _class(n: int, v: int) -> np.ndarray:
@@ -676,9 +677,47 @@ def test_averaging_numbers_match_ldp_core(design_key, design, k):
     assert "Composition is tight here" in " ".join(texts(at))
 
 
+@pytest.mark.parametrize("k", [1, 5, 60])
+@pytest.mark.parametrize("total", [2.0, 6.0])
+def test_averaging_memo_numbers_match_ldp_core(k, total):
+    from ldp_core import MemoRR, composed_epsilon, majority_reveal_probability
+
+    at = page_app("study_averaging")
+    at.session_state["avg_k"] = k
+    at.session_state["avg_memo_eps"] = total
+    at.run()
+    check_page(at)
+    design = DieRR(4, 3)
+    memo = MemoRR.from_epsilons(total, design.epsilon)
+    assert metric(at, f"{k} reports without a memo") == fmt_eps_value(k * design.epsilon, 3)
+    assert metric(at, f"{k} reports with the memo") == fmt_eps_value(
+        composed_epsilon(memo, k), 3)
+    assert metric(at, "ε∞, the whole series") == fmt_eps_value(total, 3)
+    assert metric(at, "Majority = truth, memo") == fmt_pct(
+        majority_reveal_probability(memo, k), 1)
+    page = " ".join(texts(at))
+    for note in ("A changed answer costs again", "A new phone or a cleared browser starts a new "
+                 "memo", "The memo never leaves the phone"):
+        assert note in page
+    assert len(nodes(at, "vega_lite_chart")) == 4
+
+
+def test_averaging_memo_slider_starts_at_the_designs_epsilon():
+    """ε∞ cannot be below one report's ε: after switching to ε = 2 the memo's slider starts
+    at 2 and a smaller ε∞ chosen before moves up to it."""
+    at = page_app("study_averaging")
+    at.session_state["avg_memo_eps"] = 1.2
+    at.run()
+    at.radio(key="avg_design").set_value("large").run()
+    check_page(at)
+    assert widget(at, "avg_memo_eps").min == 2.0
+    assert widget(at, "avg_memo_eps").value == 2.0
+    assert metric(at, "ε∞, the whole series") == "2.000"
+
+
 def test_averaging_every_slider_extreme():
     at = page_app("study_averaging").run()
-    runs = sweep(at, ["avg_k", "avg_prior"])
+    runs = sweep(at, ["avg_k", "avg_prior", "avg_memo_eps"])
     for key in ("small", "large"):
         at.radio(key="avg_design").set_value(key).run()
         runs += sweep(at, ["avg_k"])
@@ -766,3 +805,109 @@ def test_manipulation_every_slider_extreme():
         widget(at, "manip_eps").set_value(0.5).run()
         check_page(at)
     assert runs >= 20
+
+
+# -- several questions under one budget (on the randomized response explorer) ---------------------
+
+@pytest.mark.parametrize("d", [2, 3, 10])
+def test_rr_survey_table_matches_ldp_core(d):
+    from ldp_core import SURVEY_MODES, survey_privacy, survey_variance_unit
+
+    at = page_app("study_rr")
+    at.session_state["rr_questions"] = d
+    at.run()
+    check_page(at)
+    eps, n, mu = GammaRR(0.25).epsilon, 100, 0.6
+    table = next(t.value for t in nodes(at, "dataframe") if "each phone" in t.value.columns)
+    assert table["ε spent"].tolist() == [fmt_eps_value(eps)] * 3
+    assert table["ε of one answer"].tolist() == [
+        fmt_eps_value(survey_privacy(m, eps, d).per_answer) for m in SURVEY_MODES]
+    units = [survey_variance_unit(m, eps, d, mu, n=n if m == "sample" else None)
+             for m in SURVEY_MODES]
+    assert table["n·Var"].tolist() == [fmt(u, 3) for u in units]
+    assert table["SD of μ̂"].tolist() == [fmt_fixed(math.sqrt(u / n), 3) for u in units]
+    for text, unit in zip(table["SD, simulated"], units, strict=True):
+        sim, se = (float(x) for x in text.split(" ± "))
+        assert abs(sim - math.sqrt(unit / n)) <= 4 * se + 0.0005  # shown to 3 decimals
+    assert "sampling wins below ε =" in " ".join(texts(at))
+
+
+def test_rr_survey_section_with_no_privacy_or_one_student():
+    at = page_app("study_rr")
+    at.session_state["rr_n"] = 1
+    at.run()
+    check_page(at)
+    assert "at least 2 to compare" in " ".join(texts(at))
+    at = page_app("study_rr").run()
+    assert sweep(at, ["rr_questions"]) == 3  # d = 2, d = 10, and back
+
+
+# -- the audit lab --------------------------------------------------------------------------------
+
+def _audit(**state) -> AppTest:
+    at = page_app("study_audit")
+    for key, value in state.items():
+        at.session_state[f"audit_{key}"] = value
+    return at.run()
+
+
+def test_audit_defaults_match_ldp_core():
+    from classroom.audits import audit_verdict
+    from ldp_core import audit_distribution, audit_epsilon
+
+    at = _audit()
+    check_page(at)
+    design, n = EpsilonRR(1.1), 100
+    rng = np.random.default_rng(2024)
+    k1, k0 = int(rng.binomial(n, design.a)), int(rng.binomial(n, design.b))
+    lower = audit_epsilon(k1, n, k0, n)
+    assert metric(at, "Shown 1, reported 1") == f"{k1}/100"
+    assert metric(at, "Shown 0, reported 1") == f"{k0}/100"
+    assert metric(at, "ε_LB, measured from below") == fmt_eps_allowed(lower)
+    assert metric(at, "ε promised") == "1.10"
+    dist = audit_distribution(design.a, design.b, n)
+    assert metric(at, "Median ε_LB") == fmt_eps_allowed(dist.median()) == "0.68"
+    assert metric(at, "False alarms") == fmt_pct(dist.exceeds(1.1), 2)
+    verdict = audit_verdict(lower, 1.1, n, n)
+    assert verdict.level == "consistent"
+    assert any(verdict.sentence in b.value for b in at.success)
+    assert len(nodes(at, "vega_lite_chart")) == 3
+
+
+def test_audit_lab_catches_the_cheat():
+    """The phone build that claims ln 3 and keeps the truth w.p. 0.9: caught 99.9% of the
+    time at N = 100, and about 77 runs per input catch it 99% of the time."""
+    from ldp_core import audit_distribution
+
+    at = _audit(phones="cheat", promise=1.1)
+    check_page(at)
+    assert metric(at, "The phones' true ε") == fmt_eps_value(math.log(9))
+    assert metric(at, "Caught: ε_LB above the promise") == fmt_pct(
+        audit_distribution(0.9, 0.1, 100).exceeds(1.1), 2) == "99.91%"
+    page = " ".join(texts(at))
+    assert "This cheat is caught 99% of the time from about" in page
+    assert at.error and "Caught: these phones leak more than they promise" in at.error[0].value
+
+
+def test_audit_lab_new_audit_draws_new_counts():
+    design = EpsilonRR(1.1)
+    at = _audit(n=1000)
+    at.button[0].click().run()
+    check_page(at)
+    assert at.session_state["audit_seed"] == 2025
+    k1 = int(np.random.default_rng(2025).binomial(1000, design.a))
+    assert metric(at, "Shown 1, reported 1") == f"{fmt_count(k1)}/1,000"
+
+
+def test_audit_lab_a_cheat_that_keeps_its_promise_says_so():
+    at = _audit(phones="cheat", keep=0.6, promise=2.0)
+    check_page(at)
+    assert "This 'cheat' keeps its promise" in " ".join(texts(at))
+
+
+def test_audit_lab_every_control_extreme():
+    at = _audit()
+    runs = sweep(at, ["audit_promise", "audit_n"], {"audit_n": [10, 10_000]})
+    at.radio(key="audit_phones").set_value("cheat").run()
+    runs += sweep(at, ["audit_keep", "audit_promise", "audit_n"], {"audit_n": [10, 10_000]})
+    assert runs >= 10

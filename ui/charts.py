@@ -351,24 +351,27 @@ def channel_heatmap(matrix: object, row_labels: Sequence[str], col_labels: Seque
 
 # -- distributions -----------------------------------------------------------------------------
 
-def _density_bins(values: np.ndarray, max_atoms: int = 60, bins: int = 40
+def _density_bins(values: np.ndarray, max_atoms: int = 60, bins: int = 40,
+                  weights: np.ndarray | None = None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(left, right, density)`` of a histogram whose area is 1.
+    """``(left, right, density)`` of a histogram whose area is 1 (each value counted
+    once, or with its weight: an exact distribution's probabilities).
 
     When the values take few distinct values (small classes make an estimate
     discrete), each atom gets its own bar, as wide as the smallest spacing.
     """
-    atoms, counts = np.unique(values, return_counts=True)
+    w = np.ones(values.size) if weights is None else weights
+    atoms, where = np.unique(values, return_inverse=True)
     if atoms.size <= max_atoms:
         spacing = float(np.min(np.diff(atoms))) if atoms.size > 1 else 1.0
-        dens = counts / (values.size * spacing)
+        dens = np.bincount(where.ravel(), weights=w, minlength=atoms.size) / (w.sum() * spacing)
         return atoms - spacing / 2, atoms + spacing / 2, dens
-    dens, edges = np.histogram(values, bins=bins, density=True)
+    dens, edges = np.histogram(values, bins=bins, density=True, weights=w)
     return edges[:-1], edges[1:], dens
 
 
-def _bar_rows(values: np.ndarray) -> list[dict]:
-    left, right, dens = _density_bins(values)
+def _bar_rows(values: np.ndarray, weights: np.ndarray | None = None) -> list[dict]:
+    left, right, dens = _density_bins(values, weights=weights)
     return [{"left": _num(a), "right": _num(b), "density": _num(d), "base": 0.0}
             for a, b, d in zip(left, right, dens, strict=True)]
 
@@ -434,19 +437,22 @@ def _histogram_tpl(x_title: str, color: str,
     return freeze(alt.layer(*layers).properties(height=height))
 
 
-def histogram(values: object, *, rules: Mapping[str, float] | None = None,
+def histogram(values: object, *, weights: object = None,
+              rules: Mapping[str, float] | None = None,
               rule_colors: Mapping[str, str] | None = None, x_title: str = "value",
               title: str = "", subtitle: str | None = None, color: str = LOCAL,
               height: int = 240) -> Figure:
-    """Density histogram of ``values`` with labelled vertical rules (e.g. a theory scale).
+    """Density histogram of ``values`` (each weighted by ``weights`` when given: an exact
+    distribution) with labelled vertical rules (e.g. a theory scale).
 
     Rule names are legend entries; keep them free of changing numbers."""
     vals = _finite(values).ravel()
+    w = None if weights is None else _finite(weights, "weights").ravel()
     rules = {k: v for k, v in (rules or {}).items() if v is not None and math.isfinite(v)}
     names = tuple(rules)
     palette = tuple((rule_colors or {}).get(k, THEORY) for k in names)
     tpl = _histogram_tpl(x_title, color, names, palette, height)
-    return Figure(tpl, {"bars": _bar_rows(vals),
+    return Figure(tpl, {"bars": _bar_rows(vals, w),
                         "rules": [{"what": k, "x": float(v)} for k, v in rules.items()]},
                   title, subtitle)
 

@@ -15,6 +15,7 @@ from views import (
     dashboard,
     home,
     study_asymptotics,
+    study_audit,
     study_averaging,
     study_exercise,
     study_histogram,
@@ -55,6 +56,8 @@ def _study_pages() -> list[st.Page]:
                 icon=":material/stacks:", url_path="averaging-attack"),
         st.Page(study_manipulation.render, title="Manipulation lab",
                 icon=":material/how_to_vote:", url_path="manipulation"),
+        st.Page(study_audit.render, title="Audit lab", icon=":material/fact_check:",
+                url_path="audit-lab"),
     ]
 
 

@@ -2,8 +2,10 @@
 
 The observer's posterior, the chance a majority vote reveals the truth, and the privacy
 loss of the k linked reports computed exactly from their joint channel (k ε for
-ε-randomized response: composition is tight). Then why the classroom keeps one report
-per device and round, unlinkable across rounds.
+ε-randomized response: composition is tight). Then the memo (RAPPOR's permanent
+randomized response): the same k reports drawn from one memo cost at most ε∞, however
+many. Then why the classroom keeps one report per device and round, unlinkable across
+rounds.
 
 Layout only: every number comes from ``ldp_core``.
 """
@@ -20,6 +22,7 @@ from ldp_core import (
     BinaryDesign,
     DieRR,
     EpsilonRR,
+    MemoRR,
     composed_epsilon,
     majority_reveal_probability,
     repeated_posterior,
@@ -31,6 +34,7 @@ from ui.fmt import fmt_eps_value, fmt_pct
 K_DESIGN = "avg_design"
 K_K = "avg_k"
 K_PRIOR = "avg_prior"
+K_MEMO = "avg_memo_eps"
 
 #: The designs a learner compares: (label, design, chart colour).
 DESIGNS = {
@@ -47,6 +51,7 @@ def _defaults() -> None:
     ss.setdefault(K_DESIGN, "exercise")
     ss.setdefault(K_K, 5)
     ss.setdefault(K_PRIOR, 0.5)
+    ss.setdefault(K_MEMO, 2.0)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -89,6 +94,71 @@ def _numbers(design: BinaryDesign, k: int, prior: float) -> None:
     st.dataframe(table, hide_index=True, width="stretch")
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def _memo_curves(epsilon: float, epsilon_series: float) -> dict[str, list[float]]:
+    """Per k: the cost of k reports without and with the memo, and the majority's chance."""
+    plain, memo = EpsilonRR(epsilon), MemoRR.from_epsilons(epsilon_series, epsilon)
+    return {"plain": [composed_epsilon(plain, int(k)) for k in K_GRID],
+            "memo": [composed_epsilon(memo, int(k)) for k in K_GRID],
+            "plain_reveal": [majority_reveal_probability(plain, int(k)) for k in K_GRID],
+            "memo_reveal": [majority_reveal_probability(memo, int(k)) for k in K_GRID]}
+
+
+def _memo_section(design: BinaryDesign, label: str, k: int) -> None:
+    st.subheader("The same question every week: a memo")
+    eps = design.epsilon
+    st.write(
+        "RAPPOR (Erlingsson, Pihur & Korolova, CCS 2014) keeps privacy from running out. "
+        "The phone randomizes the answer once, a permanent memo kept in its own storage, and "
+        "every week sends a fresh randomization of that memo. However many reports an "
+        "attacker lines up, they can reveal no more than the memo: ε∞ for the whole series, "
+        "ε₁ for one report.")
+    low = float(math.ceil(eps * 100) / 100)
+    if st.session_state[K_MEMO] < low:
+        st.session_state[K_MEMO] = low
+    total = st.slider("ε∞, the memo's ε: what the whole series may cost", low, max(6.0, low),
+                      step=0.05, key=K_MEMO, persist_state="session",
+                      help=f"One report costs ε₁ = {fmt_eps_value(eps, 3)} ({label}); the "
+                           "memo's ε must be at least that.")
+    memo = MemoRR.from_epsilons(float(total), eps)
+    curves = _memo_curves(eps, float(total))
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric(f"{k} reports without a memo (k × ε)", fmt_eps_value(curves["plain"][k - 1], 3))
+    c2.metric(f"{k} reports with the memo", fmt_eps_value(curves["memo"][k - 1], 3),
+              help="Exact, from the joint channel of k reports of one memo: it grows with k "
+                   "and never passes ε∞.")
+    c3.metric("ε∞, the whole series", fmt_eps_value(memo.epsilon_series, 3))
+    c4.metric("Majority = truth, memo", fmt_pct(curves["memo_reveal"][k - 1], 1),
+              help=f"At most the chance that the memo equals the truth, "
+                   f"{fmt_pct(memo.permanent.a, 1)}, however many reports.")
+    left, right = st.columns(2, gap="large")
+    names = {"without a memo": "plain", "with the memo": "memo"}
+    colours = {"without a memo": charts.LOCAL, "with the memo": charts.CENTRAL,
+               "ε∞": charts.THEORY}
+    with left:
+        charts.show(charts.line_chart(
+            K_GRID, {**{n: curves[key] for n, key in names.items()},
+                     "ε∞": [memo.epsilon_series] * K_MAX},
+            colors=colours, dashed=("ε∞",), x_title="k, reports of the same answer",
+            y_title="privacy loss of the k reports (log scale)", log_y=True,
+            title="What a series costs",
+            marker=(k, curves["memo"][k - 1], "now")))
+    with right:
+        charts.show(charts.line_chart(
+            K_GRID, {n: curves[f"{key}_reveal"] for n, key in names.items()},
+            colors=colours, x_title="k, reports of the same answer",
+            y_title="P(majority = truth)", y_domain=(0.5, 1.0),
+            title="The majority vote stops at the memo",
+            marker=(k, curves["memo_reveal"][k - 1], "now")))
+    st.markdown(
+        "* **A changed answer costs again.** The memo belongs to one answer. A student whose "
+        "answer changes gets a new memo, which costs ε∞ once more, and many reports from "
+        "two memos can show that the answer changed.\n"
+        "* **A new phone or a cleared browser starts a new memo**, and so costs ε∞ again.\n"
+        "* **The memo never leaves the phone.** Only the weekly randomization of it is sent; "
+        "the memo itself is kept in the phone's own storage.")
+
+
 def render() -> None:
     _defaults()
     st.title("The averaging attack: why one answer per question")
@@ -127,6 +197,8 @@ def render() -> None:
             y_title="attacker's P(truly yes), on average",
             title="What the attacker believes about a truly-yes student",
             y_domain=(0.0, 1.0), marker=(k, curves[choice]["belief"][k - 1], "now")))
+
+    _memo_section(design, label, k)
 
     st.subheader("What the classroom does about it")
     st.markdown(

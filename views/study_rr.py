@@ -3,7 +3,9 @@
 Pick a design (ε-RR with linked γ and ε sliders, the class die, two coins,
 Warner's spinner), a true share and a class size; see the channel, one
 simulated class, the sampling distribution of the estimate over many classes,
-the privacy–utility curve and what one report tells an observer.
+the privacy–utility curve, how to spend one ε on several questions (split it, or
+sample one question; Wang et al. ICDE 2019, Arcolezi et al. CIKM 2021) and what one
+report tells an observer.
 
 Layout only: every number comes from ``ldp_core``.
 """
@@ -11,12 +13,15 @@ Layout only: every number comes from ``ldp_core``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from classroom.designs import physical_instructions
 from ldp_core import (
+    SURVEY_MODES,
     BinaryCounts,
     BinaryDesign,
     DieRR,
@@ -32,10 +37,25 @@ from ldp_core import (
     local_mean_sd,
     posterior_bounds,
     posterior_true_yes,
+    sd_with_se,
     share_estimates,
+    simulate_survey,
+    split_wins_above,
+    survey_estimates,
+    survey_privacy,
+    survey_variance_unit,
 )
 from ui import charts
-from ui.fmt import fmt, fmt_count, fmt_eps, fmt_fixed, fmt_interval, fmt_pct, fmt_ratio
+from ui.fmt import (
+    fmt,
+    fmt_count,
+    fmt_eps,
+    fmt_eps_value,
+    fmt_fixed,
+    fmt_interval,
+    fmt_pct,
+    fmt_ratio,
+)
 
 # Session-state keys (all prefixed, so pages never collide).
 K_DESIGN = "rr_design"
@@ -49,10 +69,15 @@ K_MU = "rr_mu"
 K_N = "rr_n"
 K_PRIOR = "rr_prior"
 K_SEED = "rr_seed"
+K_QUESTIONS = "rr_questions"
 
 GAMMA_MAX = 0.499
 EPS_MAX = 7.0
 CLASSES = 5000  # simulated classes for the sampling distribution
+SURVEY_CLASSES = 4000  # simulated classes per way of answering a survey
+SURVEY_WAYS = {"split": "Split: every question at ε/d",
+               "sample": "Sample: one question at ε",
+               "fake": "Sample + fake answers for the others"}
 N_OPTIONS = [1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 300, 500, 1000, 2000, 5000, 10_000,
              100_000]
 
@@ -78,6 +103,7 @@ def _defaults() -> None:
     ss.setdefault(K_N, 100)
     ss.setdefault(K_PRIOR, 0.5)
     ss.setdefault(K_SEED, 0)
+    ss.setdefault(K_QUESTIONS, 3)
 
 
 # -- linked sliders ----------------------------------------------------------------------------
@@ -338,6 +364,73 @@ def _tradeoff_section(design: BinaryDesign, n: int) -> None:
         st.caption("Your design has ε = ∞ (no privacy), so it is off the chart to the right.")
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def _survey_rows(eps: float, d: int, n: int, mu: float, seed: int) -> list[dict[str, Any]]:
+    """Per way: the privacy, the formula's SD of one question's estimate and a simulated
+    SD ± SE over SURVEY_CLASSES classes (those whose question got a report)."""
+    rows = []
+    for mode in SURVEY_MODES:
+        privacy = survey_privacy(mode, eps, d)
+        unit = survey_variance_unit(mode, eps, d, mu, n=n if mode == "sample" else None)
+        reports, yes = simulate_survey(mode, eps, [mu] * d, n, size=SURVEY_CLASSES,
+                                       rng=np.random.default_rng([seed, 3]))
+        est = survey_estimates(mode, eps, d, reports[:, 0], yes[:, 0])
+        sd, se = sd_with_se(est[np.isfinite(est)])
+        rows.append({"mode": mode, "spent": privacy.spent, "answer": privacy.per_answer,
+                     "unit": unit, "sd": float(np.sqrt(unit / n)), "sim": sd, "se": se})
+    return rows
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _survey_curves(d: int, mu: float) -> tuple[np.ndarray, dict[str, list[float]]]:
+    grid = np.linspace(0.1, 8.0, 80)
+    return grid, {m: [float(survey_variance_unit(m, float(e), d, mu)) for e in grid]
+                  for m in SURVEY_MODES}
+
+
+def _survey_section(design: BinaryDesign, n: int, mu: float, seed: int) -> None:
+    st.subheader("Several questions, one budget: split ε, or sample one question")
+    eps = design.epsilon
+    if not (design.informative and np.isfinite(eps)) or n < 2:
+        st.caption("Pick a design with a finite ε > 0 and a class of at least 2 to compare "
+                   "the ways of answering several questions.")
+        return
+    d = int(st.slider("d: sensitive questions asked together, each phone spending ε in all",
+                      2, 10, key=K_QUESTIONS, persist_state="session"))
+    rows = _survey_rows(float(eps), d, n, float(mu), seed)
+    st.dataframe(pd.DataFrame({
+        "each phone": [SURVEY_WAYS[r["mode"]] for r in rows],
+        "ε spent": [fmt_eps_value(r["spent"]) for r in rows],
+        "ε of one answer": [fmt_eps_value(r["answer"]) for r in rows],
+        "n·Var": [fmt(r["unit"], 3) for r in rows],
+        "SD of μ̂": [fmt_fixed(r["sd"], 3) for r in rows],
+        "SD, simulated": [f"{fmt_fixed(r['sim'], 3)} ± {fmt(r['se'], 1)}" for r in rows],
+    }), hide_index=True, width="stretch")
+    st.caption(f"One question's estimate in a class of {fmt_count(n)} phones. Simulated: "
+               f"{fmt_count(SURVEY_CLASSES)} classes, each student drawn from a population "
+               "with the true share μ; ± one standard error.")
+    grid, curves = _survey_curves(d, float(mu))
+    charts.show(charts.line_chart(
+        grid, {SURVEY_WAYS[m]: curves[m] for m in SURVEY_MODES},
+        colors=dict(zip(SURVEY_WAYS.values(), (charts.CENTRAL, charts.LOCAL, charts.SHUFFLE),
+                        strict=True)),
+        x_title="ε, the whole budget of a phone", y_title="n·Var of one question (log scale)",
+        log_y=True, marker=(float(eps), rows[1]["unit"], "sample, your ε"),
+        title=f"{d} questions: which way is more accurate?",
+        subtitle=f"population model, true share μ = {fmt_fixed(mu, 2)}"))
+    crossing = split_wins_above(d, float(mu))
+    st.markdown(
+        "**Sampling** gives each question about n/d reports at the full ε; **splitting** gives "
+        "every question all n reports at ε/d. Noise grows like 1/ε², so dividing ε by d "
+        "costs d² while sampling costs only d: sampling wins "
+        + (f"below ε = {fmt_eps_value(crossing)} at this share. " if crossing is not None
+           else "at every ε for this share. ")
+        + "Splitting only wins at a large ε, where the noise is small and what remains is "
+        "how much the students differ, which sampling sees through fewer of them. "
+        "**Fake answers** hide which question a phone answered: each answer then costs less "
+        "than ε, but the coins add noise to every question.")
+
+
 def _deniability_section(design: BinaryDesign) -> None:
     st.subheader("Plausible deniability: what one report tells an observer")
     prior = st.slider("Observer's prior P(a student truly prefers vanilla)", 0.0, 1.0,
@@ -394,4 +487,5 @@ def render() -> None:
     _one_class_section(design, n, v, seed)
     _sampling_section(design, n, v, seed)
     _tradeoff_section(design, n)
+    _survey_section(design, n, v / n, seed)
     _deniability_section(design)
