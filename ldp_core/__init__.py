@@ -166,6 +166,7 @@ from .shuffle import (
 )
 from .survey import (
     SURVEY_MODES,
+    SurveyDesign,
     SurveyPrivacy,
     fake_channel,
     rr_variance_unit,
@@ -173,6 +174,7 @@ from .survey import (
     simulate_survey,
     split_wins_above,
     survey_channel,
+    survey_design_from_params,
     survey_estimates,
     survey_privacy,
     survey_variance_unit,
@@ -228,6 +230,7 @@ __all__ = [
     "SURVEY_MODES",
     "ShuffleGuarantee",
     "StuffedClass",
+    "SurveyDesign",
     "SurveyPrivacy",
     "TwoCoinRR",
     "UnaryEncoding",
@@ -316,6 +319,7 @@ __all__ = [
     "stuffing_shift",
     "subsample_counts",
     "survey_channel",
+    "survey_design_from_params",
     "survey_estimates",
     "survey_privacy",
     "survey_variance_unit",

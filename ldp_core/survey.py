@@ -46,17 +46,18 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from . import _checks
 from ._checks import RNGLike
-from .binary import EpsilonRR, report_probability
+from .binary import BinaryDesign, EpsilonRR, ForcedResponse, report_probability
 from .intervals import _binom_logpmf
 
 __all__ = [
     "SURVEY_MODES",
+    "SurveyDesign",
     "SurveyPrivacy",
     "fake_channel",
     "rr_variance_unit",
@@ -65,6 +66,7 @@ __all__ = [
     "split_wins_above",
     "survey_channel",
     "survey_estimates",
+    "survey_design_from_params",
     "survey_privacy",
     "survey_variance_unit",
 ]
@@ -196,6 +198,82 @@ def survey_privacy(mode: str, epsilon: float, d: int) -> SurveyPrivacy:
     if how == "sample":
         return SurveyPrivacy(spent=eps, per_answer=eps)
     return SurveyPrivacy(spent=eps, per_answer=math.log1p(math.expm1(eps) / k))
+
+
+@dataclass(frozen=True)
+class SurveyDesign:
+    """A survey of ``d`` yes/no questions under one budget ``budget`` per phone, spent by
+    ``mode`` (:data:`SURVEY_MODES`). Its :attr:`epsilon` is what a phone's whole set of
+    reports costs (the budget's ε); :meth:`question_design` is the binary design one
+    question's reports follow, so that every yes/no estimator and interval applies.
+
+    >>> s = SurveyDesign("fake", math.log(3), 3)
+    >>> round(s.epsilon, 4), round(s.per_answer, 4)
+    (1.0986, 0.5108)
+    >>> round(s.question_design().a, 12), round(s.question_design().b, 12)  # 7/12, 5/12
+    (0.583333333333, 0.416666666667)
+    >>> design_again = survey_design_from_params(s.params())
+    >>> design_again == s
+    True
+    """
+
+    mode: str
+    budget: float
+    d: int
+
+    kind: ClassVar[str] = "survey"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "mode", _mode(self.mode))
+        k = _checks.integer("d", self.d, 2, MAX_QUESTIONS)
+        eps = _checks.positive("budget", self.budget)
+        EpsilonRR(eps / k if self.mode == "split" else eps)  # in RR's range, else ValueError
+        object.__setattr__(self, "d", k)
+        object.__setattr__(self, "budget", eps)
+
+    @property
+    def epsilon(self) -> float:
+        """What a phone's reports of the whole survey cost together."""
+        return survey_privacy(self.mode, self.budget, self.d).spent
+
+    @property
+    def per_answer(self) -> float:
+        """What they reveal about any one answer."""
+        return survey_privacy(self.mode, self.budget, self.d).per_answer
+
+    @property
+    def randomizer(self) -> EpsilonRR:
+        """The randomized response a real answer goes through on the phone."""
+        return EpsilonRR(self.budget / self.d if self.mode == "split" else self.budget)
+
+    def question_design(self) -> BinaryDesign:
+        """The channel of one question's reports: RR at ε/d (split) or ε (sample, over the
+        phones that answered it), or with fake answers the mixture ``1/d`` real, else a
+        fair coin: a forced response, truthful w.p. ``(a − b)/d``, "yes" w.p.
+        ``b/d + (d − 1)/(2d)``."""
+        rr = self.randomizer
+        if self.mode != "fake":
+            return rr
+        a, b = fake_channel(rr.a, rr.b, self.d)
+        return ForcedResponse(a - b, b)
+
+    def variance_unit(self, share: Any = 0.5, n: int | None = None) -> Any:
+        """``n Var`` of one question's estimate (:func:`survey_variance_unit`)."""
+        return survey_variance_unit(self.mode, self.budget, self.d, share, n)
+
+    def params(self) -> dict[str, Any]:
+        return {"design": self.kind, "mode": self.mode, "budget": self.budget, "d": self.d}
+
+
+def survey_design_from_params(params: dict[str, Any]) -> SurveyDesign:
+    """Rebuild a survey's design from its ``params()`` (checked again)."""
+    if not isinstance(params, dict) or params.get("design") != SurveyDesign.kind:
+        raise ValueError(f"survey parameters must name the design 'survey', got {params!r}")
+    rest = {k: v for k, v in params.items() if k != "design"}
+    try:
+        return SurveyDesign(**rest)
+    except TypeError as exc:
+        raise ValueError(f"bad parameters for a survey: {rest!r}") from exc
 
 
 def survey_channel(mode: str, epsilon: float, d: int) -> tuple[list[tuple[int, ...]],

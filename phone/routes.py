@@ -180,12 +180,14 @@ def _etag_matches(request: Request, version: str) -> bool:
 class PhoneApi:
     """The handlers, around the process's PollService: ``service_factory()`` gives it on
     first use (the composition root's, :mod:`web.composition`, built at start; tests pass
-    their own)."""
+    their own). With ``follow_changes``, the polls' states follow the database's
+    announcements of changes (PostgreSQL), from every process."""
 
-    def __init__(self, service_factory: Callable[[], PollService], *, ttl: float = 1.0
-                 ) -> None:
+    def __init__(self, service_factory: Callable[[], PollService], *, ttl: float = 1.0,
+                 follow_changes: bool = False) -> None:
         self._service_factory = service_factory
         self._ttl = ttl
+        self._follow = follow_changes
         self._service: PollService | None = None
         self._states: PollStates | None = None
 
@@ -198,7 +200,9 @@ class PhoneApi:
     @property
     def states(self) -> PollStates:
         if self._states is None:
-            self._states = PollStates(self.service, ttl=self._ttl)
+            self._states = PollStates(
+                self.service, ttl=self._ttl,
+                changes=self.service.store.poll_changes if self._follow else None)
         return self._states
 
     # -- the page ------------------------------------------------------------------------

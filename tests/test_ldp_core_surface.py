@@ -62,6 +62,7 @@ EXPECTED_ALL = [
     "SURVEY_MODES",
     "ShuffleGuarantee",
     "StuffedClass",
+    "SurveyDesign",
     "SurveyPrivacy",
     "TwoCoinRR",
     "UnaryEncoding",
@@ -150,6 +151,7 @@ EXPECTED_ALL = [
     "stuffing_shift",
     "subsample_counts",
     "survey_channel",
+    "survey_design_from_params",
     "survey_estimates",
     "survey_privacy",
     "survey_variance_unit",
@@ -261,6 +263,7 @@ def test_docstrings_cite_their_sources() -> None:
 EVERY_DESIGN = [
     ldp_core.EpsilonRR(1.0), ldp_core.GammaRR(0.2), ldp_core.DieRR(4, 3), ldp_core.TwoCoinRR(),
     ldp_core.WarnerRR(0.3), ldp_core.ForcedResponse(0.5, 0.25), ldp_core.MemoRR(0.5, 0.25, 0.75),
+    ldp_core.SurveyDesign("sample", 1.0, 3),
     ldp_core.GRR(5, 1.0), ldp_core.oracle("sue", 5, 1.0), ldp_core.oracle("oue", 5, 1.0),
     ldp_core.OLH(5, 1.0),
     *(ldp_core.numeric_design_from_params({"design": name, "epsilon": 1.5, "lo": 0, "hi": 12})

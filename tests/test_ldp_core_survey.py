@@ -202,3 +202,38 @@ def test_rs_fd_as_published_protects_each_answer_at_epsilon_and_the_set_at_more(
 def test_bad_arguments_are_named(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("mode", SURVEY_MODES)
+def test_survey_design_question_channel_and_variance(mode):
+    """One question's reports follow a binary design whose channel is the mode's, and the
+    yes/no estimator's variance on it is the survey's n Var (population model)."""
+    from ldp_core import BinaryCounts, SurveyDesign, design_from_params
+
+    survey = SurveyDesign(mode, LN3, 4)
+    q = survey.question_design()
+    rr = EpsilonRR(LN3 / 4 if mode == "split" else LN3)
+    expected = (rr.a, rr.b) if mode != "fake" else fake_channel(rr.a, rr.b, 4)
+    assert (q.a, q.b) == pytest.approx(expected, rel=1e-12)
+    assert survey.epsilon == pytest.approx(LN3, rel=1e-12)
+    assert design_from_params(survey.params()) == survey
+    if mode != "sample":  # every phone reports every question: n reports of this channel
+        lam = q.report_probability(0.3)
+        unit = lam * (1 - lam) / (q.a - q.b) ** 2
+        assert survey.variance_unit(0.3) == pytest.approx(unit, rel=1e-12)
+        counts = BinaryCounts.single(q, 30, 100)
+        assert counts.summary().mu_hat == pytest.approx(
+            float(survey_estimates(mode, LN3, 4, [100], [30])[0]), rel=1e-12)
+
+
+def test_survey_design_refuses_what_it_cannot_be():
+    from ldp_core import SurveyDesign, survey_design_from_params
+
+    with pytest.raises(ValueError, match="d must be an integer in 2..20"):
+        SurveyDesign("split", 1.0, 1)
+    with pytest.raises(ValueError, match="mode must be one of"):
+        SurveyDesign("some", 1.0, 3)
+    with pytest.raises(ValueError, match="epsilon must be in"):
+        SurveyDesign("split", 1e-6, 3)  # ε/d below RR's smallest ε
+    with pytest.raises(ValueError, match="bad parameters for a survey"):
+        survey_design_from_params({"design": "survey", "mode": "split", "d": 3})
