@@ -59,7 +59,7 @@ else:
     # The phone's requests go from the app's middleware straight to the phone routes
     # (web.middleware's ``direct``); Streamlit's router lists them too (same handlers).
     process = web.PROCESS
-    phones = PhoneApi(lambda: process.get().service)
+    phones = PhoneApi(lambda: process.get().service, follow_changes=True)
     app = st.App(Path(__file__).with_name("app.py"),
                  middleware=web.middleware(lambda: process.get().edge, direct=direct(phones)),
                  routes=[*web.make_routes(web.AuthApi(lambda: process.get().auth)),

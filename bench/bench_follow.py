@@ -57,18 +57,18 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
 
 def lecture(svc: PollService) -> tuple[int, list[int]]:
     """The shipped CS208 lecture, Q1 open with 40 simulated reports, revealed."""
-    poll, questions = svc.start_class(shipped_plan("cs208-local-model"), rehearsal=True)
-    q1 = svc.open_question(questions[0].id)
-    svc.add_simulated_reports(q1.id, 40, 0.6, seed=1)
+    poll, questions = svc.plans.start_class(shipped_plan("cs208-local-model"), rehearsal=True)
+    q1 = svc.running.open_question(questions[0].id)
+    svc.results.add_simulated_reports(q1.id, 40, 0.6, seed=1)
     return poll.id, [q.id for q in questions]
 
 
 def read_cost(url: str, calls: int) -> tuple[float, float]:
     store = Store(url)
     try:
-        svc = PollService(store)
+        svc = PollService.on(store)
         pid, _ = lecture(svc)
-        wall, cpu, _best = median_ms(lambda: svc.questions(pid), calls)
+        wall, cpu, _best = median_ms(lambda: svc.polls.questions(pid), calls)
         return wall, cpu
     finally:
         store.close()
@@ -126,7 +126,7 @@ def browser_costs(seconds: float, steps: int) -> dict[str, Any]:
     data = Path(tempfile.mkdtemp(prefix="bench-follow-"))
     url = f"sqlite:///{data / 'classroom.db'}"
     store = Store(url)
-    svc = PollService(store)
+    svc = PollService.on(store)
     pid, qids = lecture(svc)
     env = {"LDP_CLASSROOM_DATA_DIR": str(data), "LDP_CLASSROOM_DATABASE_URL": url,
            "LDP_CLASSROOM_INSTRUCTOR_KEY": KEY}
@@ -164,11 +164,11 @@ def browser_costs(seconds: float, steps: int) -> dict[str, Any]:
             for page in pages:
                 page.evaluate(_STAMP)
             waits: list[float] = []
-            revealed = svc.question(qids[0]).revealed
+            revealed = svc.polls.question(qids[0]).revealed
             for _ in range(steps):
                 pump(int(random.uniform(0, 1000)))  # a random phase of the windows' timers
                 revealed = not revealed
-                svc.set_revealed(qids[0], revealed)
+                svc.running.set_revealed(qids[0], revealed)
                 written = time.time() * 1000
                 want = "Hide results" if revealed else "Reveal results"
                 for page in pages:

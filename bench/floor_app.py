@@ -55,63 +55,72 @@ SCHEMA = ("CREATE TABLE IF NOT EXISTS reports (submission_id TEXT PRIMARY KEY, "
 _MAX_WAIT_S = 55.0
 
 
-def make_app(state: bytes, db_path: str) -> Starlette:
-    """The floor app serving ``state`` (the poll's JSON) and storing reports in
-    ``db_path``."""
-    from phone.page import PAGE_HTML
+class _Floor:
+    """The floor app's handlers: the poll's state ``state``, reports into ``db_path``."""
 
-    page = gzip.compress(PAGE_HTML, compresslevel=9, mtime=0)
-    version = json.loads(state)["version"]
-    etag = f'"{version}"'
-    local = threading.local()
+    def __init__(self, state: bytes, db_path: str) -> None:
+        from phone.page import PAGE_HTML
 
-    def connection() -> sqlite3.Connection:
-        conn = getattr(local, "conn", None)
+        self.page = gzip.compress(PAGE_HTML, compresslevel=9, mtime=0)
+        self.state = state
+        self.etag = f'"{json.loads(state)["version"]}"'
+        self.db_path = db_path
+        self.local = threading.local()
+        with sqlite3.connect(db_path) as conn:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute(SCHEMA)
+
+    def connection(self) -> sqlite3.Connection:
+        conn = getattr(self.local, "conn", None)
         if conn is None:
-            conn = local.conn = sqlite3.connect(db_path, timeout=10, isolation_level=None)
+            conn = self.local.conn = sqlite3.connect(self.db_path, timeout=10,
+                                                     isolation_level=None)
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
         return conn
 
-    def insert(data: dict, device: str) -> None:
-        connection().execute(
+    def insert(self, data: dict, device: str) -> None:
+        self.connection().execute(
             "INSERT OR IGNORE INTO reports VALUES (?, ?, ?, ?, ?)",
             (str(data["submission_id"]), device, int(data["question_id"]),
              str(data["answer"]), time.time()))
 
-    async def join(request: Request) -> Response:
-        resp = Response(page, media_type="text/html; charset=utf-8",
+    async def join(self, request: Request) -> Response:
+        resp = Response(self.page, media_type="text/html; charset=utf-8",
                         headers={"Content-Encoding": "gzip", "Cache-Control": "no-cache"})
         if "ldp_device" not in request.cookies:
             resp.set_cookie("ldp_device", f"{secrets.token_urlsafe(16)}.0.0", httponly=True)
         return resp
 
-    async def poll(request: Request) -> Response:
-        if request.headers.get("if-none-match") == etag:
+    async def poll(self, request: Request) -> Response:
+        if request.headers.get("if-none-match") == self.etag:
             wait = min(_MAX_WAIT_S, float(request.query_params.get("wait", 0) or 0))
             if wait > 0:
                 await asyncio.sleep(wait)
-            return Response(status_code=304, headers={"ETag": etag})
-        return Response(state, media_type="application/json", headers={"ETag": etag})
+            return Response(status_code=304, headers={"ETag": self.etag})
+        return Response(self.state, media_type="application/json",
+                        headers={"ETag": self.etag})
 
-    async def report(request: Request) -> Response:
+    async def report(self, request: Request) -> Response:
         data = json.loads(await request.body())
-        await run_in_threadpool(insert, data, request.cookies.get("ldp_device", "")[:22])
+        await run_in_threadpool(self.insert, data, request.cookies.get("ldp_device", "")[:22])
         body = {"receipt": {"question_id": data["question_id"], "answer": data["answer"]}}
         resp = Response(json.dumps(body).encode(), media_type="application/json")
         resp.set_cookie("ldp_answered", "1", path=request.url.path.rsplit("/", 1)[0])
         return resp
 
-    async def health(request: Request) -> Response:
+    async def health(self, request: Request) -> Response:
         return Response(b"ok", media_type="text/plain")
 
-    with sqlite3.connect(db_path) as conn:
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute(SCHEMA)
+
+def make_app(state: bytes, db_path: str) -> Starlette:
+    """The floor app serving ``state`` (the poll's JSON) and storing reports in
+    ``db_path``."""
+    floor = _Floor(state, db_path)
     return Starlette(routes=[
-        Route("/join/{code}", join), Route("/api/poll/{code}", poll),
-        Route("/api/poll/{code}/report", report, methods=["POST"]),
-        Route("/_stcore/health", health)])
+        Route("/join/{code}", floor.join), Route("/api/poll/{code}", floor.poll),
+        Route("/api/poll/{code}/report", floor.report, methods=["POST"]),
+        Route("/_stcore/health", floor.health)])
 
 
 def app_from_environment() -> Starlette:

@@ -44,7 +44,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Coroutine, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC
 from pathlib import Path
@@ -60,8 +60,9 @@ from tests.support.phone_client import PhoneStudent
 from tests.support.protocol import ProtocolError, Tab
 
 __all__ = ["DIE", "INSTRUCTOR_KEY", "FloorPoll", "LoadConfig", "LoadReport", "Outcome",
-           "Projector", "Target", "cpu_burner", "floor_target", "nearest_rank", "peak_cores",
-           "pg_scratch_url", "pinned", "run_load", "simulate", "target"]
+           "Projector", "Propagation", "Target", "cpu_burner", "floor_target", "nearest_rank",
+           "peak_cores", "pg_scratch_url", "pinned", "propagation_probe", "run_load", "simulate",
+           "target"]
 
 DIE = {"design": "die", "faces": 4, "truthful": 3}
 DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -165,6 +166,9 @@ class LoadReport:
     wrong_answer: int = 0
     stored_without_receipt: int = 0
     load_avg: tuple[float, float] = (0.0, 0.0)
+    #: The connection guard's closes and 503s over the run, by kind (web.serving.SAID),
+    #: summed from the servers' summary lines.
+    guard: Counter = field(default_factory=Counter)
 
     def joins(self) -> list[float]:
         return [o.join_s for o in self.outcomes if o.join_s is not None]
@@ -249,6 +253,7 @@ class LoadReport:
             "lost": self.lost, "duplicated": self.duplicated, "wrong_answer": self.wrong_answer,
             "stored_without_receipt": self.stored_without_receipt,
             "load_avg": [round(x, 1) for x in self.load_avg],
+            "guard": dict(self.guard),
             "pass": self.passes(),
         }
         for which in ("join", "tap"):
@@ -674,9 +679,9 @@ def floor_target(*, processes: int = 1, server_cpus: str | None = None) -> Itera
         data = Path(tmp)
         store = Store(f"sqlite:///{data / 'classroom.db'}")
         try:
-            poll, _ = exercise(PollService(store), "floor")
-            (data / "state.json").write_bytes(build_snapshot(PollService(store),
-                                                             poll.join_code).body)
+            poll, _ = exercise(PollService.on(store), "floor")
+            (data / "state.json").write_bytes(build_snapshot(PollService.on(store),
+                                                                poll.join_code).body)
         finally:
             store.close()
         port, log_path = free_port(), data / "floor.log"
@@ -715,12 +720,86 @@ def _floor_pids(proc, processes: int, url: str, log_path: Path, error: type[Exce
     return [proc.pid, *children]
 
 
+@dataclass
+class Propagation:
+    """How long a question change took to reach phones long-polling each process: seconds
+    from the change's commit to each phone's answer, per process URL."""
+
+    seconds: dict[str, list[float]] = field(default_factory=dict)
+    changes: int = 0
+    missed: int = 0  # phones that had not seen a change when the next one was made
+
+    def all(self) -> list[float]:
+        return [x for xs in self.seconds.values() for x in xs]
+
+    def summary(self) -> dict:
+        values = self.all()
+        return {"changes": self.changes, "answers": len(values), "missed": self.missed,
+                "p50_s": nearest_rank(values, 0.5), "p95_s": nearest_rank(values, 0.95),
+                "max_s": max(values) if values else None,
+                "per_process_max_s": {u: max(v) if v else None
+                                      for u, v in self.seconds.items()}}
+
+
+def propagation_probe(tgt: Target, *, phones_per_process: int = 10, changes: int = 10,
+                      gap_s: tuple[float, float] = (2.0, 4.0), seed: int = 0
+                      ) -> tuple[Propagation, Callable[[], Coroutine[Any, Any, None]]]:
+    """A poll of its own on the target's database, and a coroutine that, while it runs,
+    holds ``phones_per_process`` long-polling phones on each process (directly, not
+    through nginx) and makes ``changes`` question changes (the next question opened, by
+    a service in this process, as the dashboard's process would), ``gap_s`` apart; the
+    latencies land in the returned :class:`Propagation`."""
+    from classroom.service import PollService
+    from classroom.store import Store
+
+    store = Store(tgt.database_url)
+    service = PollService.on(store)
+    poll, first = exercise(service, "propagation")
+    out = Propagation()
+
+    def change() -> float:
+        q = service.polls.add_question(poll.id, f"Change {out.changes + 1}?",
+                                       options=("No", "Yes"), design_params=DIE)
+        service.running.open_question(q.id)
+        return time.perf_counter()
+
+    async def watch(url: str, changed: list[float]) -> None:
+        async with PhoneStudent(url, poll.join_code, timeout=120) as phone:
+            await phone.poll()
+            while True:
+                resp = await phone.poll(wait=50)
+                if resp.status == 200 and changed:
+                    out.seconds.setdefault(url, []).append(time.perf_counter() - changed[-1])
+
+    async def run() -> None:
+        rng = random.Random(seed)
+        changed: list[float] = []
+        urls = [s.url for s in tgt.servers] or [tgt.url]
+        tasks = [asyncio.create_task(watch(u, changed)) for u in urls
+                 for _ in range(phones_per_process)]
+        try:
+            await asyncio.sleep(3.0)  # every phone holds its long-poll
+            for _ in range(changes):
+                before = len(out.all())
+                changed.append(await asyncio.to_thread(change))
+                out.changes += 1
+                await asyncio.sleep(rng.uniform(*gap_s))
+                out.missed += len(tasks) - (len(out.all()) - before)
+        finally:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            store.close()
+
+    return out, run
+
+
 def exercise(service, title: str):
     """A poll with the class exercise's question, open."""
-    poll = service.create_poll(title)
-    q = service.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
-                             options=("Chocolate", "Vanilla"), design_params=DIE)
-    return poll, service.open_question(q.id)
+    poll = service.polls.create_poll(title)
+    q = service.polls.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
+                                         options=("Chocolate", "Vanilla"), design_params=DIE)
+    return poll, service.running.open_question(q.id)
 
 
 async def _warm_up(url: str, code: str) -> None:
@@ -765,9 +844,9 @@ def run_load(tgt: Target, cfg: LoadConfig, *, label: str | None = None,
         return _run_floor(tgt, cfg, label, alongside)
     store = Store(tgt.database_url)
     try:
-        service = PollService(store)
+        service = PollService.on(store)
         _, warm_q = exercise(service, "warm-up")
-        warm_code = service.poll(warm_q.poll_id).join_code
+        warm_code = service.polls.poll(warm_q.poll_id).join_code
         # Every process loads the routes and opens its pool before the clock starts
         # (directly, not through nginx, so none is missed).
         for url in [s.url for s in tgt.servers] or [tgt.url]:
@@ -776,6 +855,7 @@ def run_load(tgt: Target, cfg: LoadConfig, *, label: str | None = None,
         report = asyncio.run(_run(tgt, cfg, poll.join_code, (poll.id, question.id),
                                   label or tgt.label, alongside))
         check_database(service, question.id, report)
+        report.guard = guard_counts(s.log_path for s in tgt.servers)
         if report.projector is not None and report.projector.shown:
             report.trails_s = trails(report.projector.shown, stored_times(store, question.id))
         return report
@@ -854,6 +934,23 @@ async def _run(tgt: Target, cfg: LoadConfig, code: str, shown: tuple[int, int] |
         projector=log, load_avg=(load_start, os.getloadavg()[0]))
 
 
+def guard_counts(logs: Iterable[Path]) -> Counter:
+    """The connection guard's closes and 503s, by kind, summed over the summary lines the
+    servers logged (``web.serving.Door.summary``)."""
+    from web.serving import SAID
+
+    found: Counter = Counter()
+    pattern = re.compile(r"([\d,]+) (" + "|".join(re.escape(v) for v in SAID.values()) + ")")
+    kinds = {v: k for k, v in SAID.items()}
+    for path in logs:
+        with contextlib.suppress(OSError):
+            for line in path.read_text(errors="replace").splitlines():
+                if "Server connections in the last" in line:
+                    for n, said in pattern.findall(line):
+                        found[kinds[said]] += int(n.replace(",", ""))
+    return found
+
+
 def check_database(service, question_id: int, report: LoadReport) -> None:
     """Exactly one stored report per student, holding the answer it sent; none lost."""
     report.stored = count_reports(service.store, question_id)
@@ -861,7 +958,7 @@ def check_database(service, question_id: int, report: LoadReport) -> None:
     for o in report.outcomes:
         if not o.device_id:
             continue
-        receipt = service.receipt_for(question_id, o.device_id)
+        receipt = service.reports.receipt_for(question_id, o.device_id)
         if receipt is None:
             if o.receipt:
                 report.lost += 1

@@ -9,14 +9,26 @@
                                          # server on core 0 and the phones on core 1
                                          # (taskset), then the same unpinned
     python bench/load.py --floor --quick # the same, tiny (CI: it runs to its TARGET lines)
+    python bench/load.py --burst         # 5,000 phones from one address in 20 s, one core
+                                         # busy (a CPU burner): nothing closed unanswered,
+                                         # p95 <= 2 s; the app against the floor app
+    python bench/load.py --processes 2   # 2 processes behind deploy/run-cluster.sh, PostgreSQL,
+                                         # Redis rate limits, 3,000 and 6,000 phones, against
+                                         # the floor app of 2 processes; how long a question
+                                         # change takes to reach every process
     python bench/load.py --smoke         # 20 students in seconds (CI: a broken harness fails)
     python bench/load.py --students 300 --wait 10    # any single run, not recorded
 
 Each phone arrives within a 20 s burst, taps 2-10 s after its page loaded, reads
 its receipt and waits 60 s by long-poll; an instructor's dashboard refreshes the
 whole time. The harness is ``bench/harness.py``; the phone is
-``tests/support/phone_client.py``. The recorded modes (headline, sweep,
-scaleout, compare) keep their results in ``bench/results/load.json`` and
+``tests/support/phone_client.py``; every phone holds its own connections and comes
+from 127.0.0.1, as a lecture hall behind a NAT does. *CPU per phone* is also set against
+the floor app (``bench/floor_app.py``: a bare uvicorn + Starlette server answering the
+same requests from memory) on the same phones in the same run, as a ratio: absolute
+figures move with the machine. The recorded modes (headline, sweep,
+scaleout, compare, floor, burst, processes) keep their results in
+``bench/results/load.json`` and
 rewrite this script's section of docs/benchmarks.md; ``--render`` only
 rewrites it from there. Every run ends with ``TARGET`` lines.
 """
@@ -37,7 +49,17 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench._report import cpu_model, update_doc
-from bench.harness import GOAL_P95_S, LoadConfig, LoadReport, pinned, run_load, target
+from bench.harness import (
+    GOAL_P95_S,
+    LoadConfig,
+    LoadReport,
+    cpu_burner,
+    floor_target,
+    pinned,
+    propagation_probe,
+    run_load,
+    target,
+)
 
 RESULTS = ROOT / "bench" / "results" / "load.json"
 HEADLINE_STUDENTS = 1500
@@ -53,6 +75,15 @@ FLOOR_SIZES = "5000,2500,1000"
 #: The server's core and the phones' core of the pinned runs.
 SERVER_CORE, PHONE_CORE = 0, 1
 SCALEOUT_STUDENTS = 3000
+#: The one-address burst: this many phones over 20 s with one core busy, p95 at most this.
+BURST_STUDENTS = 5000
+GOAL_BURST_P95_S = 2.0
+#: The app's CPU per phone at most this many times the floor app's on the same phones.
+GOAL_FLOOR_RATIO = 1.5
+#: --processes N: the class sizes of the table; a question change reaches every process
+#: within this.
+CLUSTER_SIZES = "3000,6000"
+GOAL_PROPAGATION_S = 1.0
 SWEEP_SIZES = "2000,2500,3000,3500,4000,5000"
 
 
@@ -91,8 +122,11 @@ def print_report(report: LoadReport) -> dict:
     extra = f"; nginx CPU {s['nginx_cpu_s']:.1f} s" if s["nginx_cpu_s"] is not None else ""
     print(f"wall {s['wall_s']:.1f} s; harness CPU {s['harness_cpu_s']:.1f} s{extra}; "
           f"{s['requests']} requests ({s['long_polls']} while waiting), statuses "
-          f"{s['statuses']}, {s['retries']} sent again on a new connection; "
-          f"{s['kb_per_student']} kB per phone (page {s['page_kb']} kB)")
+          f"{s['statuses']}, {s['retries']} sent again on a new connection, "
+          f"{s.get('resent_503', 0)} after a 503; {s.get('closed_unanswered', 0)} closed "
+          f"without an answer; {s['kb_per_student']} kB per phone (page {s['page_kb']} kB)")
+    if s.get("guard"):
+        print("connection guard: " + ", ".join(f"{k} {v:,}" for k, v in s["guard"].items()))
     if s["phone_cpu_ms_per_student"] is not None:
         print(f"server CPU per student {s['cpu_ms_per_student']:.2f} ms, of which the projector "
               f"{s['cpu_ms_per_student'] - s['phone_cpu_ms_per_student']:.2f} ms "
@@ -185,6 +219,13 @@ def _one(cfg: LoadConfig, **target_kw) -> dict:
     return print_report(report)
 
 
+def _floor_one(cfg: LoadConfig, **target_kw) -> dict:
+    """The same phones against the floor app (bench/floor_app.py)."""
+    with floor_target(**target_kw) as tgt:
+        report = run_load(tgt, cfg)
+    return print_report(report)
+
+
 def median_run(runs: list[dict]) -> dict:
     """The run with the median p95 tap→receipt (failed runs count as slowest)."""
     ordered = sorted(runs, key=lambda s: s["tap_p95_s"] if s["tap_p95_s"] is not None
@@ -232,6 +273,152 @@ def do_scaleout(args) -> dict:
     return {"students": n, "processes": out, "ratio_1_over_2": ratio}
 
 
+# -- the app against the floor app, same phones -----------------------------------------------
+def _ratio(app: dict, floor: dict) -> float | None:
+    a, f = app.get("cpu_ms_per_student"), floor.get("cpu_ms_per_student")
+    return None if not a or not f else round(a / f, 2)
+
+
+def _pair(cfg: LoadConfig, *, app_kw: dict, floor_kw: dict, probe: bool = False) -> dict:
+    """The same phones (``cfg``, its seed) against the app and then the floor app
+    (``bench/floor_app.py``); with ``probe``, question changes on a poll of their own
+    during the app's run, timed to phones long-polling each process."""
+    prop = None
+    with target(**app_kw) as tgt:
+        run = None
+        if probe:
+            prop, run = propagation_probe(tgt, seed=cfg.seed or 0, changes=8)
+        app = print_report(run_load(tgt, cfg, alongside=run))
+    with floor_target(**floor_kw) as tgt:
+        floor = print_report(run_load(tgt, cfg))
+    out = {"app": app, "floor": floor, "ratio": _ratio(app, floor)}
+    print(f"CPU per phone: app {_s(app['cpu_ms_per_student'])} ms, floor app "
+          f"{_s(floor['cpu_ms_per_student'])} ms: {_s(out['ratio'])}× the floor")
+    if prop is not None:
+        out["propagation"] = prop.summary()
+        print(f"question change to the phones of every process, during the run: "
+              f"{_propagation_text(out['propagation'])}")
+    return out
+
+
+def _propagation_text(p: dict) -> str:
+    return (f"p50 {_s(p['p50_s'])} s, p95 {_s(p['p95_s'])} s, max {_s(p['max_s'])} s "
+            f"({p['answers']} answers to {p['changes']} changes, {p['missed']} missed)")
+
+
+def _median_pair(pairs: list[dict]) -> dict:
+    """The pair whose app run has the median p95 tap→receipt."""
+    app = median_run([p["app"] for p in pairs])
+    return next(p for p in pairs if p["app"] is app)
+
+
+def do_burst(args, *, quick: bool = False) -> dict:
+    """One address, one core busy with other work (a CPU burner), ``BURST_STUDENTS`` phones
+    arriving over 20 s, each on its own connections: the app (one process, SQLite) and the
+    floor app on the same phones, ``--repeats`` times."""
+    n = args.students or (60 if quick else BURST_STUDENTS)
+    out: dict = {"students": n, "load_avg_start": round(os.getloadavg()[0], 1), "runs": []}
+    for i in range(1 if quick else args.repeats):
+        cfg = (LoadConfig(students=n, spread_s=2.0, vote_delay_s=(0.2, 1.0), wait_s=3.0,
+                          projector=False, seed=700 + i, max_run_s=120) if quick else
+               LoadConfig(students=n, seed=700 + i, projector=False, max_run_s=args.max_run))
+        with cpu_burner(1):
+            out["runs"].append(_pair(cfg, app_kw={}, floor_kw={}))
+    out["median"] = _median_pair(out["runs"])
+    out["load_avg_end"] = round(os.getloadavg()[0], 1)
+    return out
+
+
+def burst_targets(b: dict) -> list[str]:
+    """0 closed without an answer in every run, and the median run's p95, losses and ratio."""
+    n, m = b["students"], b["median"]
+    closed = max(r["app"]["closed_unanswered"] for r in b["runs"])
+    app = m["app"]
+    p95 = app["tap_p95_s"]
+    bad = app["lost"] + app["duplicated"] + (n - app["students_with_report"])
+    ratio = m["ratio"]
+    return [
+        target_line(f"burst_closed_unanswered_{n}", closed, "", 0, closed == 0, "{:.0f}"),
+        target_line(f"burst_tap_to_receipt_p95_{n}", float("inf") if p95 is None else p95,
+                    "s", GOAL_BURST_P95_S, p95 is not None and p95 <= GOAL_BURST_P95_S),
+        target_line(f"burst_lost_or_duplicated_{n}", bad, "", 0, bad == 0, "{:.0f}"),
+        target_line("burst_cpu_per_phone_vs_floor_app", float("inf") if ratio is None
+                    else ratio, "x", GOAL_FLOOR_RATIO,
+                    ratio is not None and ratio <= GOAL_FLOOR_RATIO),
+    ]
+
+
+def _cluster_env() -> dict[str, str]:
+    return {"LDP_CLASSROOM_RATE_LIMIT_STORAGE":
+            os.environ.get("LDP_TEST_REDIS_URL", "").strip() or "redis://127.0.0.1:6379"}
+
+
+def quiet_propagation(*, processes: int = 2, changes: int = 20) -> dict:
+    """Question changes on a quiet cluster, timed to phones long-polling each process."""
+    import asyncio
+
+    with target(processes=processes, database="postgresql", nginx=True,
+                env=_cluster_env()) as tgt:
+        prop, run = propagation_probe(tgt, changes=changes)
+        asyncio.run(run())
+    out = prop.summary()
+    print(f"question change to the phones of every process, quiet: {_propagation_text(out)}")
+    return out
+
+
+def do_cluster(args, *, quick: bool = False) -> dict:
+    """``--processes N`` (2): N processes behind ``deploy/run-cluster.sh`` on PostgreSQL,
+    rate limits in Redis, at each of CLUSTER_SIZES phones, against the floor app of N
+    processes on the same phones; and how long a question change takes to reach the
+    phones of every process, quiet and during the runs."""
+    procs = args.processes
+    sizes = [int(x) for x in (args.cluster_sizes or ("60" if quick else CLUSTER_SIZES))
+             .split(",")]
+    out: dict = {"processes": procs, "sizes": sizes,
+                 "load_avg_start": round(os.getloadavg()[0], 1),
+                 "quiet_propagation": quiet_propagation(processes=procs,
+                                                        changes=4 if quick else 20),
+                 "rows": {}}
+    app_kw = {"processes": procs, "database": "postgresql", "nginx": True,
+              "env": _cluster_env()}
+    for n in sizes:
+        pairs = []
+        for i in range(1 if quick else args.repeats):
+            cfg = (LoadConfig(students=n, spread_s=2.0, vote_delay_s=(0.2, 1.0), wait_s=3.0,
+                              projector=False, seed=800 + i, max_run_s=120) if quick else
+                   LoadConfig(students=n, seed=800 + i, projector=False,
+                              max_run_s=args.max_run))
+            pairs.append(_pair(cfg, app_kw=app_kw, floor_kw={"processes": procs},
+                               probe=True))
+        out["rows"][str(n)] = {"runs": pairs, "median": _median_pair(pairs)}
+    out["load_avg_end"] = round(os.getloadavg()[0], 1)
+    return out
+
+
+def cluster_targets(c: dict) -> list[str]:
+    """Per class size (median run): p95 tap→receipt, 0 lost and 0 doubled, the ratio to
+    the floor app; and a question change reaching every process within 1 s, quiet."""
+    out = []
+    for n, row in c["rows"].items():
+        app, ratio = row["median"]["app"], row["median"]["ratio"]
+        p95 = app["tap_p95_s"]
+        bad = app["lost"] + app["duplicated"] + (int(n) - app["students_with_report"])
+        out += [
+            target_line(f"cluster_{c['processes']}_p95_{n}", float("inf") if p95 is None
+                        else p95, "s", GOAL_P95_S, p95 is not None and p95 <= GOAL_P95_S),
+            target_line(f"cluster_{c['processes']}_lost_or_duplicated_{n}", bad, "", 0,
+                        bad == 0, "{:.0f}"),
+            target_line(f"cluster_{c['processes']}_cpu_per_phone_vs_floor_app_{n}",
+                        float("inf") if ratio is None else ratio, "x", GOAL_FLOOR_RATIO,
+                        ratio is not None and ratio <= GOAL_FLOOR_RATIO),
+        ]
+    worst = c["quiet_propagation"]["max_s"]
+    out.append(target_line("question_change_to_every_process_max", float("inf")
+                           if worst is None else worst, "s", GOAL_PROPAGATION_S,
+                           worst is not None and worst <= GOAL_PROPAGATION_S))
+    return out
+
+
 # -- the floor (issue 25): pinned and unpinned, transactions ---------------------------------
 def transaction_counts() -> dict[str, int]:
     """Transactions the store opens (SQLAlchemy ``begin`` events) for a phone's first load
@@ -255,7 +442,7 @@ def transaction_counts() -> dict[str, int]:
     with tempfile.TemporaryDirectory(prefix="ldp-floor-") as tmp:
         store = Store(f"sqlite:///{tmp}/classroom.db")
         try:
-            service = PollService(store)
+            service = PollService.on(store)
             poll, q = exercise(service, "floor")
             api = PhoneApi(lambda: service, ttl=3600)
             app = Starlette(routes=make_routes(api),
@@ -329,6 +516,8 @@ def do_floor(args, *, quick: bool = False) -> dict:
         with pinned(phone_cpus):
             cpu_runs = [_one(config(cpu_n, 500 + i), server_cpus=server_cpus)
                         for i in range(repeats)]
+            floor_runs = [_floor_one(config(cpu_n, 500 + i), server_cpus=server_cpus)
+                          for i in range(repeats)]
             tried, largest = [], None
             for n in sizes:
                 s = median_run([_one(config(n, 600 + i), server_cpus=server_cpus)
@@ -338,17 +527,22 @@ def do_floor(args, *, quick: bool = False) -> dict:
                     largest = n
                     break
         cpu = [r["cpu_ms_per_student"] for r in cpu_runs if r["cpu_ms_per_student"] is not None]
+        floor_cpu = [r["cpu_ms_per_student"] for r in floor_runs
+                     if r["cpu_ms_per_student"] is not None]
         out["placements"][name] = {
             "server_cpus": server_cpus, "phone_cpus": sorted(phone_cpus) if phone_cpus else None,
             "cpu_runs": cpu_runs, "cpu_ms_median": _median(cpu), "largest_runs": tried,
-            "largest": largest}
+            "largest": largest, "floor_app_runs": floor_runs,
+            "floor_app_cpu_ms_median": _median(floor_cpu),
+            "ratio": (round(_median(cpu) / _median(floor_cpu), 2)
+                      if cpu and floor_cpu and _median(floor_cpu) else None)}
     out["transactions"] = transaction_counts()
     out["load_avg_end"] = round(os.getloadavg()[0], 1)
     return out
 
 
 def floor_targets(fl: dict) -> list[str]:
-    """The four TARGET lines, from the pinned placement (the unpinned one if there is none)."""
+    """The five TARGET lines, from the pinned placement (the unpinned one if there is none)."""
     place = fl["placements"].get("pinned") or fl["placements"]["unpinned"]
     cpu = place["cpu_ms_median"]
     largest = place["largest"] or 0
@@ -357,9 +551,12 @@ def floor_targets(fl: dict) -> list[str]:
     def line(name: str, measured: str, goal: str, ok: bool) -> str:
         return f"TARGET {name} measured={measured} goal={goal} {'PASS' if ok else 'MISS'}"
 
+    ratio = place.get("ratio")
     return [
         line("cpu_per_phone", "inf" if cpu is None else f"{cpu:.2f}ms", f"{GOAL_CPU_MS:g}ms",
              cpu is not None and cpu <= GOAL_CPU_MS),
+        line("cpu_per_phone_vs_floor_app", "inf" if ratio is None else f"{ratio:.2f}x",
+             f"{GOAL_FLOOR_RATIO:g}x", ratio is not None and ratio <= GOAL_FLOOR_RATIO),
         line("largest_class", str(largest), str(GOAL_LARGEST), largest >= GOAL_LARGEST),
         line("transactions_per_tap", str(tx["tap"]), str(GOAL_TAP_TX), tx["tap"] <= GOAL_TAP_TX),
         line("transactions_first_load", str(tx["first_load"]), str(GOAL_FIRST_LOAD_TX),
@@ -403,6 +600,10 @@ def floor_table(fl: dict) -> list[str]:
           for p in places]),
         (f"… each run of {n:,} phones (ms)",
          [", ".join(_s(r["cpu_ms_per_student"]) for r in p["cpu_runs"]) for p in places]),
+        ("the floor app on the same phones, median (ms)",
+         [_s(p.get("floor_app_cpu_ms_median")) for p in places]),
+        (f"app ÷ floor app (goal ≤ {GOAL_FLOOR_RATIO:g})",
+         [f"**{_s(p.get('ratio'))}×**" for p in places]),
         (f"tap→receipt p50 / p95 at {n:,}, median (s)",
          [f"{cell(p, 'tap_p50_s')} / {cell(p, 'tap_p95_s')}" for p in places]),
         (f"busiest 2 s at {n:,}, median (cores)",
@@ -449,6 +650,10 @@ def all_targets(results: dict) -> list[str]:
     fl = results.get("floor")
     if fl:
         out += floor_targets(fl)
+    if results.get("burst"):
+        out += burst_targets(results["burst"])
+    if results.get("cluster"):
+        out += cluster_targets(results["cluster"])
     return out
 
 
@@ -569,12 +774,94 @@ def render_doc(results: dict) -> list[str]:
                   ""]
         if notes.get("floor"):
             lines += [notes["floor"], ""]
+    lines += burst_section(results.get("burst"), notes.get("burst"))
+    lines += cluster_section(results.get("cluster"), notes.get("cluster"))
     if notes.get("end"):
         lines += [notes["end"], ""]
     tl = all_targets(results)
     if tl:
         lines += ["```", *tl, "```"]
     return lines
+
+
+PAIR_HEAD = ("| run | phones | tap→receipt p50 / p95 / max | join p95 | closed without an "
+             "answer | 503s sent again | lost, dup. | server CPU per phone: app / floor app "
+             "(ratio) | busiest 2 s (cores) | load avg |")
+PAIR_RULE = "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+
+
+def pair_row(label: str, pair: dict) -> str:
+    a, f = pair["app"], pair["floor"]
+    return (f"| {label} | {a['students']:,} | {_s(a['tap_p50_s'])} / {_s(a['tap_p95_s'])} / "
+            f"{_s(a['tap_max_s'])} s | {_s(a['join_p95_s'])} s | {a['closed_unanswered']} | "
+            f"{a['resent_503']} | {a['lost']}, {a['duplicated']} | "
+            f"{_s(a['cpu_ms_per_student'])} / {_s(f['cpu_ms_per_student'])} ms "
+            f"(**{_s(pair['ratio'])}×**) | {_s(a['server_cpu_peak_cores'])} | "
+            f"{a['load_avg'][0]:.1f}→{a['load_avg'][1]:.1f} |")
+
+
+def _guard_text(pairs: list[dict]) -> str:
+    seen: dict[str, int] = {}
+    for p in pairs:
+        for k, v in (p["app"].get("guard") or {}).items():
+            seen[k] = seen.get(k, 0) + v
+    return ("the connection guard logged nothing (no close, no 503)" if not seen else
+            "the connection guard logged " + ", ".join(f"{k} {v:,}" for k, v in seen.items()))
+
+
+def burst_section(b: dict | None, note: str | None) -> list[str]:
+    if not b:
+        return []
+    lines = [f"### One address, one core busy: {b['students']:,} phones in 20 s "
+             f"({b['stamp']})", "",
+             f"Command: `python bench/load.py --burst --repeats {len(b['runs'])}`. Every "
+             "phone comes from 127.0.0.1 (a lecture hall behind a NAT) and holds its own "
+             "connections; another process keeps a core busy the whole time "
+             "(`while True: pass`); the app is one process on SQLite, no dashboard; each "
+             "phone taps 2–10 s after its page loaded and then waits 60 s by long-poll. The "
+             "same phones (same seed) then go to the floor app (`bench/floor_app.py`: the "
+             "page from memory, the state as cached JSON, one SQLite insert per report, the "
+             "same long-polls, on the same uvicorn), under the same burner. *Closed without "
+             "an answer*: requests whose connection closed under them, as the phones saw it. "
+             f"Load average {b['load_avg_start']} at the start, {b['load_avg_end']} at the "
+             "end.", "", PAIR_HEAD, PAIR_RULE]
+    lines += [pair_row(f"seed {700 + i}", p) for i, p in enumerate(b["runs"])]
+    lines += ["", f"In these runs {_guard_text(b['runs'])}.", ""]
+    return lines + ([note, ""] if note else [])
+
+
+def cluster_section(c: dict | None, note: str | None) -> list[str]:
+    if not c:
+        return []
+    q = c["quiet_propagation"]
+    lines = [f"### {c['processes']} processes behind nginx, PostgreSQL, Redis rate limits "
+             f"({c['stamp']})", "",
+             f"Command: `python bench/load.py --processes {c['processes']} --repeats "
+             f"{len(next(iter(c['rows'].values()))['runs'])}`. `deploy/run-cluster.sh -n "
+             f"{c['processes']}` on this machine, phones round-robin through nginx, "
+             "`LDP_CLASSROOM_RATE_LIMIT_STORAGE=redis://…`; no dashboard. Each phone holds "
+             "its own connections, arrives within 20 s, taps 2–10 s after its page loaded "
+             "and waits 60 s by long-poll. *Server CPU per phone*: the app processes' (not "
+             "nginx's, not PostgreSQL's); the floor app runs as many processes on one port "
+             "(`uvicorn --workers`), its reports in SQLite. During each app run, a probe "
+             "makes a question change on a poll of its own every 2–4 s and times it to 10 "
+             "phones long-polling each process directly. Load average "
+             f"{c['load_avg_start']} at the start, {c['load_avg_end']} at the end.", "",
+             PAIR_HEAD.replace("| load avg |", "| question change to every process: p50 / "
+                               "p95 / max | load avg |"),
+             PAIR_RULE + " ---: |"]
+    for n, row in c["rows"].items():
+        for i, p in enumerate(row["runs"]):
+            pr = p.get("propagation") or {}
+            cells = pair_row(f"{int(n):,} phones, seed {800 + i}", p).rsplit(" | ", 1)
+            lines.append(f"{cells[0]} | {_s(pr.get('p50_s'))} / {_s(pr.get('p95_s'))} / "
+                         f"{_s(pr.get('max_s'))} s | {cells[1]}")
+    pairs = [p for row in c["rows"].values() for p in row["runs"]]
+    lines += ["", f"A question change on a quiet cluster reached the phones of every process "
+              f"in p50 {_s(q['p50_s'])} s, p95 {_s(q['p95_s'])} s, at most {_s(q['max_s'])} s "
+              f"({q['answers']} answers to {q['changes']} changes). In these runs "
+              f"{_guard_text(pairs)}.", ""]
+    return lines + ([note, ""] if note else [])
 
 
 def record(part: str, res: dict) -> dict:
@@ -588,6 +875,42 @@ def record(part: str, res: dict) -> dict:
 
 
 # -- command line ----------------------------------------------------------------------------
+def _floor_mode(args) -> int:
+    """--floor: run, record (unless --quick), print the TARGET lines."""
+    res = do_floor(args, quick=args.quick)
+    print_floor(res)
+    if not args.quick:
+        record("floor", res)
+    print()
+    tl = floor_targets(res)
+    print("\n".join(tl))
+    if args.quick:  # correctness decides a quick run: every run stored each report once
+        runs = [r for p in res["placements"].values()
+                for r in (*p["cpu_runs"], *p["largest_runs"], *p.get("floor_app_runs", []))]
+        return 0 if all(r["lost"] == 0 and r["duplicated"] == 0 and r["errors"] == 0
+                        for r in runs) else 1
+    return 0 if all(t.endswith("PASS") for t in tl) else 1
+
+
+def _paired_mode(args) -> int:
+    """--burst, or --processes N: run, record (unless --quick), print the TARGET lines.
+    A quick run is judged on correctness: every phone answered, stored once."""
+    part = "burst" if args.burst else "cluster"
+    res = do_burst(args, quick=args.quick) if args.burst else do_cluster(args, quick=args.quick)
+    if not args.quick:
+        record(part, res)
+    print()
+    tl = burst_targets(res) if args.burst else cluster_targets(res)
+    print("\n".join(tl))
+    pairs = res["runs"] if args.burst else [p for r in res["rows"].values() for p in r["runs"]]
+    runs = [r for p in pairs for r in (p["app"], p["floor"])]
+    if args.quick:
+        return 0 if all(r["errors"] == 0 and r["lost"] == 0 and r["duplicated"] == 0
+                        and r["closed_unanswered"] == 0 for r in runs) else 1
+    return 0 if all(t.endswith("PASS") for t in tl) else 1
+
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -599,6 +922,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     mode.add_argument("--compare", action="store_true", help="the run at 300 and 500 students")
     mode.add_argument("--floor", action="store_true",
                       help="issue 25's targets, pinned (taskset) and unpinned")
+    mode.add_argument("--burst", action="store_true",
+                      help="5,000 phones from one address in 20 s, one core busy; and the "
+                           "floor app on the same phones")
     mode.add_argument("--smoke", action="store_true", help="20 students, a few seconds")
     mode.add_argument("--render", action="store_true",
                       help="only rewrite docs/benchmarks.md from bench/results/load.json")
@@ -611,7 +937,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--wait", type=float, default=60.0, help="wait by long-poll after voting (s)")
     ap.add_argument("--no-projector", action="store_true", help="no dashboard session")
     ap.add_argument("--seed", type=int, default=None)
-    ap.add_argument("--processes", type=int, default=1)
+    ap.add_argument("--processes", type=int, default=1,
+                    help="with no --students: the recorded table of N processes behind "
+                         "deploy/run-cluster.sh at --cluster-sizes phones")
+    ap.add_argument("--cluster-sizes", default=None,
+                    help=f"--processes N: class sizes (default {CLUSTER_SIZES})")
     ap.add_argument("--nginx", action="store_true", help="put nginx in front even of 1 process")
     ap.add_argument("--database", default=None,
                     help="sqlite (default for 1 process), postgresql (a throw-away schema in "
@@ -627,7 +957,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--largest-repeats", type=int, default=1,
                     help="--floor: runs per class size of the largest-class search")
     ap.add_argument("--quick", action="store_true",
-                    help="with --floor: tiny sizes and waits, not recorded (CI)")
+                    help="with --floor, --burst or --processes N: tiny sizes and waits, not "
+                         "recorded (CI)")
     ap.add_argument("--max-run", type=float, default=900.0, help="hard limit of a run (s)")
     args = ap.parse_args(argv)
 
@@ -640,19 +971,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\n".join(all_targets(results)))
         return 0
     if args.floor:
-        res = do_floor(args, quick=args.quick)
-        print_floor(res)
-        if not args.quick:
-            record("floor", res)
-        print()
-        tl = floor_targets(res)
-        print("\n".join(tl))
-        if args.quick:  # correctness decides a quick run: every run stored each report once
-            runs = [r for p in res["placements"].values()
-                    for r in (*p["cpu_runs"], *p["largest_runs"])]
-            return 0 if all(r["lost"] == 0 and r["duplicated"] == 0 and r["errors"] == 0
-                            for r in runs) else 1
-        return 0 if all(t.endswith("PASS") for t in tl) else 1
+        return _floor_mode(args)
+    if args.burst or (args.processes > 1 and args.students is None and not args.url):
+        return _paired_mode(args)
     if args.smoke:
         cfg = LoadConfig(students=args.students or 20, spread_s=2.0, vote_delay_s=(0.2, 1.0),
                          wait_s=3.0, projector_baseline_s=1.0, seed=args.seed or 0,

@@ -59,10 +59,10 @@ def test_smoke_mode_runs_to_its_targets(script):
 
 
 @pytest.mark.server
-def test_the_floor_mode_of_the_load_bench_runs_to_its_four_targets():
+def test_the_floor_mode_of_the_load_bench_runs_to_its_five_targets():
     """``load.py --floor --quick``: the pinned (taskset) and unpinned placements with a few
-    phones each, and the transactions counted in process, which must already be at the
-    floor: 0 on a first load, 1 per tap."""
+    phones each, on the app and on the floor app, and the transactions counted in process,
+    which must already be at the floor: 0 on a first load, 1 per tap."""
     before = BENCH_DOC.read_bytes()
     done = subprocess.run([sys.executable, str(ROOT / "bench" / "load.py"), "--floor",
                            "--quick"], cwd=ROOT, capture_output=True, text=True, timeout=600,
@@ -70,8 +70,24 @@ def test_the_floor_mode_of_the_load_bench_runs_to_its_four_targets():
     out = done.stdout + done.stderr
     assert done.returncode == 0, out[-4000:]
     names = [m.group(0).split()[1] for m in TARGET.finditer(done.stdout)]
-    assert names == ["cpu_per_phone", "largest_class", "transactions_per_tap",
-                     "transactions_first_load"], out[-4000:]
+    assert names == ["cpu_per_phone", "cpu_per_phone_vs_floor_app", "largest_class",
+                     "transactions_per_tap", "transactions_first_load"], out[-4000:]
     assert "TARGET transactions_per_tap measured=1 goal=1 PASS" in done.stdout
     assert "TARGET transactions_first_load measured=0 goal=0 PASS" in done.stdout
+    assert BENCH_DOC.read_bytes() == before, "a quick run rewrote docs/benchmarks.md"
+
+
+@pytest.mark.server
+def test_the_one_address_burst_of_the_load_bench_runs_to_its_targets():
+    """``load.py --burst --quick``: a few phones from one address with a core busy, on the
+    app and on the floor app; every phone answered and stored once."""
+    before = BENCH_DOC.read_bytes()
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "load.py"), "--burst",
+                           "--quick"], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out[-4000:]
+    names = [m.group(0).split()[1] for m in TARGET.finditer(done.stdout)]
+    assert names == ["burst_closed_unanswered_60", "burst_tap_to_receipt_p95_60",
+                     "burst_lost_or_duplicated_60", "burst_cpu_per_phone_vs_floor_app"]
     assert BENCH_DOC.read_bytes() == before, "a quick run rewrote docs/benchmarks.md"

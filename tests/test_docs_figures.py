@@ -18,8 +18,8 @@ import pytest
 
 from classroom import kinds
 from classroom.plans import MAX_PLAN_BYTES
-from classroom.service import PollService
-from classroom.store import engine
+from classroom.service import Reports
+from classroom.store import changes, engine
 from phone import page, routes
 from web import serving
 
@@ -62,14 +62,16 @@ def test_the_connection_pool_quoted_is_the_pool_built() -> None:
     assert f"`PG_MAX_OVERFLOW` = {engine.PG_MAX_OVERFLOW} under load: at most {most} " \
            "per process" in arch
     assert f"SQLite's pool is {engine.SQLITE_POOL_SIZE} + {engine.SQLITE_MAX_OVERFLOW}" in arch
+    each = most + changes.LISTENING  # and the connection that listens for changes
+    assert f"at most {most} per process, and one more that listens for changes" in arch
     fit = re.search(r"\((\w+) app processes fit under the default `max_connections = (\d+)`",
                     arch)
     assert fit and fit[1] == {5: "five", 4: "four", 10: "ten", 20: "twenty"}.get(
-        int(fit[2]) // most), "the processes that fit under max_connections"
+        int(fit[2]) // each), "the processes that fit under max_connections"
     deploy = " ".join(_text("docs/deployment.md").split())
     assert (f"pool keeps {engine.PG_POOL_SIZE} connections open and opens up to "
             f"{engine.PG_MAX_OVERFLOW} more under load, so at most {most} per process") in deploy
-    assert f"Ten processes need up to {10 * most}," in deploy
+    assert f"so {each} per process. Ten processes need up to {10 * each}," in deploy
 
 
 def _calls(name: str) -> list[str]:
@@ -125,7 +127,7 @@ def test_the_report_api_in_the_architecture_doc_is_the_service_signature() -> No
     row = re.search(r"^\| `submit_report\((.*?)\)` \|", _text("docs/architecture.md"), re.M)
     assert row, "the architecture doc's API table lost submit_report"
     documented = [p.split(":")[0].split("=")[0].strip() for p in row[1].split(",")]
-    params = list(inspect.signature(PollService.submit_report).parameters.values())[1:]
+    params = list(inspect.signature(Reports.submit_report).parameters.values())[1:]
     names = [p.name for p in params]
     first_kw = next(i for i, p in enumerate(params) if p.kind is p.KEYWORD_ONLY)
     assert documented == names[:first_kw] + ["*"] + names[first_kw:]

@@ -50,12 +50,12 @@ def classroom(tmp_path):
 
 
 def _lecture(svc):
-    poll = svc.create_poll("CS208, two screens")
-    qs = [svc.add_question(poll.id, TEXTS[0], options=("Chocolate", "Vanilla"),
+    poll = svc.polls.create_poll("CS208, two screens")
+    qs = [svc.polls.add_question(poll.id, TEXTS[0], options=("Chocolate", "Vanilla"),
                            design_params=dict(CLASS_EXERCISE)),
-          svc.add_question(poll.id, TEXTS[1], options=("No", "Yes"),
+          svc.polls.add_question(poll.id, TEXTS[1], options=("No", "Yes"),
                            design_params={"design": "warner", "p": 0.75}),
-          svc.add_question(poll.id, TEXTS[2], options=("hours",), kind="numeric",
+          svc.polls.add_question(poll.id, TEXTS[2], options=("hours",), kind="numeric",
                            design_params={"design": "duchi", "epsilon": 1.0,
                                           "lo": 0.0, "hi": 12.0})]
     return poll, qs
@@ -103,7 +103,7 @@ def _expected(svc, qs) -> tuple:
     left last, else the first) and its buttons, from the database."""
     from ui.dashboard.selection import lecture_question
 
-    fresh = svc.questions(qs[0].poll_id)
+    fresh = svc.polls.questions(qs[0].poll_id)
     q = lecture_question(fresh)
     voting = ("Close voting" if q.state == "open" else
               "Open voting" if q.state == "draft" else "Reopen voting")
@@ -190,13 +190,13 @@ def test_two_projectors_and_a_desk_follow_a_lecture_driven_from_each(classroom, 
             _press_together(a, b)
         else:
             _step(driver, action)
-        done = {"open": lambda q=q: svc.question(q.id).state == "open",
-                "close": lambda q=q: svc.question(q.id).state == "closed",
-                "reveal": lambda q=q: svc.question(q.id).revealed,
-                "next": lambda q=q: svc.question(after[q.id].id).state == "open"}[action]
+        done = {"open": lambda q=q: svc.polls.question(q.id).state == "open",
+                "close": lambda q=q: svc.polls.question(q.id).state == "closed",
+                "reveal": lambda q=q: svc.polls.question(q.id).revealed,
+                "next": lambda q=q: svc.polls.question(after[q.id].id).state == "open"}[action]
         wait_until(done, f"{action} Q{q.position} from {driver.name}")
         # Nothing is skipped, whoever pressed: the questions after the lecture's are drafts.
-        states = [x.state for x in svc.questions(poll.id)]
+        states = [x.state for x in svc.polls.questions(poll.id)]
         lecture = _expected(svc, qs)
         at = TEXTS.index(lecture[0])
         assert states[at + 1:] == ["draft"] * (len(qs) - at - 1), (action, states)
@@ -234,7 +234,7 @@ def test_a_window_that_has_not_followed_yet_is_refused(classroom, chromium):
     question changed again meanwhile."""
     base, svc = classroom
     poll, qs = _lecture(svc)
-    svc.open_question(qs[0].id)
+    svc.running.open_question(qs[0].id)
     desk = _open(chromium, base, "desk", f"/dashboard?pid={poll.id}", False)
     _wait_shows(desk, (TEXTS[0], "Close voting", "Reveal results", True), "opening")
     # Freeze the desk's view: its 1-s check cannot rerun the page while we change the poll.
@@ -242,12 +242,12 @@ def test_a_window_that_has_not_followed_yet_is_refused(classroom, chromium):
     desk.page.reload()
     _settled(desk)
     _wait_shows(desk, (TEXTS[0], "Close voting", "Reveal results", True), "a reload")
-    svc.close_question(qs[0].id)
-    svc.open_question(qs[0].id)
-    svc.close_question(qs[0].id)  # closed again: the desk's "Close voting" is stale
+    svc.running.close_question(qs[0].id)
+    svc.running.open_question(qs[0].id)
+    svc.running.close_question(qs[0].id)  # closed again: the desk's "Close voting" is stale
     desk.page.locator(".st-key-dash_voting button").click()
     desk.page.get_by_text("changed before this press").first.wait_for(timeout=WAIT_S * 1000)
-    assert svc.question(qs[0].id).state == "closed"
+    assert svc.polls.question(qs[0].id).state == "closed"
     _wait_shows(desk, (TEXTS[0], "Reopen voting", "Reveal results", True), "the refusal")
     desk.page.context.close()
 

@@ -70,7 +70,7 @@ def render() -> None:
     css(projector)
     try:
         svc = session.service()
-        polls = svc.list_polls()
+        polls = svc.polls.list_polls()
     except ClassroomError as exc:
         st.error(f"The dashboard cannot reach its database: {exc}")
         return
@@ -108,7 +108,7 @@ def _render_desk(svc, polls) -> None:
                   "PageDown) runs the class: press ? for the keys. Leave it with Esc "
                   "or the button at the bottom; F5 (a clicker's start button) comes back.",
                   width="stretch")
-        pacing_keys(shown, svc.now(), projector=False)
+        pacing_keys(shown, svc.running.now(), projector=False)
     poll_bar(polls, poll)
     if question is None or shown is None:
         st.info(f"Poll **{poll.join_code}** has no questions yet. Add one: the class exercise "
@@ -143,7 +143,7 @@ def _render_projector(svc, polls) -> None:
         notices.append(str(exc))
         poll, questions, question = None, [], None
     shown = shown_of(question, questions)
-    pacing_keys(shown, svc.now())
+    pacing_keys(shown, svc.running.now())
     if poll is None:
         for text in notices:
             st.error(text)

@@ -72,7 +72,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn import Config
 
 __all__ = ["BODY_IDLE_TIMEOUT_S", "HEADER_TIMEOUT_S", "KEEP_ALIVE_S", "MAX_CONNECTIONS",
-           "MAX_HEADER_BYTES", "RETRY_AFTER_S", "SHED_ROOM", "SLOW_S", "Door", "Guard", "Phase",
+           "MAX_HEADER_BYTES", "RETRY_AFTER_S", "SAID", "SHED_ROOM", "SLOW_S", "Door", "Guard",
+           "Phase",
            "ServerLimits", "connection_cap", "guarded", "raise_open_files", "shed_answer",
            "unread_bytes"]
 
@@ -203,8 +204,8 @@ class Waiting(Protocol):
     def evict(self, why: str) -> None: ...
 
 
-#: What the summary line says of each count.
-_SAID = {
+#: What the summary line says of each count (the guard's closes and answers, by kind).
+SAID = {
     "shed": "answered 503 (out of room)",
     "door": "closed at once (out of room and of the room to answer)",
     "slow": f"slow ones closed (headers unfinished after {SLOW_S:g} s)",
@@ -313,7 +314,7 @@ class Door:
         if not counts:
             return None
         return (f"Server connections in the last {elapsed:.1f} s: "
-                + ", ".join(f"{counts[k]:,} {_SAID[k]}" for k in _SAID if counts[k])
+                + ", ".join(f"{counts[k]:,} {SAID[k]}" for k in SAID if counts[k])
                 + f"; {len(self.receiving):,} waiting for headers, {len(self.idle):,} idle.")
 
     def start_ticking(self, loop: asyncio.AbstractEventLoop) -> None:

@@ -11,11 +11,15 @@ its storage.
 * :mod:`.storage`: :class:`Store`, every read and write in short transactions, and the
   one place where driver errors become domain errors;
 * :mod:`.units`: :class:`PollUnit` and :class:`ReportUnit`, what the service's decisions
-  about a poll's budget and one report read and write inside one transaction.
+  about a poll's budget and one report read and write inside one transaction;
+* :mod:`.changes`: on PostgreSQL, every change of a poll, its questions or rounds
+  announced to every process at commit (``NOTIFY``), and :func:`poll_changes`, which
+  listens.
 
 Every public name is re-exported here: ``from classroom.store import Store, reports``.
 """
 
+from .changes import CHANNEL, poll_changes
 from .engine import (
     PG_CONNECT_TIMEOUT_S,
     PG_MAX_OVERFLOW,
@@ -47,6 +51,7 @@ from .storage import DISK_FULL, UNAVAILABLE_READ, UNAVAILABLE_WRITE, Store
 from .units import PollUnit, ReportUnit
 
 __all__ = [
+    "CHANNEL",
     "COUNTDOWN_CHECK",
     "DISK_FULL",
     "KIND_CHECK",
@@ -74,6 +79,7 @@ __all__ = [
     "make_engine",
     "metadata",
     "plans",
+    "poll_changes",
     "polls",
     "questions",
     "reports",

@@ -10,7 +10,7 @@ older one (:mod:`.migrations`).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
@@ -37,7 +37,7 @@ from ..domain import (
 )
 from ..kinds import kind
 from ..plans import SavedPlan
-from . import units
+from . import changes, units
 from .engine import SQLITE_BUSY_TIMEOUT_S, disk_full, driver_reason, make_engine
 from .migrations import MIGRATIONS, ensure_schema
 from .rows import (
@@ -193,6 +193,16 @@ class Store:
                 conn.execution_options(classroom_write=True)
             with conn.begin():
                 ensure_schema(conn, self.masked_url, migrations, target)
+                if self.backend == "postgresql":
+                    changes.install(conn)
+
+    def poll_changes(self) -> AsyncIterator[int | None] | None:
+        """The ids of polls whose phones' view another transaction changed, as they are
+        committed, from any process (:func:`.changes.poll_changes`); None on SQLite, where
+        one process serves the database."""
+        if self.backend != "postgresql":
+            return None
+        return changes.poll_changes(self.engine.url)
 
     def schema_version(self) -> int:
         with self.transaction(write=False) as conn:

@@ -157,7 +157,7 @@ def _run(command: str, shown: Shown) -> None:
         return
     try:
         svc = session.service()
-        questions = svc.questions(shown.question.poll_id)
+        questions = svc.polls.questions(shown.question.poll_id)
     except ClassroomError as exc:
         flash("error", sentence(exc))
         return

@@ -150,7 +150,7 @@ def resolve(svc: PollService, polls: Sequence[Poll]
     if pid is None:
         return None, [], None
     poll = next(p for p in polls if p.id == pid)
-    questions = svc.questions(pid)
+    questions = svc.polls.questions(pid)
     lecture = lecture_question(questions)
     choice = _choice(pid, lecture, [q.id for q in questions])
     st.session_state[_PID] = pid
@@ -227,7 +227,7 @@ def follow_lecture(poll_id: int) -> None:
     if not session.is_instructor():
         return
     try:
-        questions = session.service().questions(poll_id)
+        questions = session.service().polls.questions(poll_id)
     except ClassroomError:  # the database is away: the live panel says so
         return
     if st.session_state.get(_DRAWN) != (poll_id, lecture_key(questions)):
