@@ -102,7 +102,7 @@ def main() -> int:
         data = Path(tmp)
         db = f"sqlite:///{data / 'classroom.db'}"
         store = Store(db)
-        svc = PollService(store)
+        svc = PollService.on(store)
         poll, _ = exercise(svc, "weight")
         env = {"LDP_CLASSROOM_DATA_DIR": str(data), "LDP_CLASSROOM_DATABASE_URL": db,
                "LDP_CLASSROOM_INSTRUCTOR_KEY": INSTRUCTOR_KEY}

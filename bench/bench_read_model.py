@@ -10,7 +10,7 @@ answers, in a throw-away schema):
 * **one refresh before**: what the dashboard's live panel called every 2 s until
   the read model: ``question``, ``estimate``, ``rounds`` and the arrival trajectory
   in a transaction of its own (the reports in arrival order);
-* **one refresh now**: ``PollService.dashboard_snapshot``, one read transaction;
+* **one refresh now**: ``Results.dashboard_snapshot``, one read transaction;
 * **one tap**: ``POST /api/poll/CODE/report`` through the phone routes (a new
   device each time), counting what the route makes the service do.
 
@@ -82,7 +82,7 @@ def median_ms(fn: Callable[[], object], calls: int) -> tuple[float, float]:
 def trajectory_before(svc: PollService, qid: int) -> tuple[TrajectoryPoint, ...]:
     """The arrival trajectory as it was read before the read model: its own transaction,
     the current round's reports in arrival order."""
-    number = svc.question(qid).round_number
+    number = svc.polls.question(qid).round_number
     stmt = (sa.select(reports.c.design_params, reports.c.answer)
             .select_from(reports.join(rounds, reports.c.round_id == rounds.c.id))
             .where(rounds.c.question_id == qid, rounds.c.number == number)
@@ -93,14 +93,14 @@ def trajectory_before(svc: PollService, qid: int) -> tuple[TrajectoryPoint, ...]
 
 
 def refresh_before(svc: PollService, qid: int) -> None:
-    svc.question(qid)
-    svc.estimate(qid)
-    svc.rounds(qid)
+    svc.polls.question(qid)
+    svc.results.estimate(qid)
+    svc.running.rounds(qid)
     trajectory_before(svc, qid)
 
 
 def refresh_now(svc: PollService, qid: int) -> None:
-    svc.dashboard_snapshot(qid)
+    svc.results.dashboard_snapshot(qid)
 
 
 def measure(url: str, n_reports: int, calls: int, taps: int) -> dict[str, Any]:
@@ -112,18 +112,19 @@ def measure(url: str, n_reports: int, calls: int, taps: int) -> dict[str, Any]:
 
     store = Store(url)
     try:
-        svc = PollService(store)
-        poll = svc.create_poll("read model")
-        q = svc.open_question(svc.add_question(poll.id, "Vanilla or chocolate?",
-                                               options=("Chocolate", "Vanilla"),
-                                               design_params=dict(CLASS_EXERCISE)).id)
-        svc.add_simulated_answers(q.id, svc.rehearsal_class(q.id, n_reports, 0.6, seed=1),
-                                  seed=2)
+        svc = PollService.on(store)
+        poll = svc.polls.create_poll("read model")
+        q = svc.running.open_question(svc.polls.add_question(poll.id, "Vanilla or chocolate?",
+                                                             options=("Chocolate", "Vanilla"),
+                                                             design_params=dict(CLASS_EXERCISE)).id)
+        svc.results.add_simulated_answers(
+            q.id, svc.results.rehearsal_class(q.id, n_reports, 0.6, seed=1),
+                                          seed=2)
         counter = Counter(store)
         before_tx = counter.during(lambda: refresh_before(svc, q.id))
         now_tx = counter.during(lambda: refresh_now(svc, q.id))
-        same = svc.dashboard_snapshot(q.id)
-        assert same.estimate == svc.estimate(q.id) and \
+        same = svc.results.dashboard_snapshot(q.id)
+        assert same.estimate == svc.results.estimate(q.id) and \
             same.trajectory == trajectory_before(svc, q.id), "the two paths disagree"
         before_ms = median_ms(lambda: refresh_before(svc, q.id), calls)
         now_ms = median_ms(lambda: refresh_now(svc, q.id), calls)
@@ -196,7 +197,7 @@ def main() -> int:
         f"A yes/no question with {n_reports:,} reports; medians of {calls} refreshes and "
         f"{taps} taps (each tap a new device through the phone routes). \"Before\" is what "
         "the live panel called until the read model (question, estimate, rounds, "
-        "trajectory); \"now\" is `PollService.dashboard_snapshot`, one read transaction.", "",
+        "trajectory); \"now\" is `Results.dashboard_snapshot`, one read transaction.", "",
         *lines, "", "```", *targets, "```"]
     if not args.no_doc:
         update_doc("bench_read_model", section)

@@ -191,11 +191,11 @@ def open_question(data: Path) -> str:
 
     store = Store(f"sqlite:///{data / 'classroom.db'}")
     try:
-        svc = PollService(store)
-        poll = svc.create_poll("slow clients")
-        svc.open_question(svc.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
-                                           options=("Chocolate", "Vanilla"),
-                                           design_params=DIE).id)
+        svc = PollService.on(store)
+        poll = svc.polls.create_poll("slow clients")
+        svc.running.open_question(svc.polls.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
+                                                         options=("Chocolate", "Vanilla"),
+                                                         design_params=DIE).id)
         return poll.join_code
     finally:
         store.close()

@@ -3,9 +3,9 @@
     python bench/bench_store.py
 
 * submit throughput: 16 writer threads (Streamlit runs every session as a
-  thread of one process) each submitting through ``PollService.submit_report``
+  thread of one process) each submitting through ``Reports.submit_report``
   with its own device ids, on SQLite (a temp file) and PostgreSQL;
-* ``PollService.estimate`` at 10,000 reports (median of repeated calls): the
+* ``Results.estimate`` at 10,000 reports (median of repeated calls): the
   grouped query plus the ldp_core estimate the dashboard draws.
 
 PostgreSQL runs when ``LDP_TEST_POSTGRES_URL`` (default
@@ -93,10 +93,11 @@ def pg_db(base: str):
 
 
 def open_question(service: PollService, design=DIE):
-    poll = service.create_poll("bench")
-    q = service.add_question(poll.id, "Vanilla or chocolate?", options=("Chocolate", "Vanilla"),
-                             design_params=design)
-    return poll, service.open_question(q.id)
+    poll = service.polls.create_poll("bench")
+    q = service.polls.add_question(poll.id, "Vanilla or chocolate?",
+                                   options=("Chocolate", "Vanilla"),
+                                   design_params=design)
+    return poll, service.running.open_question(q.id)
 
 
 def submit_throughput(service: PollService, reports: int) -> tuple[float, float]:
@@ -110,9 +111,10 @@ def submit_throughput(service: PollService, reports: int) -> tuple[float, float]
         barrier.wait()
         try:
             for i in range(w, reports, WRITERS):
-                service.submit_report(poll.join_code, q.id, answer=i % 2, design_params=params,
-                                      submission_id=f"bench-{secrets.token_hex(8)}",
-                                      device_id=f"device-{i}")
+                service.reports.submit_report(poll.join_code, q.id, answer=i % 2,
+                                              design_params=params,
+                                              submission_id=f"bench-{secrets.token_hex(8)}",
+                                              device_id=f"device-{i}")
         except BaseException as exc:  # noqa: BLE001 - collected and re-raised by the main thread
             errors.append(exc)
 
@@ -154,14 +156,14 @@ def estimate_ms(service: PollService, n: int, calls: int, *, mixed: bool,
     """
     _, q = open_question(service)
     if mixed:
-        service.add_simulated_reports(q.id, n // 2, 0.6, seed=1)
-        service.set_design(q.id, EPS)
-        service.add_simulated_reports(q.id, n - n // 2, 0.6, seed=2)
+        service.results.add_simulated_reports(q.id, n // 2, 0.6, seed=1)
+        service.polls.set_design(q.id, EPS)
+        service.results.add_simulated_reports(q.id, n - n // 2, 0.6, seed=2)
     else:
-        service.add_simulated_reports(q.id, n, 0.6, seed=1)
-    est = service.estimate(q.id)
+        service.results.add_simulated_reports(q.id, n, 0.6, seed=1)
+    est = service.results.estimate(q.id)
     assert est.n == n, est.n
-    out = {"estimate": median_ms(lambda: service.estimate(q.id), calls),
+    out = {"estimate": median_ms(lambda: service.results.estimate(q.id), calls),
            "read": median_ms(lambda: service.store.estimate_inputs(q.id), calls)}
     if analyze_url:
         engine = sa.create_engine(analyze_url, poolclass=sa.NullPool)
@@ -170,14 +172,14 @@ def estimate_ms(service: PollService, n: int, calls: int, *, mixed: bool,
                 conn.execute(sa.text("ANALYZE reports"))
         finally:
             engine.dispose()
-        out["estimate_analyzed"] = median_ms(lambda: service.estimate(q.id), calls)
+        out["estimate_analyzed"] = median_ms(lambda: service.results.estimate(q.id), calls)
         out["read_analyzed"] = median_ms(lambda: service.store.estimate_inputs(q.id), calls)
     return out
 
 
 def run_backend(url: str, args) -> dict[str, tuple[float, float]]:
     store = Store(url)
-    service = PollService(store)
+    service = PollService.on(store)
     pg = store.backend == "postgresql"
     try:
         submit_runs = [submit_throughput(service, args.reports) for _ in range(args.repeats)]
@@ -301,7 +303,7 @@ def main() -> int:
             "wall-clock time.",
             "",
             "Writers are threads of one process, as Streamlit runs sessions; each submit is "
-            "the full `PollService.submit_report` path (validation, HMAC token, one read "
+            "the full `Reports.submit_report` path (validation, HMAC token, one read "
             "and one `INSERT … ON CONFLICT DO NOTHING` transaction). `estimate` is what the "
             "dashboard calls: one read transaction plus ldp_core's summary (MLE, "
             "likelihood-ratio interval). On PostgreSQL the first `estimate` rows are "

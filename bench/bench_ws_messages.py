@@ -62,19 +62,21 @@ def configured_limit_mb() -> float:
 
 
 def seed(svc) -> tuple[int, int, int]:
-    poll = svc.create_poll("message sizes")
-    q = svc.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
-                         options=("Chocolate", "Vanilla"), design_params=DIE)
-    svc.open_question(q.id)
-    svc.add_simulated_answers(q.id, svc.rehearsal_class(q.id, 10_000, 0.6, seed=1), seed=2)
-    svc.set_revealed(q.id, True)
-    h = svc.add_question(poll.id, "Favourite season?", kind="categorical",
-                         options=("Winter", "Spring", "Summer", "Autumn", "Rainy"),
-                         design_params=UE5)
-    svc.open_question(h.id)
-    svc.add_simulated_answers(h.id, svc.rehearsal_class(h.id, 2_000, [0.1, 0.2, 0.3, 0.3, 0.1],
-                                                        seed=3), seed=4)
-    svc.set_revealed(h.id, True)
+    poll = svc.polls.create_poll("message sizes")
+    q = svc.polls.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
+                               options=("Chocolate", "Vanilla"), design_params=DIE)
+    svc.running.open_question(q.id)
+    svc.results.add_simulated_answers(
+        q.id, svc.results.rehearsal_class(q.id, 10_000, 0.6, seed=1), seed=2)
+    svc.running.set_revealed(q.id, True)
+    h = svc.polls.add_question(poll.id, "Favourite season?", kind="categorical",
+                               options=("Winter", "Spring", "Summer", "Autumn", "Rainy"),
+                               design_params=UE5)
+    svc.running.open_question(h.id)
+    svc.results.add_simulated_answers(
+        h.id, svc.results.rehearsal_class(h.id, 2_000, [0.1, 0.2, 0.3, 0.3, 0.1], seed=3),
+        seed=4)
+    svc.running.set_revealed(h.id, True)
     return poll.id, q.id, h.id
 
 
@@ -116,7 +118,7 @@ def main() -> int:
         data = Path(tmp)
         db = f"sqlite:///{data / 'classroom.db'}"
         store = Store(db)
-        pid, qid, hid = seed(PollService(store))
+        pid, qid, hid = seed(PollService.on(store))
         env = {"LDP_CLASSROOM_DATA_DIR": str(data), "LDP_CLASSROOM_DATABASE_URL": db,
                "LDP_CLASSROOM_INSTRUCTOR_KEY": INSTRUCTOR_KEY}
         pages = STUDY[:1] if args.smoke else STUDY

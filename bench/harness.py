@@ -679,9 +679,9 @@ def floor_target(*, processes: int = 1, server_cpus: str | None = None) -> Itera
         data = Path(tmp)
         store = Store(f"sqlite:///{data / 'classroom.db'}")
         try:
-            poll, _ = exercise(PollService(store), "floor")
-            (data / "state.json").write_bytes(build_snapshot(PollService(store),
-                                                             poll.join_code).body)
+            poll, _ = exercise(PollService.on(store), "floor")
+            (data / "state.json").write_bytes(build_snapshot(PollService.on(store),
+                                                                poll.join_code).body)
         finally:
             store.close()
         port, log_path = free_port(), data / "floor.log"
@@ -753,14 +753,14 @@ def propagation_probe(tgt: Target, *, phones_per_process: int = 10, changes: int
     from classroom.store import Store
 
     store = Store(tgt.database_url)
-    service = PollService(store)
+    service = PollService.on(store)
     poll, first = exercise(service, "propagation")
     out = Propagation()
 
     def change() -> float:
-        q = service.add_question(poll.id, f"Change {out.changes + 1}?",
-                                 options=("No", "Yes"), design_params=DIE)
-        service.open_question(q.id)
+        q = service.polls.add_question(poll.id, f"Change {out.changes + 1}?",
+                                       options=("No", "Yes"), design_params=DIE)
+        service.running.open_question(q.id)
         return time.perf_counter()
 
     async def watch(url: str, changed: list[float]) -> None:
@@ -796,10 +796,10 @@ def propagation_probe(tgt: Target, *, phones_per_process: int = 10, changes: int
 
 def exercise(service, title: str):
     """A poll with the class exercise's question, open."""
-    poll = service.create_poll(title)
-    q = service.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
-                             options=("Chocolate", "Vanilla"), design_params=DIE)
-    return poll, service.open_question(q.id)
+    poll = service.polls.create_poll(title)
+    q = service.polls.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
+                                         options=("Chocolate", "Vanilla"), design_params=DIE)
+    return poll, service.running.open_question(q.id)
 
 
 async def _warm_up(url: str, code: str) -> None:
@@ -844,9 +844,9 @@ def run_load(tgt: Target, cfg: LoadConfig, *, label: str | None = None,
         return _run_floor(tgt, cfg, label, alongside)
     store = Store(tgt.database_url)
     try:
-        service = PollService(store)
+        service = PollService.on(store)
         _, warm_q = exercise(service, "warm-up")
-        warm_code = service.poll(warm_q.poll_id).join_code
+        warm_code = service.polls.poll(warm_q.poll_id).join_code
         # Every process loads the routes and opens its pool before the clock starts
         # (directly, not through nginx, so none is missed).
         for url in [s.url for s in tgt.servers] or [tgt.url]:
@@ -958,7 +958,7 @@ def check_database(service, question_id: int, report: LoadReport) -> None:
     for o in report.outcomes:
         if not o.device_id:
             continue
-        receipt = service.receipt_for(question_id, o.device_id)
+        receipt = service.reports.receipt_for(question_id, o.device_id)
         if receipt is None:
             if o.receipt:
                 report.lost += 1

@@ -442,7 +442,7 @@ def transaction_counts() -> dict[str, int]:
     with tempfile.TemporaryDirectory(prefix="ldp-floor-") as tmp:
         store = Store(f"sqlite:///{tmp}/classroom.db")
         try:
-            service = PollService(store)
+            service = PollService.on(store)
             poll, q = exercise(service, "floor")
             api = PhoneApi(lambda: service, ttl=3600)
             app = Starlette(routes=make_routes(api),

@@ -1,6 +1,8 @@
 """classroom: polls, questions, rounds and randomized reports between ldp_core and the pages.
 
-``PollService(Store())`` is the API the pages use; see docs/architecture.md.
+``PollService.on(Store())`` is the API the pages use: one object per use case
+(``service.polls``, ``.running``, ``.reports``, ``.results``, ``.plans``; see
+docs/architecture.md).
 No streamlit or starlette import, and no module-level mutable state: the app
 builds one ``Store`` and one ``PollService`` per process from one
 ``config.Settings`` (its composition root, :mod:`web.composition`).

@@ -1,7 +1,7 @@
 """Lesson plans: the questions of a lecture, prepared before class, kept and shared as a file.
 
 A plan is a title, a description, an optional privacy budget (the poll's) and an ordered
-list of questions. Each question is what :meth:`PollService.add_question` takes (text,
+list of questions. Each question is what :meth:`Polls.add_question` takes (text,
 kind, options or a numeric question's unit, design parameters exactly as the classroom
 stores them, mode) plus an optional countdown. Every question is checked by the same
 functions ``add_question`` uses (:mod:`classroom.domain`), and the budget by the same
@@ -103,7 +103,7 @@ class PlanError(BadInput):
 
 @dataclass(frozen=True)
 class PlanQuestion(Designed):
-    """One question of a plan, checked as :meth:`PollService.add_question` checks it.
+    """One question of a plan, checked as :meth:`Polls.add_question` checks it.
 
     Build one with :meth:`build`. ``options`` follows the classroom's answer encoding
     (a numeric question's is ``(unit,)``); ``design_json`` is the canonical JSON of the

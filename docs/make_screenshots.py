@@ -20,7 +20,7 @@ downloaded browser) through it and writes small palette PNGs:
 
 ``--only NAME`` (student, dashboard, study, plans, keys) writes one group of pictures.
 
-The simulated students are added with ``PollService.add_simulated_reports`` on
+The simulated students are added with ``Results.add_simulated_reports`` on
 the same SQLite file while the projected dashboard is open (the dashboard's own
 "Add simulated students" button does the same in batches). A fixed seed keeps
 the dashboard picture the same from run to run; the phone's randomizer is the
@@ -131,10 +131,10 @@ def dashboard(browser, base: str, key: str, svc, poll, question) -> None:
     page.goto(f"{base}/dashboard?projector=1&pid={poll.id}&qid={question.id}")
     settle(page)
     wait_metric(page, "Reports received", "0")
-    added = svc.add_simulated_reports(question.id, REHEARSAL_N, REHEARSAL_SHARE, seed=SEED)
+    added = svc.results.add_simulated_reports(question.id, REHEARSAL_N, REHEARSAL_SHARE, seed=SEED)
     assert added == REHEARSAL_N, added
     wait_metric(page, "Reports received", str(REHEARSAL_N))
-    est = svc.estimate(question.id).binary
+    est = svc.results.estimate(question.id).binary
     wait_metric(page, "Estimate μ̂", f"{est.mu_hat:.3f}".replace("-", "−"))
     wait_charts(page, 3)
     settle(page)
@@ -188,9 +188,9 @@ def lesson_plans(browser, base: str, key: str) -> None:
 
 def projector_keys(browser, base: str, key: str, svc) -> None:
     """Projection mode's "?" list of keys, over a question whose countdown runs."""
-    poll = svc.create_poll("Lecture")
-    q = svc.add_question(poll.id, EXERCISE_TEXT, options=EXERCISE_OPTIONS,
-                         design_params=EXERCISE_DESIGN, countdown_s=90)
+    poll = svc.polls.create_poll("Lecture")
+    q = svc.polls.add_question(poll.id, EXERCISE_TEXT, options=EXERCISE_OPTIONS,
+                               design_params=EXERCISE_DESIGN, countdown_s=90)
     ctx = browser.new_context(viewport={"width": 1280, "height": 720}, device_scale_factor=1,
                               reduced_motion="reduce")
     page = ctx.new_page()
@@ -250,18 +250,18 @@ def main() -> None:
         env = {"LDP_CLASSROOM_DATA_DIR": tmp, "LDP_CLASSROOM_DATABASE_URL": url,
                "LDP_CLASSROOM_INSTRUCTOR_KEY": key, "LDP_CLASSROOM_PUBLIC_URL": PUBLIC_URL}
         store = Store(url)
-        svc = PollService(store)
+        svc = PollService.on(store)
         # The phone votes in one poll; the rehearsal class fills another, so the
         # projected dashboard shows exactly the 40 simulated students.
-        phone_poll = svc.create_poll("CS208")
-        q = svc.add_question(phone_poll.id, EXERCISE_TEXT, options=EXERCISE_OPTIONS,
-                             design_params=EXERCISE_DESIGN)
-        svc.open_question(q.id)
-        class_poll = svc.create_poll("Class exercise")
-        cq = svc.add_question(class_poll.id, EXERCISE_TEXT, options=EXERCISE_OPTIONS,
-                              design_params=EXERCISE_DESIGN)
-        svc.open_question(cq.id)
-        svc.set_revealed(cq.id, True)
+        phone_poll = svc.polls.create_poll("CS208")
+        q = svc.polls.add_question(phone_poll.id, EXERCISE_TEXT, options=EXERCISE_OPTIONS,
+                                   design_params=EXERCISE_DESIGN)
+        svc.running.open_question(q.id)
+        class_poll = svc.polls.create_poll("Class exercise")
+        cq = svc.polls.add_question(class_poll.id, EXERCISE_TEXT, options=EXERCISE_OPTIONS,
+                                    design_params=EXERCISE_DESIGN)
+        svc.running.open_question(cq.id)
+        svc.running.set_revealed(cq.id, True)
         print("Writing screenshots:")
         with running_server(env, timeout=90) as base, sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -269,7 +269,7 @@ def main() -> None:
                 if only in (None, "student"):
                     student(browser, base, phone_poll.join_code)
                 if only in (None, "dashboard"):
-                    dashboard(browser, base, key, svc, class_poll, svc.question(cq.id))
+                    dashboard(browser, base, key, svc, class_poll, svc.polls.question(cq.id))
                 if only in (None, "study"):
                     study(browser, base)
                 if only in (None, "plans"):

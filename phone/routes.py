@@ -19,7 +19,7 @@ URLs (registered through ``st.App(routes=...)`` on the app's own port):
   and the ε it has spent in the poll (needs the ``ldp_device`` cookie); without
   the poll's :data:`ANSWERED_COOKIE` from memory, else one read transaction.
 * ``POST /api/poll/{code}/report``: one randomized report, through
-  ``PollService.submit_report`` (same validation, dedup and idempotent
+  ``Reports.submit_report`` (same validation, dedup and idempotent
   submission id as every report), in one transaction; the receipt carries the
   device's spent ε, and the response sets :data:`ANSWERED_COOKIE`.
 
@@ -270,7 +270,7 @@ class PhoneApi:
             if _etag_matches(request, snap.version):
                 return Response(status_code=304, headers={"ETag": f'"{snap.version}"',
                                                           "Cache-Control": "no-cache"})
-        body = _with_now(snap.body, epoch_ms(self.service.now()))
+        body = _with_now(snap.body, epoch_ms(self.service.running.now()))
         # A held request's cookies are as old as the request: a browser that has answered
         # since (its ANSWERED_COOKIE came meanwhile) would get "no receipt" from memory.
         # Then no `me`: the page asks /me, with the cookies it has now.
@@ -300,7 +300,7 @@ class PhoneApi:
         return await run_in_threadpool(self._mine, snap, device)
 
     def _mine(self, snap: Snapshot, device: str) -> dict[str, Any]:
-        receipt, spent = self.service.device_status(snap.poll_id, snap.question_id, device)
+        receipt, spent = self.service.reports.device_status(snap.poll_id, snap.question_id, device)
         return {"question_id": snap.question_id,
                 "receipt": None if receipt is None else receipt_view(receipt,
                                                                      snap.privacy_note or ""),
@@ -334,14 +334,14 @@ class PhoneApi:
         """The receipt's JSON and the poll's join code: one transaction
         (``submit_report``), whose receipt carries the ε this device has spent."""
         code = normalize_join_code(request.path_params["code"])
-        receipt = self.service.submit_report(
+        receipt = self.service.reports.submit_report(
             code, data["question_id"], answer=data["answer"], design_params=data["params"],
             submission_id=data["submission_id"], device_id=device,
             address=client_address(request))
         if snap is not None and snap.question_id == receipt.question_id:
             note = snap.privacy_note
         else:  # the cached state is a moment old: word the receipt from the question itself
-            note = privacy_note(self.service.question(receipt.question_id))
+            note = privacy_note(self.service.polls.question(receipt.question_id))
         return {"receipt": receipt_view(receipt, note or "")}, code
 
 

@@ -66,9 +66,10 @@ class Snapshot:
 
 def build_snapshot(service: PollService, code: str) -> Snapshot:
     """Read the poll and its current question (one pass) and serialise them."""
-    poll = service.poll_by_code(code)
-    question = service.current_question(poll.id)
-    est = service.estimate(question.id) if question is not None and question.revealed else None
+    poll = service.polls.poll_by_code(code)
+    question = service.polls.current_question(poll.id)
+    est = (service.results.estimate(question.id)
+           if question is not None and question.revealed else None)
     state: dict[str, Any] = {
         "poll": {"code": poll.join_code, "title": poll.title, "budget": poll.epsilon_budget},
         "question": None if question is None else question_view(question, est),
@@ -125,7 +126,7 @@ class PollStates:
 
     def _until(self, when: float) -> float:
         """Seconds from now (the service's clock, the one deadlines are set by) to ``when``."""
-        return when - self._service.now().timestamp()
+        return when - self._service.running.now().timestamp()
 
     def _entry(self, code: str) -> _Entry:
         entry = self._entries.get(code)

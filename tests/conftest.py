@@ -163,7 +163,7 @@ def store(db_url):
 def service(store):
     from classroom import PollService
 
-    return PollService(store)
+    return PollService.on(store)
 
 
 @pytest.fixture
@@ -172,11 +172,12 @@ def open_question(service):
 
     def make(text: str = "Vanilla or chocolate?", *, options=("Chocolate", "Vanilla"),
              design_params=None, kind: str = "binary", title: str = "CS208"):
-        poll = service.create_poll(title)
-        q = service.add_question(poll.id, text, options=options,
-                                 design_params=DIE if design_params is None else design_params,
-                                 kind=kind)
-        return poll, service.open_question(q.id)
+        poll = service.polls.create_poll(title)
+        q = service.polls.add_question(poll.id, text, options=options,
+                                       design_params=(DIE if design_params is None
+                                                      else design_params),
+                                       kind=kind)
+        return poll, service.running.open_question(q.id)
 
     return make
 

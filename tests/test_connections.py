@@ -101,11 +101,11 @@ def test_the_server_holds_one_pool_of_at_most_20_connections(tmp_path, capsys):
     with db_schema_url(base_url) as url:
         store = Store(url)  # the test's own, under another application name
         try:
-            svc = PollService(store)
-            poll = svc.create_poll("connections")
-            q = svc.open_question(svc.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
-                                                   options=("Chocolate", "Vanilla"),
-                                                   design_params=DIE).id)
+            svc = PollService.on(store)
+            poll = svc.polls.create_poll("connections")
+            q = svc.polls.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
+                                       options=("Chocolate", "Vanilla"), design_params=DIE)
+            q = svc.running.open_question(q.id)
             server_url = make_url(url).update_query_dict({"application_name": name})
             env = {"LDP_CLASSROOM_DATA_DIR": str(tmp_path), "LDP_CLASSROOM_INSTRUCTOR_KEY": KEY,
                    "LDP_CLASSROOM_DATABASE_URL":

@@ -56,11 +56,12 @@ def test_two_processes_close_the_countdown_together_with_no_dashboard(backend, t
 
     with _database(backend, tmp_path) as url:
         store = Store(url)
-        svc = PollService(store)
-        poll = svc.create_poll("countdown")
-        q = svc.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
-                             options=("Chocolate", "Vanilla"), design_params=dict(CLASS_EXERCISE),
-                             countdown_s=COUNTDOWN_S)
+        svc = PollService.on(store)
+        poll = svc.polls.create_poll("countdown")
+        q = svc.polls.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
+                                   options=("Chocolate", "Vanilla"),
+                                   design_params=dict(CLASS_EXERCISE),
+                                   countdown_s=COUNTDOWN_S)
         envs = []
         for name in ("a", "b"):
             data = tmp_path / name
@@ -69,7 +70,7 @@ def test_two_processes_close_the_countdown_together_with_no_dashboard(backend, t
                          "LDP_CLASSROOM_INSTRUCTOR_KEY": KEY})
         try:
             with running_server(envs[0]) as one, running_server(envs[1]) as two:
-                q = svc.open_question(q.id)  # the countdown starts once both are up
+                q = svc.running.open_question(q.id)  # the countdown starts once both are up
                 outcome = asyncio.run(_class(poll.join_code, (one, two), q.closes_at))
                 logs = server_log(one) + server_log(two)
                 # Written down by the processes' closers, at the deadline, with no reader.

@@ -71,15 +71,15 @@ def test_export_neutralises_formula_labels_and_replay_reads_them_back(service, l
     import csv
     import io
 
-    poll = service.create_poll("t")
-    q = service.add_question(poll.id, "Which?", options=("Plain", label),
-                             design_params=dict(CLASS_EXERCISE))
-    service.open_question(q.id)
+    poll = service.polls.create_poll("t")
+    q = service.polls.add_question(poll.id, "Which?", options=("Plain", label),
+                                   design_params=dict(CLASS_EXERCISE))
+    service.running.open_question(q.id)
     for i, answer in enumerate((1, 1, 0)):
-        service.submit_report(poll.join_code, q.id, answer=answer,
-                              design_params=dict(CLASS_EXERCISE),
-                              submission_id=f"f-{i:06d}", device_id=f"dev-{i}")
-    text = service.export_csv(q.id)
+        service.reports.submit_report(poll.join_code, q.id, answer=answer,
+                                      design_params=dict(CLASS_EXERCISE),
+                                      submission_id=f"f-{i:06d}", device_id=f"dev-{i}")
+    text = service.results.export_csv(q.id)
     for row in csv.reader(io.StringIO(text)):
         for cell in row:
             # No cell a spreadsheet would evaluate: none starts with a formula character,

@@ -43,16 +43,17 @@ def dashboard(*, instructor: bool = True, query: dict | None = None,
 def seed(svc, design: dict, yes: int, n: int, *, revealed: bool = True,
          text: str = "Vanilla (1) or chocolate (0)?", title: str = "CS208"):
     """A poll with one open binary question and exactly ``yes`` of ``n`` reports of 1."""
-    poll = svc.create_poll(title)
-    q = svc.add_question(poll.id, text, options=("Chocolate", "Vanilla"), design_params=design)
-    svc.open_question(q.id)
+    poll = svc.polls.create_poll(title)
+    q = svc.polls.add_question(poll.id, text, options=("Chocolate", "Vanilla"),
+                               design_params=design)
+    svc.running.open_question(q.id)
     for i in range(n):
-        svc.submit_report(poll.join_code, q.id, answer=1 if i < yes else 0,
-                          design_params=design, submission_id=f"seed-{q.id}-{i:06d}",
-                          device_id=f"device-{q.id}-{i}")
+        svc.reports.submit_report(poll.join_code, q.id, answer=1 if i < yes else 0,
+                                  design_params=design, submission_id=f"seed-{q.id}-{i:06d}",
+                                  device_id=f"device-{q.id}-{i}")
     if revealed:
-        svc.set_revealed(q.id, True)
-    return poll, svc.question(q.id)
+        svc.running.set_revealed(q.id, True)
+    return poll, svc.polls.question(q.id)
 
 
 def metrics(at: AppTest) -> dict[str, str]:
@@ -167,7 +168,7 @@ def test_second_design_exact_numbers(app_env, design, yes, mu, sd, eps, mu_tex, 
 
 def test_estimate_matches_the_service(app_env):
     _, q = seed(app_env, DIE, 23, 37)
-    est = app_env.estimate(q.id).binary
+    est = app_env.results.estimate(q.id).binary
     m = metrics(dashboard())
     assert m["Estimate μ̂"] == f3(est.mu_hat)
     assert m["SD, fixed class"] == f3(est.sd_worst)
@@ -228,9 +229,9 @@ def test_empty_dashboard_starts_the_class_exercise_in_one_click(app_env):
     assert_clean(at)
     at.button(key="dash_start_exercise").click().run()
     assert_clean(at)
-    polls = app_env.list_polls()
+    polls = app_env.polls.list_polls()
     assert len(polls) == 1
-    (q,) = app_env.questions(polls[0].id)
+    (q,) = app_env.polls.questions(polls[0].id)
     assert q.text == "Vanilla (1) or chocolate (0)?"
     assert q.options == ("Chocolate", "Vanilla")
     assert q.design_params == DIE and q.mode == "device" and q.kind == "binary"
@@ -247,7 +248,7 @@ def test_create_poll_then_add_warner_question(app_env):
     at.text_input(key="dash_new_poll_title").input("Week 10")
     at.button(key="dash_create_poll").click().run()
     assert_clean(at)
-    (poll,) = app_env.list_polls()
+    (poll,) = app_env.polls.list_polls()
     assert poll.title == "Week 10"
     at.radio(key="dash_q_preset").set_value("warner").run()
     at.slider(key="dash_q_warner_p").set_value(0.8).run()
@@ -255,14 +256,14 @@ def test_create_poll_then_add_warner_question(app_env):
     at.radio(key="dash_q_mode").set_value("physical").run()
     at.button(key="dash_add_question").click().run()
     assert_clean(at)
-    (q,) = app_env.questions(poll.id)
+    (q,) = app_env.polls.questions(poll.id)
     assert q.design_params == {"design": "warner", "p": 0.8}
     assert q.mode == "physical" and q.state == "draft"
     assert q.text == "Statement A: I prefer vanilla"
 
 
 def test_custom_design_by_gamma_or_by_epsilon(app_env):
-    poll = app_env.create_poll("custom")
+    poll = app_env.polls.create_poll("custom")
     at = dashboard()
     at.radio(key="dash_q_preset").set_value("custom").run()
     # Starts at the exercise's privacy, set by gamma = 1/4 (eps = ln 3 beside it).
@@ -275,7 +276,7 @@ def test_custom_design_by_gamma_or_by_epsilon(app_env):
     at.checkbox(key="dash_q_open").check().run()
     at.button(key="dash_add_question").click().run()
     assert_clean(at)
-    (q,) = app_env.questions(poll.id)
+    (q,) = app_env.polls.questions(poll.id)
     assert q.design_params == {"design": "epsilon", "epsilon": 2.0}  # the slider on screen
     assert q.is_open
     # Set by gamma, the design is defined by gamma.
@@ -283,12 +284,12 @@ def test_custom_design_by_gamma_or_by_epsilon(app_env):
     assert at.slider(key="dash_q_gamma").value == pytest.approx(round(math.tanh(1.0) / 2, 3))
     at.slider(key="dash_q_gamma").set_value(0.2).run()
     at.button(key="dash_add_question").click().run()
-    q2 = app_env.questions(poll.id)[-1]
+    q2 = app_env.polls.questions(poll.id)[-1]
     assert q2.design_params == {"design": "gamma", "gamma": 0.2}
 
 
 def test_categorical_question_with_recommended_oracle(app_env):
-    poll = app_env.create_poll("flavours")
+    poll = app_env.polls.create_poll("flavours")
     at = dashboard()
     at.radio(key="dash_q_preset").set_value("categorical").run()
     # k = 4 < 3e + 2: ldp_core recommends GRR, and the radio starts there.
@@ -296,13 +297,13 @@ def test_categorical_question_with_recommended_oracle(app_env):
     assert "recommends GRR" in texts(at)
     at.button(key="dash_add_question").click().run()
     assert_clean(at)
-    (q,) = app_env.questions(poll.id)
+    (q,) = app_env.polls.questions(poll.id)
     assert q.kind == "categorical"
     assert q.options == ("Vanilla", "Chocolate", "Strawberry", "Pistachio")
     assert q.design_params == {"design": "grr", "d": 4, "epsilon": 1.0}
     at.radio(key="dash_q_cat_oracle").set_value("oue").run()
     at.button(key="dash_add_question").click().run()
-    q2 = app_env.questions(poll.id)[-1]
+    q2 = app_env.polls.questions(poll.id)[-1]
     assert q2.design_params == ldp_core.UnaryEncoding.optimized(4, 1.0).params()
 
 
@@ -310,7 +311,7 @@ def test_the_categorical_form_says_whether_the_class_is_big_enough(app_env):
     """GRR, 4 options, ε = 1, n = 30: s_min = 0.71 (the check value); OUE, when chosen,
     needs s_min = 1.08 there, so the class finds nothing with it, and the recommended GRR
     is shown beside it; a bigger class finds smaller shares."""
-    app_env.create_poll("flavours")
+    app_env.polls.create_poll("flavours")
     at = dashboard()
     at.radio(key="dash_q_preset").set_value("categorical").run()
     assert at.number_input(key="dash_q_cat_n").value == 30
@@ -332,18 +333,18 @@ def test_the_categorical_form_says_whether_the_class_is_big_enough(app_env):
 
 
 def test_a_rehearsal_of_a_categorical_question_names_its_simulated_class(app_env):
-    poll = app_env.create_poll("dry run")
+    poll = app_env.polls.create_poll("dry run")
     params = {"design": "grr", "d": 3, "epsilon": 1.0}
-    q = app_env.add_question(poll.id, "Favourite?", options=("A", "B", "C"),
-                             design_params=params, kind="categorical")
-    app_env.open_question(q.id)
+    q = app_env.polls.add_question(poll.id, "Favourite?", options=("A", "B", "C"),
+                                   design_params=params, kind="categorical")
+    app_env.running.open_question(q.id)
     at = dashboard()
     at.number_input(key="dash_sim_n").set_value(30).run()
     at.button(key="dash_sim_add").click().run()
     for _ in range(4):  # the class arrives over refreshes of the live panel
         at.run()
-    assert app_env.estimate(q.id).n_simulated == 30
-    app_env.set_revealed(q.id, True)
+    assert app_env.results.estimate(q.id).n_simulated == 30
+    app_env.running.set_revealed(q.id, True)
     at.run()
     assert_clean(at)
     notes = [c.value for c in at.caption
@@ -355,19 +356,19 @@ def test_a_rehearsal_of_a_categorical_question_names_its_simulated_class(app_env
 
 
 def test_categorical_panel_raw_and_post_processed(app_env):
-    poll = app_env.create_poll("flavours")
+    poll = app_env.polls.create_poll("flavours")
     params = {"design": "grr", "d": 4, "epsilon": 1.0}
-    q = app_env.add_question(poll.id, "Favourite?", options=("A", "B", "C", "D"),
-                             design_params=params, kind="categorical")
-    app_env.open_question(q.id)
+    q = app_env.polls.add_question(poll.id, "Favourite?", options=("A", "B", "C", "D"),
+                                   design_params=params, kind="categorical")
+    app_env.running.open_question(q.id)
     answers = [0] * 9 + [1] * 3 + [2] * 2 + [3] * 1
     for i, a in enumerate(answers):
-        app_env.submit_report(poll.join_code, q.id, answer=a, design_params=params,
-                              submission_id=f"cat-{i:06d}", device_id=f"cat-device-{i}")
-    app_env.set_revealed(q.id, True)
+        app_env.reports.submit_report(poll.join_code, q.id, answer=a, design_params=params,
+                                      submission_id=f"cat-{i:06d}", device_id=f"cat-device-{i}")
+    app_env.running.set_revealed(q.id, True)
     at = dashboard()
     assert_clean(at)
-    est = app_env.estimate(q.id).categorical
+    est = app_env.results.estimate(q.id).categorical
     assert metrics(at)["Reports received"] == "15"
     table = at.table[0].value
     names = ldp_core.POSTPROCESSING
@@ -395,17 +396,17 @@ def test_close_open_and_reveal(app_env):
     at = dashboard()
     assert at.button(key="dash_voting").label == "Close voting"
     at.button(key="dash_voting").click().run()
-    assert app_env.question(q.id).state == "closed"
+    assert app_env.polls.question(q.id).state == "closed"
     assert at.button(key="dash_voting").label == "Reopen voting"
     assert "Voting closed" in texts(at)
     at.button(key="dash_voting").click().run()
-    assert app_env.question(q.id).is_open
+    assert app_env.polls.question(q.id).is_open
     assert at.button(key="dash_reveal").label == "Reveal results"
     at.button(key="dash_reveal").click().run()
-    assert app_env.question(q.id).revealed
+    assert app_env.polls.question(q.id).revealed
     assert "Estimate μ̂" in metrics(at)
     at.button(key="dash_reveal").click().run()
-    assert not app_env.question(q.id).revealed
+    assert not app_env.polls.question(q.id).revealed
     assert_clean(at)
 
 
@@ -414,9 +415,9 @@ def test_new_round_keeps_history(app_env):
     at = dashboard()
     at.button(key="dash_new_round").click().run()
     assert_clean(at)
-    rounds = app_env.rounds(q.id)
+    rounds = app_env.running.rounds(q.id)
     assert [r.number for r in rounds] == [1, 2]
-    q = app_env.question(q.id)
+    q = app_env.polls.question(q.id)
     assert q.state == "draft" and not q.revealed and q.round_number == 2
     at.button(key="dash_reveal").click().run()
     history = at.table[0].value
@@ -429,7 +430,7 @@ def test_new_round_keeps_history(app_env):
 
 def test_several_questions_and_switching(app_env):
     poll, q1 = seed(app_env, DIE, 30, 40, text="First?")
-    q2 = app_env.add_question(poll.id, "Second?", options=("No", "Yes"), design_params=WARNER)
+    q2 = app_env.polls.add_question(poll.id, "Second?", options=("No", "Yes"), design_params=WARNER)
     at = dashboard()
     # The open question is shown by default.
     assert at.selectbox(key="dash_question_select").value == q1.id
@@ -437,8 +438,8 @@ def test_several_questions_and_switching(app_env):
     assert_clean(at)
     assert at.button(key="dash_voting").label == "Open voting"
     at.button(key="dash_voting").click().run()
-    assert app_env.question(q2.id).is_open
-    assert app_env.question(q1.id).state == "closed"  # one open question per poll
+    assert app_env.polls.question(q2.id).is_open
+    assert app_env.polls.question(q1.id).state == "closed"  # one open question per poll
     assert at.query_params["qid"] == str(q2.id)
 
 
@@ -450,12 +451,12 @@ def test_switch_polls_and_delete_with_confirmation(app_env):
     at.selectbox(key="dash_poll_select").set_value(old.id).run()
     assert old.join_code in texts(at)
     at.button(key="dash_delete_poll").click().run()
-    assert {p.id for p in app_env.list_polls()} == {old.id, new.id}  # not without the tick
+    assert {p.id for p in app_env.polls.list_polls()} == {old.id, new.id}  # not without the tick
     assert any("Tick the box" in w.value for w in at.warning)
     at.checkbox(key=f"dash_confirm_delete_{old.id}").check().run()
     at.button(key="dash_delete_poll").click().run()
     assert_clean(at)
-    assert [p.id for p in app_env.list_polls()] == [new.id]
+    assert [p.id for p in app_env.polls.list_polls()] == [new.id]
     assert at.selectbox(key="dash_poll_select").value == new.id
 
 
@@ -467,8 +468,8 @@ def test_export_csv_button_builds_the_csv_only_when_clicked(app_env, monkeypatch
 
     poll, q = seed(app_env, DIE, 30, 40)
     built, registered = [], {}
-    export = app_env.export_csv
-    monkeypatch.setattr(app_env, "export_csv",
+    export = app_env.results.export_csv
+    monkeypatch.setattr(app_env.results, "export_csv",
                         lambda *a, **kw: built.append((a, kw)) or export(*a, **kw))
     add_deferred = MediaFileManager.add_deferred
 
@@ -492,52 +493,52 @@ def test_export_csv_button_builds_the_csv_only_when_clicked(app_env, monkeypatch
 
 
 def test_rehearsal_class_arrives_over_refreshes_and_clears(app_env):
-    poll = app_env.create_poll("dry run")
-    q = app_env.add_question(poll.id, "Vanilla?", options=("Chocolate", "Vanilla"),
-                             design_params=DIE)
-    app_env.open_question(q.id)
-    real = app_env.submit_report(poll.join_code, q.id, answer=1, design_params=DIE,
-                                 submission_id="real-student-0001", device_id="phone")
+    poll = app_env.polls.create_poll("dry run")
+    q = app_env.polls.add_question(poll.id, "Vanilla?", options=("Chocolate", "Vanilla"),
+                                   design_params=DIE)
+    app_env.running.open_question(q.id)
+    real = app_env.reports.submit_report(poll.join_code, q.id, answer=1, design_params=DIE,
+                                         submission_id="real-student-0001", device_id="phone")
     at = dashboard()
     at.number_input(key="dash_sim_n").set_value(50).run()
     at.button(key="dash_sim_add").click().run()
     assert_clean(at)
-    arrived = [app_env.estimate(q.id).n_simulated]
+    arrived = [app_env.results.estimate(q.id).n_simulated]
     for _ in range(6):  # each run is one refresh of the live panel
         at.run()
-        arrived.append(app_env.estimate(q.id).n_simulated)
+        arrived.append(app_env.results.estimate(q.id).n_simulated)
     assert arrived[0] == 10 and arrived[-1] == 50  # five batches of ten, then no more
     assert arrived == sorted(arrived)
-    app_env.set_revealed(q.id, True)
+    app_env.running.set_revealed(q.id, True)
     at.run()
     # 60% of 50 is exactly 30 simulated Vanilla fans, and the page says so under μ̂.
     assert "Simulated class: 30 of 50 truly “Vanilla” (60%)" in texts(at)
-    assert len(app_env.export_csv(q.id).splitlines()) == 2  # header + the real report only
-    assert len(app_env.export_csv(q.id, include_simulated=True).splitlines()) == 52
+    assert len(app_env.results.export_csv(q.id).splitlines()) == 2  # header + the real report only
+    assert len(app_env.results.export_csv(q.id, include_simulated=True).splitlines()) == 52
     at.button(key="dash_sim_clear").click().run()
-    est = app_env.estimate(q.id)
+    est = app_env.results.estimate(q.id)
     assert est.n == 1 and est.n_simulated == 0  # the real report stays
-    assert app_env.receipt_for(q.id, "phone").answer == real.answer
+    assert app_env.reports.receipt_for(q.id, "phone").answer == real.answer
 
 
 def test_stuffers_in_rehearsal_move_the_estimate_and_raise_the_warning(app_env):
     """40 honest simulated students (60% Vanilla), then 10 stuffers: the estimated count
     grows by exactly 1.5 per stuffer, inside the blind zone no warning; 200 more and the
     dashboard's stuffing warning appears. Clear rehearsal removes them all."""
-    poll = app_env.create_poll("dry run", rehearsal=True)
-    q = app_env.add_question(poll.id, "Vanilla?", options=("Chocolate", "Vanilla"),
-                             design_params=DIE)
-    app_env.open_question(q.id)
-    app_env.add_simulated_reports(q.id, 40, 0.6, seed=5)
-    app_env.set_revealed(q.id, True)
-    before = app_env.estimate(q.id).binary.mu_hat
+    poll = app_env.polls.create_poll("dry run", rehearsal=True)
+    q = app_env.polls.add_question(poll.id, "Vanilla?", options=("Chocolate", "Vanilla"),
+                                   design_params=DIE)
+    app_env.running.open_question(q.id)
+    app_env.results.add_simulated_reports(q.id, 40, 0.6, seed=5)
+    app_env.running.set_revealed(q.id, True)
+    before = app_env.results.estimate(q.id).binary.mu_hat
     at = dashboard()
     assert at.selectbox(key=f"dash_stuff_target_{q.id}").value == 1  # "Vanilla"
     assert "by (1 − b)/(a − b) = 1.5, where an honest student" in texts(at)
     at.number_input(key="dash_stuff_n").set_value(10).run()
     at.button(key="dash_stuff_add").click().run()
     assert_clean(at)
-    est = app_env.estimate(q.id)
+    est = app_env.results.estimate(q.id)
     assert est.n_simulated == 50 and est.counts[1] >= 10
     assert 50 * est.binary.mu_hat == pytest.approx(40 * before + 10 * 1.5)
     assert "10 stuffed reports added" in texts(at)
@@ -548,15 +549,15 @@ def test_stuffers_in_rehearsal_move_the_estimate_and_raise_the_warning(app_env):
     assert "These reports do not fit the design" in texts(at)
     assert "more “Vanilla” than even a class where everyone truly prefers" in texts(at)
     at.button(key="dash_sim_clear").click().run()
-    assert app_env.estimate(q.id).n == 0
+    assert app_env.results.estimate(q.id).n == 0
 
 
 def test_stuffers_on_a_categorical_question_target_the_chosen_option(app_env):
-    poll = app_env.create_poll("dry run", rehearsal=True)
-    q = app_env.add_question(poll.id, "Flavour?", options=("Vanilla", "Chocolate", "Mango"),
-                             kind="categorical",
-                             design_params={"design": "grr", "d": 3, "epsilon": 1.0})
-    app_env.open_question(q.id)
+    poll = app_env.polls.create_poll("dry run", rehearsal=True)
+    q = app_env.polls.add_question(poll.id, "Flavour?", options=("Vanilla", "Chocolate", "Mango"),
+                                   kind="categorical",
+                                   design_params={"design": "grr", "d": 3, "epsilon": 1.0})
+    app_env.running.open_question(q.id)
     at = dashboard()
     at.selectbox(key=f"dash_stuff_target_{q.id}").set_value(2).run()
     gain = ldp_core.fake_report_gain(ldp_core.GRR(3, 1.0), 2)
@@ -565,7 +566,7 @@ def test_stuffers_on_a_categorical_question_target_the_chosen_option(app_env):
     at.button(key="dash_stuff_add").click().run()
     at.run()
     assert_clean(at)
-    assert app_env.estimate(q.id).counts == (0, 0, 300)
+    assert app_env.results.estimate(q.id).counts == (0, 0, 300)
     assert "one option named more often than even a class where everyone" in texts(at)
 
 
@@ -589,7 +590,7 @@ def test_projection_mode_toggle(app_env):
 
 def test_projector_url_keeps_the_chosen_question(app_env):
     poll, q1 = seed(app_env, DIE, 30, 40, text="First?")
-    q2 = app_env.add_question(poll.id, "Second?", options=("No", "Yes"), design_params=WARNER)
+    q2 = app_env.polls.add_question(poll.id, "Second?", options=("No", "Yes"), design_params=WARNER)
     at = dashboard(query={"projector": "1", "pid": str(poll.id), "qid": str(q2.id)})
     assert_clean(at)
     assert "Second?" in texts(at)
@@ -646,20 +647,20 @@ def test_unusable_database_is_a_message_not_a_traceback(tmp_path, monkeypatch):
 def test_deleted_question_under_the_live_panel(app_env):
     poll, q = seed(app_env, DIE, 3, 4)
     at = dashboard()
-    app_env.delete_question(q.id)  # e.g. from another tab
+    app_env.polls.delete_question(q.id)  # e.g. from another tab
     at.run()
     assert_clean(at)
     assert "no questions yet" in texts(at)
 
 
 def test_user_text_is_shown_literally(app_env):
-    poll = app_env.create_poll("t")
-    q = app_env.add_question(poll.id, "**Bold?** [link](http://x)", options=("No", "*Yes*"),
-                             design_params=DIE)
-    app_env.open_question(q.id)
-    app_env.set_revealed(q.id, True)
-    app_env.submit_report(poll.join_code, q.id, answer=1, design_params=DIE,
-                          submission_id="lit-000001", device_id="lit-device")
+    poll = app_env.polls.create_poll("t")
+    q = app_env.polls.add_question(poll.id, "**Bold?** [link](http://x)", options=("No", "*Yes*"),
+                                   design_params=DIE)
+    app_env.running.open_question(q.id)
+    app_env.running.set_revealed(q.id, True)
+    app_env.reports.submit_report(poll.join_code, q.id, answer=1, design_params=DIE,
+                                  submission_id="lit-000001", device_id="lit-device")
     at = dashboard()
     assert_clean(at)
     assert "Reported “\\*Yes\\*”" in metrics(at)
@@ -685,13 +686,13 @@ def _no_live_markup(markdown: str) -> None:
 def test_instructor_text_never_renders_as_markup(app_env):
     """Images, links, HTML and blank lines in a question or a label stay text: in the
     projector's question, the tables and the labels."""
-    poll = app_env.create_poll("t")
-    q = app_env.add_question(poll.id, HOSTILE_TEXT, options=("Red", "Green", HOSTILE_LABEL),
-                             design_params={"design": "grr", "d": 3, "epsilon": 1.0},
-                             kind="categorical")
-    app_env.open_question(q.id)
-    app_env.set_revealed(q.id, True)
-    app_env.add_simulated_reports(q.id, 30, (0.3, 0.3, 0.4), seed=3)
+    poll = app_env.polls.create_poll("t")
+    q = app_env.polls.add_question(poll.id, HOSTILE_TEXT, options=("Red", "Green", HOSTILE_LABEL),
+                                   design_params={"design": "grr", "d": 3, "epsilon": 1.0},
+                                   kind="categorical")
+    app_env.running.open_question(q.id)
+    app_env.running.set_revealed(q.id, True)
+    app_env.results.add_simulated_reports(q.id, 30, (0.3, 0.3, 0.4), seed=3)
     for at in (dashboard(), dashboard(query={"projector": "1"})):
         assert not at.exception
         for m in at.markdown:
@@ -726,15 +727,15 @@ def test_honest_reports_raise_no_alarm(app_env):
 
 
 def test_all_ones_unary_reports_are_flagged(app_env):
-    poll = app_env.create_poll("ue")
+    poll = app_env.polls.create_poll("ue")
     oue = {"design": "ue", "d": 5, "p": 0.5, "q": 0.25}
-    q = app_env.add_question(poll.id, "Which flavour?", options=("A", "B", "C", "D", "E"),
-                             design_params=oue, kind="categorical")
-    app_env.open_question(q.id)
+    q = app_env.polls.add_question(poll.id, "Which flavour?", options=("A", "B", "C", "D", "E"),
+                                   design_params=oue, kind="categorical")
+    app_env.running.open_question(q.id)
     for i in range(50):
-        app_env.submit_report(poll.join_code, q.id, answer="11111", design_params=oue,
-                              submission_id=f"ones-{i:06d}", device_id=f"ones-device-{i}")
-    app_env.set_revealed(q.id, True)
+        app_env.reports.submit_report(poll.join_code, q.id, answer="11111", design_params=oue,
+                                      submission_id=f"ones-{i:06d}", device_id=f"ones-device-{i}")
+    app_env.running.set_revealed(q.id, True)
     at = dashboard()
     assert not at.exception
     assert any("more 1s per report than the phones' randomizer produces" in e.value

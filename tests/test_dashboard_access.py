@@ -88,7 +88,7 @@ def test_render_without_login_shows_only_the_login_message(app_env, query):
         "The dashboard is for the instructor. Log in on the **I'm teaching** page "
         "([open it](/teach)) with the instructor key."]
     assert not at.selectbox and not at.button and not at.text_input
-    assert app_env.question(q.id).is_open  # nothing happened
+    assert app_env.polls.question(q.id).is_open  # nothing happened
 
 
 @pytest.mark.parametrize("forged", [True, "True", "x" * 43, "", 1])
@@ -204,7 +204,7 @@ def test_student_session_cannot_open_the_dashboard(app_env):
     open_page(at, dashboard_hash())  # the URL /dashboard?poll=CODE in this session
     assert_no_dashboard(at, None)
     # Nor any instructor action: the question is as it was.
-    assert app_env.question(q.id).is_open and app_env.question(q.id).revealed
+    assert app_env.polls.question(q.id).is_open and app_env.polls.question(q.id).revealed
 
 
 def test_visitor_asking_for_the_dashboard_url_gets_no_dashboard(app_env):
@@ -258,7 +258,7 @@ def classroom_env(tmp_path_factory):
 
     data = tmp_path_factory.mktemp("access")
     url = f"sqlite:///{data / 'classroom.db'}"
-    svc = PollService(Store(url))
+    svc = PollService.on(Store(url))
     poll, _ = seed(svc, DIE, 30, 40)
     env = {"LDP_CLASSROOM_DATA_DIR": str(data), "LDP_CLASSROOM_DATABASE_URL": url,
            "LDP_CLASSROOM_INSTRUCTOR_KEY": "access-test-key-0123"}

@@ -31,19 +31,19 @@ def hours(x: float) -> str:
 
 
 def _numeric(svc, poll, params=DUCHI, *, open_now=True):
-    q = svc.add_question(poll.id, "How many hours did you sleep last night?",
-                         kind="numeric", options=("hours",), design_params=params)
-    return svc.open_question(q.id) if open_now else q
+    q = svc.polls.add_question(poll.id, "How many hours did you sleep last night?",
+                               kind="numeric", options=("hours",), design_params=params)
+    return svc.running.open_question(q.id) if open_now else q
 
 
 def _report(svc, poll, q, answer, i):
-    return svc.submit_report(poll.join_code, q.id, answer=answer,
-                             design_params=q.design_params, submission_id=f"num-{i:06d}",
-                             device_id=f"num-device-{i}")
+    return svc.reports.submit_report(poll.join_code, q.id, answer=answer,
+                                     design_params=q.design_params, submission_id=f"num-{i:06d}",
+                                     device_id=f"num-device-{i}")
 
 
 def test_the_form_preselects_the_recommended_mechanism_and_adds_the_question(app_env):
-    poll = app_env.create_poll("sleep")
+    poll = app_env.polls.create_poll("sleep")
     at = dashboard()
     at.radio(key="dash_q_preset").set_value("numeric").run()
     assert_clean(at)
@@ -66,35 +66,35 @@ def test_the_form_preselects_the_recommended_mechanism_and_adds_the_question(app
     at.number_input(key="dash_q_num_hi").set_value(10.0).run()
     at.button(key="dash_add_question").click().run()
     assert_clean(at)
-    (q,) = app_env.questions(poll.id)
+    (q,) = app_env.polls.questions(poll.id)
     assert (q.kind, q.unit, q.mode) == ("numeric", "hours", "device")
     assert q.design_params == {"design": "hybrid", "epsilon": 2.0, "lo": 0.0, "hi": 10.0}
 
 
 def test_an_empty_range_is_refused_before_anything_is_added(app_env):
-    poll = app_env.create_poll("sleep")
+    poll = app_env.polls.create_poll("sleep")
     at = dashboard()
     at.radio(key="dash_q_preset").set_value("numeric").run()
     at.number_input(key="dash_q_num_lo").set_value(12.0).run()
     assert "The smallest answer must be below the largest." in texts(at)
     assert at.button(key="dash_add_question").disabled
-    assert list(app_env.questions(poll.id)) == []
+    assert list(app_env.polls.questions(poll.id)) == []
     assert_clean(at)
 
 
 def test_the_numeric_panel_shows_the_exact_mean_sd_and_central_sd(app_env):
-    poll = app_env.create_poll("sleep")
+    poll = app_env.polls.create_poll("sleep")
     q = _numeric(app_env, poll)
     for i in range(30):
         _report(app_env, poll, q, 1 if i < 20 else 0, i)
-    app_env.set_revealed(q.id, True)
+    app_env.running.set_revealed(q.id, True)
     at = dashboard()
     assert_clean(at)
     shown = metrics(at)
     assert shown["Reports received"] == "30"
     assert shown["Estimated mean"] == "10.00 hours"
     assert shown["SD, worst case"] == hours(12 / math.sqrt(30))
-    est = app_env.estimate(q.id).numeric
+    est = app_env.results.estimate(q.id).numeric
     # Duchi et al.'s reports are randomized response (3/4, 1/4) on a bit of mean (1 + x)/2:
     # the exact (Clopper-Pearson) interval of 20 "+c" of 30, mapped to [0, 12].
     bit_low, bit_high = ldp_core.exact_interval(0.75, 0.25, 30, 20)
@@ -112,13 +112,13 @@ def test_the_numeric_panel_shows_the_exact_mean_sd_and_central_sd(app_env):
 def test_a_hybrid_round_is_read_with_both_of_its_parts(app_env):
     """At ε = 2 on [0, 12]: Duchi's part (chance e^-1 = 37%) sends 6 ± 6 c_2 hours, the
     Piecewise part anything within 6 ± 6 C hours; the SD is the Hybrid's flat one."""
-    poll = app_env.create_poll("sleep")
+    poll = app_env.polls.create_poll("sleep")
     hm = ldp_core.HybridMechanism(2.0)
     q = _numeric(app_env, poll, {**DUCHI, "design": "hybrid", "epsilon": 2.0})
     c = hm.duchi.c_epsilon
     for i, answer in enumerate([c, -c, 0.5, -0.25]):
         _report(app_env, poll, q, answer, i)
-    app_env.set_revealed(q.id, True)
+    app_env.running.set_revealed(q.id, True)
     at = dashboard()
     assert_clean(at)
     shown, page = metrics(at), texts(at)
@@ -131,11 +131,11 @@ def test_a_hybrid_round_is_read_with_both_of_its_parts(app_env):
 
 
 def test_a_mean_outside_the_range_is_explained_and_clipped(app_env):
-    poll = app_env.create_poll("sleep")
+    poll = app_env.polls.create_poll("sleep")
     q = _numeric(app_env, poll)
     for i in range(3):
         _report(app_env, poll, q, 1, i)  # three reports of 18 hours: mean 18
-    app_env.set_revealed(q.id, True)
+    app_env.running.set_revealed(q.id, True)
     at = dashboard()
     assert_clean(at)
     assert metrics(at)["Estimated mean"] == "18.00 hours"
@@ -144,7 +144,7 @@ def test_a_mean_outside_the_range_is_explained_and_clipped(app_env):
 
 
 def test_a_numeric_rehearsal_says_the_class_mean_it_is_about(app_env):
-    poll = app_env.create_poll("dry run", rehearsal=True)
+    poll = app_env.polls.create_poll("dry run", rehearsal=True)
     q = _numeric(app_env, poll, {**DUCHI, "design": "piecewise"})
     at = dashboard()
     at.slider(key=f"dash_sim_mean_{q.id}").set_value(7.0).run()
@@ -152,20 +152,20 @@ def test_a_numeric_rehearsal_says_the_class_mean_it_is_about(app_env):
     at.button(key="dash_sim_add").click().run()
     for _ in range(6):
         at.run()
-    assert app_env.estimate(q.id).n_simulated == 50
-    app_env.set_revealed(q.id, True)
+    assert app_env.results.estimate(q.id).n_simulated == 50
+    app_env.running.set_revealed(q.id, True)
     at.run()
     assert_clean(at)
     assert "Simulated class: 50 students with true mean 7 hours" in texts(at)
-    est = app_env.estimate(q.id).numeric
+    est = app_env.results.estimate(q.id).numeric
     assert abs(est.mean - 7.0) <= 4 * est.sd_worst
 
 
 def test_the_budget_is_set_shown_and_refuses_a_round_that_would_pass_it(app_env):
-    poll = app_env.create_poll("budget")
-    q1 = app_env.add_question(poll.id, "Vanilla?", options=("Chocolate", "Vanilla"),
-                              design_params=dict(ldp_core.DieRR(4, 3).params()))
-    q1 = app_env.open_question(q1.id)
+    poll = app_env.polls.create_poll("budget")
+    q1 = app_env.polls.add_question(poll.id, "Vanilla?", options=("Chocolate", "Vanilla"),
+                                    design_params=dict(ldp_core.DieRR(4, 3).params()))
+    q1 = app_env.running.open_question(q1.id)
     _report(app_env, poll, q1, 1, 0)  # answered: its ε counts even once it closes
     q2 = _numeric(app_env, poll, open_now=False)
     at = dashboard(query={"pid": str(poll.id), "qid": str(q2.id)})
@@ -174,35 +174,36 @@ def test_the_budget_is_set_shown_and_refuses_a_round_that_would_pass_it(app_env)
     at.number_input(key=f"dash_budget_value_{poll.id}").set_value(2.0).run()
     at.button(key="dash_budget_save").click().run()
     assert_clean(at)
-    assert app_env.poll(poll.id).epsilon_budget == 2.0
+    assert app_env.polls.poll(poll.id).epsilon_budget == 2.0
     assert "ε = 1.10 of 2.00 committed" in texts(at) and "0.90 left" in texts(at)
     (table,) = [t.value for t in at.table]
     assert table.to_dict("records") == [{"Question": "Q1: Vanilla?", "Round": "1", "ε": "1.10"}]
     at.button(key="dash_voting").click().run()  # open the numeric question: ln 3 more
     assert "would let a student spend ε = 2.20 in this poll, over its budget of ε = 2.00" \
         in texts(at)
-    assert not app_env.question(q2.id).is_open
+    assert not app_env.polls.question(q2.id).is_open
     # A budget under what is already committed is refused, and the old one stays.
     at.number_input(key=f"dash_budget_value_{poll.id}").set_value(1.0).run()
     at.button(key="dash_budget_save").click().run()
     assert "already let a student spend ε = 1.10" in texts(at)
-    assert app_env.poll(poll.id).epsilon_budget == 2.0
+    assert app_env.polls.poll(poll.id).epsilon_budget == 2.0
     at.checkbox(key=f"dash_budget_on_{poll.id}").uncheck().run()
     at.button(key="dash_budget_save").click().run()
-    assert app_env.poll(poll.id).epsilon_budget is None
+    assert app_env.polls.poll(poll.id).epsilon_budget is None
     at.button(key="dash_voting").click().run()
-    assert app_env.question(q2.id).is_open
+    assert app_env.polls.question(q2.id).is_open
     assert_clean(at)
 
 
 def test_a_question_or_round_over_the_budget_adds_nothing_and_says_why(app_env):
     """Before, a question refused on opening stayed behind as a silent draft (the instructor
     added it twice), and "New round" made a round that could never open."""
-    poll = app_env.create_poll("budget")
-    q1 = app_env.add_question(poll.id, "Vanilla?", options=("Chocolate", "Vanilla"),
-                              design_params=dict(ldp_core.DieRR(4, 3).params()), open_now=True)
+    poll = app_env.polls.create_poll("budget")
+    q1 = app_env.polls.add_question(poll.id, "Vanilla?", options=("Chocolate", "Vanilla"),
+                                    design_params=dict(ldp_core.DieRR(4, 3).params()),
+                                    open_now=True)
     _report(app_env, poll, q1, 1, 0)
-    app_env.set_budget(poll.id, 2.0)
+    app_env.polls.set_budget(poll.id, 2.0)
     at = dashboard(query={"pid": str(poll.id), "qid": str(q1.id)})
     for open_now in (True, False):
         at.checkbox(key="dash_q_open").set_value(open_now).run()
@@ -213,7 +214,7 @@ def test_a_question_or_round_over_the_budget_adds_nothing_and_says_why(app_env):
                                 "a student spend ε = 2.20 in this poll, over its budget of "
                                 "ε = 2.00"), error
         assert "Give it a smaller ε, or raise the budget" in error
-        assert [q.id for q in app_env.questions(poll.id)] == [q1.id]
+        assert [q.id for q in app_env.polls.questions(poll.id)] == [q1.id]
         assert not at.success
     at.button(key="dash_add_exercise").click().run()
     assert "was not added" in at.error[0].value
@@ -222,17 +223,17 @@ def test_a_question_or_round_over_the_budget_adds_nothing_and_says_why(app_env):
     (error,) = [e.value for e in at.error]
     assert error.startswith("Round 2 of “Vanilla?” was not started: it would let a student "
                             "spend ε = 2.20"), error
-    q1 = app_env.question(q1.id)
+    q1 = app_env.polls.question(q1.id)
     assert (q1.round_number, q1.state) == (1, "open")
-    assert [q.id for q in app_env.questions(poll.id)] == [q1.id]
+    assert [q.id for q in app_env.polls.questions(poll.id)] == [q1.id]
 
 
 def test_the_projector_shows_a_numeric_question_without_formulas(app_env):
-    poll = app_env.create_poll("sleep")
+    poll = app_env.polls.create_poll("sleep")
     q = _numeric(app_env, poll)
     for i in range(10):
         _report(app_env, poll, q, i % 2, i)
-    app_env.set_revealed(q.id, True)
+    app_env.running.set_revealed(q.id, True)
     at = dashboard(query={"projector": "1", "pid": str(poll.id), "qid": str(q.id)})
     assert_clean(at)
     assert metrics(at)["Estimated mean"] == "6.00 hours"
@@ -248,11 +249,11 @@ def test_every_number_of_a_numeric_question_has_the_same_decimals(app_env):
     for the mean, the SDs, the CI and the values the phones sent, side by side."""
     import re
 
-    poll = app_env.create_poll("sleep")
+    poll = app_env.polls.create_poll("sleep")
     q = _numeric(app_env, poll, {**DUCHI, "design": "hybrid"})
     for i, answer in enumerate([1.0, -1.0, 0.3, -0.2, 0.7]):
         _report(app_env, poll, q, answer, i)
-    app_env.set_revealed(q.id, True)
+    app_env.running.set_revealed(q.id, True)
     at = dashboard()
     assert_clean(at)
     shown = " ".join(metrics(at).values()) + " " + texts(at)
@@ -267,11 +268,11 @@ def test_a_stuffed_numeric_round_is_flagged_as_not_fitting_the_design(app_env):
     """Ten honest reports, then one device's 90 largest reports (as a forged client could
     send, one per cookie): 95 of 100 "+c" is beyond even a class that all sleep 12 hours,
     which sends "+c" three times in four at ε = ln 3."""
-    poll = app_env.create_poll("sleep")
+    poll = app_env.polls.create_poll("sleep")
     q = _numeric(app_env, poll)
     for i in range(100):
         _report(app_env, poll, q, 1 if i >= 10 or i % 2 else 0, i)
-    app_env.set_revealed(q.id, True)
+    app_env.running.set_revealed(q.id, True)
     at = dashboard()
     assert_clean(at)
     page = texts(at)
@@ -281,15 +282,15 @@ def test_a_stuffed_numeric_round_is_flagged_as_not_fitting_the_design(app_env):
 
 def test_the_numeric_ci_is_the_mean_plus_or_minus_t_times_the_sd_shown(app_env):
     """The CI is built from the SD beside it: mean ± t(n - 1) SD (worst case)."""
-    poll = app_env.create_poll("sleep")
+    poll = app_env.polls.create_poll("sleep")
     q = _numeric(app_env, poll, {**DUCHI, "design": "piecewise", "epsilon": 2.0})
     for i, y in enumerate(np.linspace(-1.5, 1.5, 12)):
         _report(app_env, poll, q, float(y), i)
-    app_env.set_revealed(q.id, True)
+    app_env.running.set_revealed(q.id, True)
     at = dashboard()
     assert_clean(at)
     shown = metrics(at)
-    est = app_env.estimate(q.id).numeric
+    est = app_env.results.estimate(q.id).numeric
     sd = q.design.worst_sd(12)
     assert shown["SD, worst case"] == hours(sd)
     half = ldp_core.t_quantile(0.95, 11) * sd
@@ -300,13 +301,13 @@ def test_the_numeric_ci_is_the_mean_plus_or_minus_t_times_the_sd_shown(app_env):
 
 def test_one_forged_laplace_report_is_flagged_at_once(app_env):
     """Ten honest reports, then one at the phone's clamp (252 h on [0, 12] at ε = 1)."""
-    poll = app_env.create_poll("sleep")
+    poll = app_env.polls.create_poll("sleep")
     laplace = {"design": "laplace", "epsilon": 1.0, "lo": 0, "hi": 12}
     q = _numeric(app_env, poll, laplace)
     for i, y in enumerate(np.linspace(-2.0, 2.0, 10)):
         _report(app_env, poll, q, float(y), i)
     _report(app_env, poll, q, q.design.mechanism.device_grid()[1], 10)
-    app_env.set_revealed(q.id, True)
+    app_env.running.set_revealed(q.id, True)
     at = dashboard()
     assert_clean(at)
     page = texts(at)
@@ -319,10 +320,10 @@ def test_stuffers_on_a_hybrid_question_send_the_largest_report_and_raise_the_war
     """The rehearsal's stuffers on a numeric question: the caption names the largest report
     the server accepts (6 + 6 C hours for the Hybrid Mechanism at ε = 2); 60 honest
     simulated students, then 300 stuffers, and the dashboard warns."""
-    poll = app_env.create_poll("dry run", rehearsal=True)
+    poll = app_env.polls.create_poll("dry run", rehearsal=True)
     q = _numeric(app_env, poll, {**DUCHI, "design": "hybrid", "epsilon": 2.0})
-    app_env.add_simulated_reports(q.id, 60, 6.0, seed=2)
-    app_env.set_revealed(q.id, True)
+    app_env.results.add_simulated_reports(q.id, 60, 6.0, seed=2)
+    app_env.running.set_revealed(q.id, True)
     at = dashboard()
     top = 6 + 6 * ldp_core.HybridMechanism(2.0).piecewise.big_c
     assert f"the largest report the server accepts, {top:.4g} hours" in texts(at)
@@ -330,5 +331,5 @@ def test_stuffers_on_a_hybrid_question_send_the_largest_report_and_raise_the_war
     at.button(key="dash_stuff_add").click().run()
     at.run()
     assert_clean(at)
-    assert app_env.estimate(q.id).n_simulated == 360
+    assert app_env.results.estimate(q.id).n_simulated == 360
     assert "These reports do not fit the design" in texts(at)

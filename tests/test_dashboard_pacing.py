@@ -128,10 +128,10 @@ def press(at: AppTest, command: str, seq: int = 1) -> AppTest:
 
 
 def _poll(svc, *, countdown_s=None, n=2):
-    poll = svc.create_poll("CS208")
-    qs = [svc.add_question(poll.id, f"Question {i + 1}?", options=("No", "Yes"),
-                           design_params=dict(CLASS_EXERCISE),
-                           countdown_s=countdown_s if i == 0 else None) for i in range(n)]
+    poll = svc.polls.create_poll("CS208")
+    qs = [svc.polls.add_question(poll.id, f"Question {i + 1}?", options=("No", "Yes"),
+                                 design_params=dict(CLASS_EXERCISE),
+                                 countdown_s=countdown_s if i == 0 else None) for i in range(n)]
     return poll, qs
 
 
@@ -141,15 +141,15 @@ def test_pagedown_drives_a_question_through_the_database(app_env):
     at = _projector(svc, poll, q1)
     assert not at.exception
     press(at, "forward")
-    assert svc.question(q1.id).state == "open"
+    assert svc.polls.question(q1.id).state == "open"
     press(at, "forward", 2)
-    assert svc.question(q1.id).state == "closed"
-    assert not svc.question(q1.id).revealed
+    assert svc.polls.question(q1.id).state == "closed"
+    assert not svc.polls.question(q1.id).revealed
     press(at, "forward", 3)
-    assert svc.question(q1.id).revealed
+    assert svc.polls.question(q1.id).revealed
     press(at, "forward", 4)
-    assert svc.question(q1.id).state == "closed"
-    assert svc.question(q2.id).state == "open"
+    assert svc.polls.question(q1.id).state == "closed"
+    assert svc.polls.question(q2.id).state == "open"
     # The projector follows to the question now open.
     assert at.query_params["qid"] == [str(q2.id)] or at.query_params["qid"] == str(q2.id)
     assert any("Question 2?" in m.value for m in at.markdown)
@@ -159,16 +159,16 @@ def test_pagedown_drives_a_question_through_the_database(app_env):
 def test_pageup_hides_then_reopens(app_env):
     svc = app_env
     poll, (q1, _q2) = _poll(svc)
-    svc.open_question(q1.id)
-    svc.close_question(q1.id)
-    svc.set_revealed(q1.id, True)
+    svc.running.open_question(q1.id)
+    svc.running.close_question(q1.id)
+    svc.running.set_revealed(q1.id, True)
     at = _projector(svc, poll, q1)
     press(at, "back")
-    assert not svc.question(q1.id).revealed
+    assert not svc.polls.question(q1.id).revealed
     press(at, "back", 2)
-    assert svc.question(q1.id).state == "open"
+    assert svc.polls.question(q1.id).state == "open"
     press(at, "back", 3)  # nothing to undo: voting cannot be un-opened
-    assert svc.question(q1.id).state == "open"
+    assert svc.polls.question(q1.id).state == "open"
     assert any("cannot be taken back" in t.value for t in at.toast)
 
 
@@ -177,16 +177,16 @@ def test_single_keys_through_the_buttons_callbacks(app_env):
     poll, (q1, q2) = _poll(svc)
     at = _projector(svc, poll, q1)
     press(at, "voting")
-    assert svc.question(q1.id).state == "open"
+    assert svc.polls.question(q1.id).state == "open"
     press(at, "reveal", 2)
-    assert svc.question(q1.id).revealed
+    assert svc.polls.question(q1.id).revealed
     press(at, "reveal", 3)
-    assert not svc.question(q1.id).revealed
+    assert not svc.polls.question(q1.id).revealed
     press(at, "next", 4)
-    assert svc.question(q2.id).state == "open"
-    assert svc.question(q1.id).state == "closed"
+    assert svc.polls.question(q2.id).state == "open"
+    assert svc.polls.question(q1.id).state == "closed"
     press(at, "next", 5)  # the last question: nothing changes, and the page says so
-    assert svc.question(q2.id).state == "open"
+    assert svc.polls.question(q2.id).state == "open"
     assert any("last question" in t.value for t in at.toast)
     press(at, "leave", 6)
     assert "projector" not in at.query_params
@@ -196,12 +196,12 @@ def test_single_keys_through_the_buttons_callbacks(app_env):
 def test_the_last_question_revealed_has_no_next_step(app_env):
     svc = app_env
     poll, (q1,) = _poll(svc, n=1)
-    svc.open_question(q1.id)
-    svc.close_question(q1.id)
-    svc.set_revealed(q1.id, True)
+    svc.running.open_question(q1.id)
+    svc.running.close_question(q1.id)
+    svc.running.set_revealed(q1.id, True)
     at = _projector(svc, poll, q1)
     press(at, "forward")
-    q = svc.question(q1.id)
+    q = svc.polls.question(q1.id)
     assert (q.state, q.revealed) == ("closed", True)
     assert any("last question" in t.value for t in at.toast)
 
@@ -212,11 +212,11 @@ def test_a_key_reads_the_question_afresh(app_env):
     close."""
     svc = app_env
     poll, (q1, _q2) = _poll(svc)
-    svc.open_question(q1.id)
+    svc.running.open_question(q1.id)
     at = _projector(svc, poll, q1)
-    svc.close_question(q1.id)
+    svc.running.close_question(q1.id)
     press(at, "forward")
-    q = svc.question(q1.id)
+    q = svc.polls.question(q1.id)
     assert (q.state, q.revealed) == ("closed", True)
 
 
@@ -224,14 +224,14 @@ def test_a_refused_step_says_why_and_changes_nothing(app_env):
     """Next into a question the budget cannot pay for: the service's refusal is shown."""
     svc = app_env
     poll, (q1, q2) = _poll(svc)
-    svc.set_budget(poll.id, 1.2)  # ln 3 ≈ 1.10 fits once, not twice
-    svc.open_question(q1.id)
-    svc.submit_report(poll.join_code, q1.id, answer=1, design_params=dict(CLASS_EXERCISE),
-                      submission_id="budget-1", device_id="device-1")
+    svc.polls.set_budget(poll.id, 1.2)  # ln 3 ≈ 1.10 fits once, not twice
+    svc.running.open_question(q1.id)
+    svc.reports.submit_report(poll.join_code, q1.id, answer=1, design_params=dict(CLASS_EXERCISE),
+                              submission_id="budget-1", device_id="device-1")
     at = _projector(svc, poll, q1)
     press(at, "next")
-    assert svc.question(q1.id).state == "open"
-    assert svc.question(q2.id).state == "draft"
+    assert svc.polls.question(q1.id).state == "open"
+    assert svc.polls.question(q2.id).state == "draft"
     assert any("budget" in e.value for e in at.error)
 
 
@@ -243,7 +243,7 @@ def test_the_countdown_is_sent_to_the_page(app_env):
     assert data["left_ms"] is None  # a draft: no countdown runs
     press(at, "forward")
     data = json.loads(_component(at).json)
-    q = svc.question(q1.id)
+    q = svc.polls.question(q1.id)
     assert q.closes_at is not None
     assert 55_000 <= data["left_ms"] <= 60_000
     assert data["left_text"] in ("1:00", "0:59", "0:58", "0:57", "0:56")
@@ -255,13 +255,13 @@ def test_the_countdown_closes_the_question_on_screen(app_env, monkeypatch):
     reads it closed from its deadline on)."""
     svc = app_env
     poll, (q1, _q2) = _poll(svc, countdown_s=10)
-    svc.open_question(q1.id)
+    svc.running.open_question(q1.id)
     at = _projector(svc, poll, q1)
     assert any(b.label == "Close voting" for b in at.button)
-    later = svc.now() + timedelta(seconds=11)
-    monkeypatch.setattr(type(svc._store), "now", lambda self: later)
+    later = svc.running.now() + timedelta(seconds=11)
+    monkeypatch.setattr(type(svc.store), "now", lambda self: later)
     press(at, "expired")
-    assert svc.question(q1.id).state == "closed"
+    assert svc.polls.question(q1.id).state == "closed"
     assert json.loads(_component(at).json)["left_ms"] is None
     assert not any(b.label == "Close voting" for b in at.button)
     assert any(b.label == "Reopen voting" for b in at.button)
@@ -270,7 +270,7 @@ def test_the_countdown_closes_the_question_on_screen(app_env, monkeypatch):
 def test_the_desk_has_no_pacing_component_and_a_next_button(app_env):
     svc = app_env
     poll, (q1, q2) = _poll(svc)
-    svc.open_question(q1.id)
+    svc.running.open_question(q1.id)
     at = AppTest.from_string(SCRIPT, default_timeout=60)
     log_in(at)
     at.query_params["pid"] = str(poll.id)
@@ -278,8 +278,8 @@ def test_the_desk_has_no_pacing_component_and_a_next_button(app_env):
     at.run()
     assert not at.get("bidi_component")
     at.button(key="dash_next").click().run()
-    assert svc.question(q2.id).state == "open"
-    assert svc.question(q1.id).state == "closed"
+    assert svc.polls.question(q2.id).state == "open"
+    assert svc.polls.question(q1.id).state == "closed"
     assert at.button(key="dash_next").disabled  # Q2 is the last
 
 
@@ -343,7 +343,7 @@ def test_a_crafted_command_does_nothing(app_env, value):
     trigger.json_trigger_value = json.dumps([{"event": "command", "value": value}])
     at._run(states)
     assert not at.exception
-    assert (svc.question(q1.id).state, svc.question(q1.id).revealed) == ("draft", False)
+    assert (svc.polls.question(q1.id).state, svc.polls.question(q1.id).revealed) == ("draft", False)
     assert "projector" in at.query_params
 
 
@@ -357,7 +357,7 @@ def test_a_key_from_a_session_no_longer_the_instructors_does_nothing(app_env):
     at = _projector(svc, poll, q1)
     session.instructor_auth().end(at.session_state["_ldp_session_id"])
     press(at, "forward")
-    assert svc.question(q1.id).state == "draft"
+    assert svc.polls.question(q1.id).state == "draft"
     assert not at.exception
 
 

@@ -85,9 +85,9 @@ def test_the_cs208_lecture_starts_in_one_click_beside_the_class_exercise(app_env
     assert "The local model \\(CS208\\)" in listed and "Is your occupation Sales?" in listed
     at.button(key="dash_start_cs208").click().run()
     clean(at)
-    (poll,) = app_env.list_polls()
+    (poll,) = app_env.polls.list_polls()
     assert poll.title == "The local model (CS208)" and poll.epsilon_budget == 7.7
-    questions = app_env.questions(poll.id)
+    questions = app_env.polls.questions(poll.id)
     assert [q.text for q in questions] == [q.text for q in shipped_plan(CS208_PLAN).questions]
     assert all(q.state == "draft" for q in questions)
     assert any(f"Poll {poll.join_code} is ready" in s and "6 questions as drafts" in s
@@ -99,7 +99,7 @@ def test_the_cs208_lecture_starts_in_one_click_beside_the_class_exercise(app_env
 def test_a_student_cannot_start_a_lecture(app_env):
     at = clean(dashboard(instructor=False))
     assert not [b for b in at.button if b.key in ("dash_start_cs208", "dash_plan_start")]
-    assert app_env.list_polls() == []
+    assert app_env.polls.list_polls() == []
 
 
 def test_start_a_rehearsal_class_from_the_panel(app_env):
@@ -108,8 +108,8 @@ def test_start_a_rehearsal_class_from_the_panel(app_env):
     at.checkbox(key="dash_plan_rehearsal").check().run()
     at.button(key="dash_plan_start").click().run()
     clean(at)
-    (poll,) = app_env.list_polls()
-    assert poll.rehearsal and len(app_env.questions(poll.id)) == 6
+    (poll,) = app_env.polls.list_polls()
+    assert poll.rehearsal and len(app_env.polls.questions(poll.id)) == 6
 
 
 # -- the editor ----------------------------------------------------------------------------
@@ -138,7 +138,7 @@ def test_edit_reorder_remove_and_save_a_copy(app_env):
     assert any("Unsaved changes" in c.value for c in at.caption)
     at.button(key="dash_plan_save").click().run()
     clean(at)
-    (saved,) = app_env.list_plans()
+    (saved,) = app_env.plans.list_plans()
     plan = saved.plan()
     assert [q.text for q in plan.questions] == \
         ["Chocolate or vanilla, with coins?", cs208[0], cs208[2], cs208[3], cs208[5]]
@@ -192,8 +192,8 @@ def test_add_a_categorical_question_and_fix_the_budget(app_env):
     assert not clean(at).button(key="dash_plan_start").disabled
     at.button(key="dash_plan_start").click().run()
     clean(at)
-    (poll,) = app_env.list_polls()
-    (q,) = app_env.questions(poll.id)
+    (poll,) = app_env.polls.list_polls()
+    (q,) = app_env.polls.questions(poll.id)
     assert (poll.title, poll.epsilon_budget) == ("Drinks", 2.0)
     assert (q.kind, q.options, q.design_params) == \
         ("categorical", ("Tea", "Coffee", "Water"), {"design": "grr", "d": 3, "epsilon": 2.0})
@@ -251,7 +251,7 @@ def test_import_a_good_file(app_env):
     at.file_uploader(key="dash_plan_upload_0").upload(
         "colleague.toml", dumps(plan).encode(), "application/toml").run()
     clean(at)
-    (saved,) = app_env.list_plans()
+    (saved,) = app_env.plans.list_plans()
     assert saved.plan() == plan
     assert at.selectbox(key="dash_plan_pick").value == f"saved:{saved.id}"
     assert row_texts(at) == ["Tea or coffee?"]
@@ -264,7 +264,7 @@ def test_a_plan_with_a_large_budget_shows_it(app_env):
     plan = LessonPlan(title="Generous", budget=150.0, questions=(
         PlanQuestion.build(text="Tea or coffee?", kind="binary", options=("Tea", "Coffee"),
                            design_params={"design": "two_coin"}),))
-    saved = app_env.save_plan(plan)
+    saved = app_env.plans.save_plan(plan)
     at = clean(dashboard())
     at.selectbox(key="dash_plan_pick").set_value(f"saved:{saved.id}").run()
     clean(at)
@@ -289,18 +289,18 @@ def test_import_a_bad_file_says_why_and_saves_nothing(app_env, content, expected
     shown = " ".join(errors(at))
     assert "**bad.toml was not imported** (nothing was saved)" in shown
     assert f"- {expected}" in shown
-    assert app_env.list_plans() == [] and app_env.list_polls() == []
+    assert app_env.plans.list_plans() == [] and app_env.polls.list_polls() == []
 
 
 def test_delete_a_saved_plan_needs_the_box(app_env):
-    saved = app_env.save_plan(shipped_plan(CS208_PLAN))
+    saved = app_env.plans.save_plan(shipped_plan(CS208_PLAN))
     at = clean(dashboard())
     at.selectbox(key="dash_plan_pick").set_value(f"saved:{saved.id}").run()
     at.button(key="dash_plan_delete").click().run()
     assert any("Tick the box" in w.value for w in clean(at).warning)
-    assert len(app_env.list_plans()) == 1
+    assert len(app_env.plans.list_plans()) == 1
     at.checkbox(key=f"dash_plan_confirm_delete_saved:{saved.id}").check().run()
     at.button(key="dash_plan_delete").click().run()
     clean(at)
-    assert app_env.list_plans() == []
+    assert app_env.plans.list_plans() == []
     assert at.selectbox(key="dash_plan_pick").value == f"shipped:{CS208_PLAN}"

@@ -32,7 +32,7 @@ def _shuffle_caption(at, start: str) -> tuple[str, str]:
 
 def test_read_model_carries_the_exact_value_for_a_yes_no_round(app_env):
     _, q = seed(app_env, DIE, 30, 40)
-    g = app_env.estimate(q.id).shuffle
+    g = app_env.results.estimate(q.id).shuffle
     assert g == ldp_core.shuffle_guarantee(ldp_core.DieRR(4, 3), 40, SHUFFLE_DELTA)
     assert g.exact and g.n == 40 and g.delta == 1e-6
     assert g.epsilon == ldp_core.shuffle_epsilon(ldp_core.DieRR(4, 3), 40, 1e-6)
@@ -40,7 +40,7 @@ def test_read_model_carries_the_exact_value_for_a_yes_no_round(app_env):
 
 def test_no_report_no_guarantee(app_env):
     _, q = seed(app_env, DIE, 0, 0)
-    assert app_env.estimate(q.id).shuffle is None
+    assert app_env.results.estimate(q.id).shuffle is None
     at = dashboard()
     assert_clean(at)
     assert not [t for t in _captions(at) if "shuffler" in t]
@@ -51,11 +51,11 @@ def test_a_mixed_round_shows_its_worst_design(app_env):
     under ε = 2 RR give the worse of the two guarantees, the 10 at ε = 2."""
     poll, q = seed(app_env, DIE, 20, 30)
     strong = {"design": "epsilon", "epsilon": 2.0}
-    app_env.set_design(q.id, strong)
+    app_env.polls.set_design(q.id, strong)
     for i in range(10):
-        app_env.submit_report(poll.join_code, q.id, answer=i % 2, design_params=strong,
-                              submission_id=f"mixed-{i:04d}", device_id=f"mixed-device-{i}")
-    est = app_env.estimate(q.id)
+        app_env.reports.submit_report(poll.join_code, q.id, answer=i % 2, design_params=strong,
+                                      submission_id=f"mixed-{i:04d}", device_id=f"mixed-device-{i}")
+    est = app_env.results.estimate(q.id)
     worst = ldp_core.shuffle_guarantee(ldp_core.EpsilonRR(2.0), 10, 1e-6)
     assert est.shuffle == worst
     assert worst.epsilon > ldp_core.shuffle_epsilon(ldp_core.DieRR(4, 3), 30, 1e-6)
@@ -91,13 +91,13 @@ def test_projector_shows_the_short_form_beside_epsilon(app_env):
 
 @pytest.mark.parametrize("projector", [False, True])
 def test_a_histogram_question_shows_the_bound(app_env, projector):
-    poll = app_env.create_poll("CS208", rehearsal=True)
-    q = app_env.add_question(poll.id, "Favourite flavour?", kind="categorical",
-                             options=("Vanilla", "Chocolate", "Mint", "Lemon"),
-                             design_params=GRR4, open_now=True)
-    app_env.add_simulated_reports(q.id, 60, (0.4, 0.3, 0.2, 0.1), seed=1)
-    app_env.set_revealed(q.id, True)
-    g = app_env.estimate(q.id).shuffle
+    poll = app_env.polls.create_poll("CS208", rehearsal=True)
+    q = app_env.polls.add_question(poll.id, "Favourite flavour?", kind="categorical",
+                                   options=("Vanilla", "Chocolate", "Mint", "Lemon"),
+                                   design_params=GRR4, open_now=True)
+    app_env.results.add_simulated_reports(q.id, 60, (0.4, 0.3, 0.2, 0.1), seed=1)
+    app_env.running.set_revealed(q.id, True)
+    g = app_env.results.estimate(q.id).shuffle
     assert not g.exact and g.epsilon == ldp_core.clones_epsilon(1.0, 60, 1e-6)
     query = {"pid": str(poll.id), "qid": str(q.id)} | ({"projector": "1"} if projector else {})
     at = dashboard(query=query)
@@ -109,11 +109,11 @@ def test_a_histogram_question_shows_the_bound(app_env, projector):
 
 
 def test_a_numeric_question_shows_the_bound_at_the_desk(app_env):
-    poll = app_env.create_poll("CS208", rehearsal=True)
-    q = app_env.add_question(poll.id, "Hours of sleep?", kind="numeric", options=("hours",),
-                             design_params=DUCHI, open_now=True)
-    app_env.add_simulated_reports(q.id, 50, 7.0, seed=2)
-    app_env.set_revealed(q.id, True)
+    poll = app_env.polls.create_poll("CS208", rehearsal=True)
+    q = app_env.polls.add_question(poll.id, "Hours of sleep?", kind="numeric", options=("hours",),
+                                   design_params=DUCHI, open_now=True)
+    app_env.results.add_simulated_reports(q.id, 50, 7.0, seed=2)
+    app_env.running.set_revealed(q.id, True)
     at = dashboard(query={"pid": str(poll.id), "qid": str(q.id)})
     assert_clean(at)
     line, _ = _shuffle_caption(at, "Anonymised by a shuffler")

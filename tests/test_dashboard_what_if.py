@@ -91,7 +91,7 @@ def test_switching_the_parameter_keeps_the_design_where_it_was(app_env):
 
 def test_what_if_does_not_touch_the_data_and_applies_to_the_next_round(app_env):
     _, q = seed(app_env, DIE, 30, 40)
-    before = app_env.estimate(q.id)
+    before = app_env.results.estimate(q.id)
     at = dashboard()
     assert metrics(at)["SD now (ε = 1.10)"] == "0.137"
     _move(at, "eps", 2.0)
@@ -100,22 +100,22 @@ def test_what_if_does_not_touch_the_data_and_applies_to_the_next_round(app_env):
     _move(at, "gamma", 0.1)
     want = ldp_core.BinaryCounts.single(ldp_core.GammaRR(0.1), 0, 40).sd_worst()
     assert metrics(at)["SD with this design (ε = 0.41)"] == f3(want)
-    after = app_env.estimate(q.id)
+    after = app_env.results.estimate(q.id)
     assert (after.n, after.counts, after.round_number) == (before.n, before.counts, 1)
     at.checkbox(key="dash_wi_open").check().run()
     at.button(key="dash_wi_apply").click().run()
     assert_clean(at)
-    rounds = app_env.rounds(q.id)
+    rounds = app_env.running.rounds(q.id)
     assert rounds[-1].number == 2 and rounds[-1].design_params == {"design": "gamma",
                                                                    "gamma": 0.1}
     assert rounds[0].design_params == DIE
-    assert app_env.question(q.id).is_open
+    assert app_env.polls.question(q.id).is_open
 
 
 def test_what_if_starts_from_each_questions_design(app_env):
     poll, q1 = seed(app_env, DIE, 30, 40, text="First?")
-    q2 = app_env.add_question(poll.id, "Second?", options=("No", "Yes"),
-                              design_params={"design": "epsilon", "epsilon": 2.5})
+    q2 = app_env.polls.add_question(poll.id, "Second?", options=("No", "Yes"),
+                                    design_params={"design": "epsilon", "epsilon": 2.5})
     at = dashboard()
     assert at.slider(key="dash_wi_gamma").value == pytest.approx(0.25)
     _move(at, "eps", 0.5)
@@ -142,8 +142,8 @@ def test_the_panel_says_which_n_and_stays_the_same_expander_as_reports_arrive(ap
     assert "n =" not in title  # the class's n is not known before the first report
     assert "No reports in this round yet, so the SDs are for a class of n = 100" in texts(at)
     for i in range(12):
-        app_env.submit_report(poll.join_code, q.id, answer=i % 2, design_params=DIE,
-                              submission_id=f"late-{i:06d}", device_id=f"late-{i}")
+        app_env.reports.submit_report(poll.join_code, q.id, answer=i % 2, design_params=DIE,
+                                      submission_id=f"late-{i:06d}", device_id=f"late-{i}")
     at.run()
     assert (_what_if_expander(at).label, _expander_id(at)) == (title, element)
     assert "At n = 12, the reports of this round so far." in texts(at)

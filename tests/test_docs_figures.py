@@ -18,7 +18,7 @@ import pytest
 
 from classroom import kinds
 from classroom.plans import MAX_PLAN_BYTES
-from classroom.service import PollService
+from classroom.service import Reports
 from classroom.store import changes, engine
 from phone import page, routes
 from web import serving
@@ -127,7 +127,7 @@ def test_the_report_api_in_the_architecture_doc_is_the_service_signature() -> No
     row = re.search(r"^\| `submit_report\((.*?)\)` \|", _text("docs/architecture.md"), re.M)
     assert row, "the architecture doc's API table lost submit_report"
     documented = [p.split(":")[0].split("=")[0].strip() for p in row[1].split(",")]
-    params = list(inspect.signature(PollService.submit_report).parameters.values())[1:]
+    params = list(inspect.signature(Reports.submit_report).parameters.values())[1:]
     names = [p.name for p in params]
     first_kw = next(i for i, p in enumerate(params) if p.kind is p.KEYWORD_ONLY)
     assert documented == names[:first_kw] + ["*"] + names[first_kw:]

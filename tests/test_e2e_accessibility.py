@@ -29,11 +29,11 @@ def classroom(tmp_path_factory):
 
     data = tmp_path_factory.mktemp("a11y")
     url = f"sqlite:///{data / 'classroom.db'}"
-    svc = PollService(Store(url))
-    poll = svc.create_poll("Accessibility")
-    q = svc.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
-                         options=("Chocolate", "Vanilla"), design_params=EXERCISE)
-    svc.open_question(q.id)
+    svc = PollService.on(Store(url))
+    poll = svc.polls.create_poll("Accessibility")
+    q = svc.polls.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
+                               options=("Chocolate", "Vanilla"), design_params=EXERCISE)
+    svc.running.open_question(q.id)
     env = {"LDP_CLASSROOM_DATA_DIR": str(data), "LDP_CLASSROOM_DATABASE_URL": url,
            "LDP_CLASSROOM_INSTRUCTOR_KEY": KEY}
     with running_server(env) as base:

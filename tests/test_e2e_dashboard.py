@@ -63,8 +63,8 @@ def test_class_exercise_projected_with_twenty_phones(classroom, chromium):
     proj.get_by_role("button", name="Start the class exercise").click(timeout=30_000)
     code = proj.locator(".ldp-join-code").inner_text(timeout=30_000).strip()
     assert re.fullmatch(r"[2-9A-HJKMNP-Z]{6}", code)
-    poll = svc.poll_by_code(code)
-    q = svc.current_question(poll.id)
+    poll = svc.polls.poll_by_code(code)
+    q = svc.polls.current_question(poll.id)
     assert q.is_open and q.design_params == dict(CLASS_EXERCISE)
     # The join link as the dashboard shows it (its copy button copies exactly this).
     link = proj.locator("[data-testid='stCode']").first.inner_text().strip()
@@ -86,7 +86,7 @@ def test_class_exercise_projected_with_twenty_phones(classroom, chromium):
         page.locator(f"button[data-answer='{truth}']").click(timeout=60_000)
         page.locator("#receipt").wait_for(timeout=60_000)
         phones.append((ctx, page))
-    est = svc.estimate(q.id)
+    est = svc.results.estimate(q.id)
     assert est.n == 20
 
     # Hidden: the projector shows only the count.
@@ -133,14 +133,14 @@ def test_class_exercise_projected_with_twenty_phones(classroom, chromium):
     # ...the instructor closes voting...
     proj.get_by_role("button", name="Close voting").click()
     deadline = time.monotonic() + 30
-    while svc.question(q.id).state != "closed" and time.monotonic() < deadline:
+    while svc.polls.question(q.id).state != "closed" and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert svc.question(q.id).state == "closed"
+    assert svc.polls.question(q.id).state == "closed"
     proj.get_by_text("Voting closed").first.wait_for(timeout=30_000)
     # ...and the late tap is refused and stores nothing.
     late.locator("button[data-answer='1']").click()
     late.get_by_text("Voting closed").first.wait_for(timeout=30_000)
-    assert svc.estimate(q.id).n == 20
+    assert svc.results.estimate(q.id).n == 20
     wait_metric(proj, "Reports received", "20")
 
     for ctx, _ in phones:

@@ -71,7 +71,7 @@ class Lecture:
         self.clean(step)
 
     def state(self, q) -> tuple[str, bool]:
-        now = self.svc.question(q.id)
+        now = self.svc.polls.question(q.id)
         return now.state, now.revealed
 
     def wait_state(self, q, want: tuple[str, bool], step: str) -> None:
@@ -111,7 +111,7 @@ class Lecture:
         """The database after a question: every phone's report once, nothing more."""
         assert count_reports(self.svc.store, q.id) == PHONES
         assert len(submission_ids(self.svc.store, q.id)) == PHONES
-        assert self.svc.estimate(q.id).n == PHONES
+        assert self.svc.results.estimate(q.id).n == PHONES
         assert self.state(q) == state
 
 
@@ -123,11 +123,11 @@ def test_a_whole_lecture_from_the_shipped_plan_by_keyboard(classroom, chromium):
     log_in(projector, base, KEY)
     settle(projector, WAIT_MS)
     projector.get_by_role("button", name="Start the lecture").click(timeout=WAIT_MS)
-    poll = wait_until(lambda: next(iter(svc.list_polls()), None), "the lecture's poll")
-    questions = svc.questions(poll.id)
+    poll = wait_until(lambda: next(iter(svc.polls.list_polls()), None), "the lecture's poll")
+    questions = svc.polls.questions(poll.id)
     assert [q.kind for q in questions] == ["binary"] * 4 + ["categorical", "numeric"]
     assert questions[1].countdown_s == 60
-    svc.set_countdown(questions[1].id, 12)  # the plan's 60 s, shortened for the test
+    svc.running.set_countdown(questions[1].id, 12)  # the plan's 60 s, shortened for the test
     projector.get_by_text(re.compile(r"Poll [2-9A-HJKMNP-Z]{6} is ready")).wait_for(
         timeout=WAIT_MS)
     settle(projector, WAIT_MS)
@@ -192,7 +192,7 @@ def test_a_whole_lecture_from_the_shipped_plan_by_keyboard(classroom, chromium):
     clock = projector.locator(".ldp-pacing-clock")
     assert re.fullmatch(r"0:(0\d|1[0-2])", clock.inner_text(timeout=WAIT_MS).strip())
     lecture.wait_state(q2, ("closed", False), "the countdown closing Q2")
-    assert svc.question(q2.id).timed_out
+    assert svc.polls.question(q2.id).timed_out
     projector.get_by_role("button", name="Reopen voting").wait_for(timeout=WAIT_MS)
     lecture.clean("the countdown's close")
     lecture.check(q2, ("closed", False))
@@ -222,9 +222,9 @@ def test_a_whole_lecture_from_the_shipped_plan_by_keyboard(classroom, chromium):
     projector.get_by_text("This was the last question of the poll.").first.wait_for(
         timeout=WAIT_MS)
     lecture.check(q6, ("closed", True))
-    assert [q.state for q in svc.questions(poll.id)] == ["closed"] * 6
+    assert [q.state for q in svc.polls.questions(poll.id)] == ["closed"] * 6
     # Every student answered all six once: the plan's budget covers it.
-    assert svc.budget(poll.id).committed == pytest.approx(sum(q.epsilon for q in questions))
+    assert svc.polls.budget(poll.id).committed == pytest.approx(sum(q.epsilon for q in questions))
     lecture.clean("the end of the lecture")
     for phone in phones:
         phone.context.close()

@@ -39,13 +39,13 @@ def test_add_a_numeric_question_vote_from_phones_and_see_the_mean(classroom, chr
     desk.get_by_text("Or create an empty poll and add your own questions").click(
         timeout=WAIT_MS)
     desk.get_by_role("button", name="Create poll").click()
-    poll = wait_until(lambda: (svc.list_polls() or [None])[0], "the new poll")
+    poll = wait_until(lambda: (svc.polls.list_polls() or [None])[0], "the new poll")
     desk.get_by_text("A number (mean of a range)").click(timeout=WAIT_MS)
     desk.get_by_label("Unit (optional)").wait_for(timeout=WAIT_MS)
     desk.get_by_text("Open voting right away").click()
     desk.get_by_role("button", name="Add question", exact=True).click()
-    q = wait_until(lambda: svc.current_question(poll.id), "the new question")
-    q = wait_until(lambda: svc.question(q.id) if svc.question(q.id).is_open else None,
+    q = wait_until(lambda: svc.polls.current_question(poll.id), "the new question")
+    q = wait_until(lambda: svc.polls.question(q.id) if svc.polls.question(q.id).is_open else None,
                    "voting to open")
     assert (q.kind, q.unit) == ("numeric", "hours")
     assert q.design_params == {"design": "hybrid", "epsilon": 1.1, "lo": 0.0, "hi": 12.0}
@@ -60,12 +60,12 @@ def test_add_a_numeric_question_vote_from_phones_and_see_the_mean(classroom, chr
         ctx.close()
 
     wait_metric(desk, "Reports received", "8")
-    assert svc.estimate(q.id).n == 8
+    assert svc.results.estimate(q.id).n == 8
     watcher = chromium.new_context(viewport=PHONE).new_page()
     watcher.goto(f"{base}/join/{poll.join_code}")
     watcher.locator("#value").wait_for(timeout=WAIT_MS)
     desk.get_by_role("button", name="Reveal results").first.click()
-    mean = svc.estimate(q.id).numeric.mean
+    mean = svc.results.estimate(q.id).numeric.mean
     # The dashboard writes every number of the question with 2 decimals on [0, 12].
     wait_metric(desk, "Estimated mean", fmt_value(mean, "hours", 2))
     watcher.get_by_text("Estimated class average").wait_for(timeout=WAIT_MS)
@@ -75,7 +75,7 @@ def test_add_a_numeric_question_vote_from_phones_and_see_the_mean(classroom, chr
     # far outside [0, 12], or a Piecewise report on its grid within 6 ± 6 C hours.
     hm = q.design.mechanism
     c, big_c = hm.duchi.c_epsilon, hm.piecewise.big_c
-    for v, _ in svc.estimate(q.id).numeric_reports:
+    for v, _ in svc.results.estimate(q.id).numeric_reports:
         y = (v - 6) / 6
         assert round(abs(y), 9) == round(c, 9) or (
             abs(y) < big_c and hm.piecewise.snap(y) == pytest.approx(y, abs=1e-9)), v

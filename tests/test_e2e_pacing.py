@@ -42,11 +42,11 @@ def classroom(tmp_path):
 
 
 def _poll(svc, n=2, countdown_s=None):
-    poll = svc.create_poll("CS208")
-    qs = [svc.add_question(poll.id, f"Question {i + 1}: vanilla or chocolate?",
-                           options=("Chocolate", "Vanilla"),
-                           design_params=dict(CLASS_EXERCISE),
-                           countdown_s=countdown_s if i == 0 else None) for i in range(n)]
+    poll = svc.polls.create_poll("CS208")
+    qs = [svc.polls.add_question(poll.id, f"Question {i + 1}: vanilla or chocolate?",
+                                 options=("Chocolate", "Vanilla"),
+                                 design_params=dict(CLASS_EXERCISE),
+                                 countdown_s=countdown_s if i == 0 else None) for i in range(n)]
     return poll, qs
 
 
@@ -80,23 +80,23 @@ def test_pagedown_alone_drives_a_question_and_moves_on(classroom, chromium):
     poll, (q1, q2) = _poll(svc)
     ctx, page, _ = _projector(chromium, base, poll, q1)
     steps = [
-        ("open", lambda: svc.question(q1.id).state == "open"),
-        ("close", lambda: svc.question(q1.id).state == "closed"),
-        ("reveal", lambda: svc.question(q1.id).revealed),
-        ("next", lambda: svc.question(q2.id).state == "open"),
+        ("open", lambda: svc.polls.question(q1.id).state == "open"),
+        ("close", lambda: svc.polls.question(q1.id).state == "closed"),
+        ("reveal", lambda: svc.polls.question(q1.id).revealed),
+        ("next", lambda: svc.polls.question(q2.id).state == "open"),
     ]
     for name, done in steps:
         _press(page, "PageDown", base, name)
         wait_until(done, f"PageDown to {name}")
         _no_banner(page, base, f"PageDown ({name})")
-    assert svc.question(q1.id).state == "closed"
+    assert svc.polls.question(q1.id).state == "closed"
     page.get_by_text("Question 2: vanilla or chocolate?").first.wait_for(timeout=WAIT_MS)
     # PageDown on the next question closes it: the clicker keeps going.
     _press(page, "PageDown", base, "close Q2")
-    wait_until(lambda: svc.question(q2.id).state == "closed", "PageDown closing Q2")
+    wait_until(lambda: svc.polls.question(q2.id).state == "closed", "PageDown closing Q2")
     # PageUp undoes: reopen.
     _press(page, "PageUp", base, "reopen Q2")
-    wait_until(lambda: svc.question(q2.id).state == "open", "PageUp reopening Q2")
+    wait_until(lambda: svc.polls.question(q2.id).state == "open", "PageUp reopening Q2")
     settle(page)
     _no_banner(page, base, "the whole walk")
     assert "Traceback" not in server_log(base)
@@ -138,7 +138,7 @@ def test_overlay_blank_screen_fields_and_leaving(classroom, chromium):
     assert page.locator("#f-input").input_value() == "norb?"
     page.wait_for_timeout(0)
     settle(page)
-    q = svc.question(q1.id)
+    q = svc.polls.question(q1.id)
     assert (q.state, q.revealed) == ("draft", False), "a key typed in a field acted"
     page.evaluate("() => document.getElementById('fields').remove()")
 
@@ -146,7 +146,8 @@ def test_overlay_blank_screen_fields_and_leaving(classroom, chromium):
     page.get_by_text("Show join panel").click()
     settle(page)
     _press(page, "PageDown", base, "PageDown with the checkbox focused")
-    wait_until(lambda: svc.question(q1.id).state == "open", "PageDown with a focused checkbox")
+    wait_until(lambda: svc.polls.question(q1.id).state == "open",
+               "PageDown with a focused checkbox")
 
     # "b" blanks the screen; the next key brings it back and does nothing else.
     _press(page, "b", base, "b")
@@ -158,7 +159,7 @@ def test_overlay_blank_screen_fields_and_leaving(classroom, chromium):
     page.keyboard.press("PageDown")
     blank.wait_for(state="hidden", timeout=WAIT_MS)
     settle(page)
-    assert svc.question(q1.id).state == "open", "the key that ended the blank screen acted"
+    assert svc.polls.question(q1.id).state == "open", "the key that ended the blank screen acted"
     _press(page, ".", base, ".")
     blank.wait_for(state="visible", timeout=WAIT_MS)
     page.keyboard.press("x")
@@ -166,9 +167,9 @@ def test_overlay_blank_screen_fields_and_leaving(classroom, chromium):
 
     # Single keys: R reveals, O closes.
     _press(page, "r", base, "r")
-    wait_until(lambda: svc.question(q1.id).revealed, "R revealing")
+    wait_until(lambda: svc.polls.question(q1.id).revealed, "R revealing")
     _press(page, "o", base, "o")
-    wait_until(lambda: svc.question(q1.id).state == "closed", "O closing")
+    wait_until(lambda: svc.polls.question(q1.id).state == "closed", "O closing")
 
     # Esc leaves projection mode.
     _press(page, "Escape", base, "Escape")
@@ -182,7 +183,7 @@ def test_overlay_blank_screen_fields_and_leaving(classroom, chromium):
     page.keyboard.press("PageDown")
     page.keyboard.press("n")
     settle(page)
-    assert svc.question(q1.id).state == "closed"
+    assert svc.polls.question(q1.id).state == "closed"
     _no_banner(page, base, "leaving projection mode")
     ctx.close()
 
@@ -193,14 +194,14 @@ def test_the_countdown_ticks_in_the_page_and_the_panel_follows_the_close(classro
     poll, (q1, _q2) = _poll(svc, countdown_s=10)
     ctx, page, reruns = _projector(chromium, base, poll, q1)
     _press(page, "PageDown", base, "open")
-    wait_until(lambda: svc.question(q1.id).state == "open", "PageDown opening")
+    wait_until(lambda: svc.polls.question(q1.id).state == "open", "PageDown opening")
     clock = page.locator(".ldp-pacing-clock")
     clock.wait_for(state="visible", timeout=WAIT_MS)
     settle(page)
     full_before = reruns.full
     seen = set()
     deadline = time.monotonic() + 30
-    while svc.question(q1.id).state == "open":
+    while svc.polls.question(q1.id).state == "open":
         assert time.monotonic() < deadline, "the server did not close the question"
         text = clock.inner_text() if clock.is_visible() else None
         if text:
@@ -214,9 +215,9 @@ def test_the_countdown_ticks_in_the_page_and_the_panel_follows_the_close(classro
     page.get_by_role("button", name="Reopen voting").wait_for(timeout=WAIT_MS)
     page.get_by_text("Voting closed").first.wait_for(timeout=WAIT_MS)
     clock.wait_for(state="hidden", timeout=WAIT_MS)
-    assert svc.question(q1.id).timed_out
+    assert svc.polls.question(q1.id).timed_out
     # The next PageDown reveals.
     _press(page, "PageDown", base, "reveal")
-    wait_until(lambda: svc.question(q1.id).revealed, "PageDown revealing after the countdown")
+    wait_until(lambda: svc.polls.question(q1.id).revealed, "PageDown revealing after the countdown")
     _no_banner(page, base, "the countdown")
     ctx.close()

@@ -38,10 +38,10 @@ def classroom(tmp_path_factory):
 
 def _question(svc, text="Vanilla (1) or chocolate (0)?", *, options=("Chocolate", "Vanilla"),
               design=EXERCISE, mode="device", kind="binary", poll=None):
-    poll = poll or svc.create_poll("CS208")
-    q = svc.add_question(poll.id, text, options=options, design_params=design, mode=mode,
-                         kind=kind)
-    return poll, svc.open_question(q.id)
+    poll = poll or svc.polls.create_poll("CS208")
+    q = svc.polls.add_question(poll.id, text, options=options, design_params=design, mode=mode,
+                               kind=kind)
+    return poll, svc.running.open_question(q.id)
 
 
 def _rows(svc, q) -> int:
@@ -133,7 +133,7 @@ def test_voting_closed_writes_nothing(classroom, chromium):
     ctx, page = _phone(chromium)
     page.goto(f"{base}/join/{poll.join_code}")
     page.locator("button[data-answer='0']").wait_for(timeout=WAIT_MS)
-    svc.close_question(q.id)  # closed between loading the page and the tap
+    svc.running.close_question(q.id)  # closed between loading the page and the tap
     page.locator("button[data-answer='0']").click()
     page.locator("#question-area").get_by_text(
         "Voting closed: voting on this question ended").wait_for(timeout=WAIT_MS)
@@ -204,7 +204,7 @@ def test_physical_mode_reports_what_the_student_taps(classroom, chromium):
     page.locator("#receipt").wait_for(timeout=WAIT_MS)
     assert "Your phone sent: Chocolate" in page.locator("#receipt").inner_text()
     _wait_rows(svc, q, 1)
-    assert svc.estimate(q.id).counts == (1, 0)
+    assert svc.results.estimate(q.id).counts == (1, 0)
     ctx.close()
 
 
@@ -219,11 +219,11 @@ def test_categorical_question(classroom, chromium):
     page.locator("button[data-answer='2']").click()
     page.locator("#receipt").wait_for(timeout=WAIT_MS)
     _wait_rows(svc, q, 1)
-    assert sum(svc.estimate(q.id).counts) == 1
-    svc.add_simulated_reports(q.id, 29, [0.5, 0.3, 0.2], seed=5)
-    svc.set_revealed(q.id, True)
+    assert sum(svc.results.estimate(q.id).counts) == 1
+    svc.results.add_simulated_reports(q.id, 29, [0.5, 0.3, 0.2], seed=5)
+    svc.running.set_revealed(q.id, True)
     page.get_by_text("Class results").wait_for(timeout=WAIT_MS)
-    est = svc.estimate(q.id).categorical
+    est = svc.results.estimate(q.id).categorical
     text = page.locator("#main").inner_text()
     for label, lo, hi in zip(("Red", "Green", "Blue"), est.ci_low, est.ci_high, strict=True):
         # each option's exact interval, its ends rounded outward to whole percent
@@ -240,10 +240,10 @@ def test_next_question_and_results_appear_without_a_reload(classroom, chromium):
     page.goto(f"{base}/join/{poll.join_code}")
     page.locator("button[data-answer='1']").click(timeout=WAIT_MS)
     page.locator("#receipt").wait_for(timeout=WAIT_MS)
-    svc.add_simulated_reports(q.id, 39, 0.6, seed=2)
-    svc.set_revealed(q.id, True)
+    svc.results.add_simulated_reports(q.id, 39, 0.6, seed=2)
+    svc.running.set_revealed(q.id, True)
     page.get_by_text("Class results").wait_for(timeout=WAIT_MS)
-    est = svc.estimate(q.id).binary
+    est = svc.results.estimate(q.id).binary
     text = page.locator("#main").inner_text()
     # the exact interval, its ends rounded outward to whole percent
     assert f"{math.floor(100 * est.exact_low)}% to {math.ceil(100 * est.exact_high)}%" in text
@@ -315,8 +315,8 @@ def test_numeric_question_range_check_receipt_and_results(classroom, chromium):
     assert page.locator("#value").count() == 0  # the typed value is gone from the page
     assert len(posts) == 1 and "7.25" not in posts[0]
     assert json.loads(posts[0])["answer"] in (0, 1)  # Duchi et al.: the randomized bit
-    svc.add_simulated_reports(q.id, 59, 6.0, seed=3)
-    svc.set_revealed(q.id, True)
+    svc.results.add_simulated_reports(q.id, 59, 6.0, seed=3)
+    svc.running.set_revealed(q.id, True)
     page.get_by_text("Estimated class average").wait_for(timeout=WAIT_MS)
     text = page.locator("#main").inner_text()
     assert "95% interval" in text and "NaN" not in text and "from 60 noisy answers" in text
@@ -325,8 +325,8 @@ def test_numeric_question_range_check_receipt_and_results(classroom, chromium):
 
 def test_the_budget_is_shown_before_answering(classroom, chromium):
     base, svc = classroom
-    poll = svc.create_poll("budget")
-    svc.set_budget(poll.id, 3.0)
+    poll = svc.polls.create_poll("budget")
+    svc.polls.set_budget(poll.id, 3.0)
     _, first = _question(svc, poll=poll)
     ctx, page = _phone(chromium)
     page.goto(f"{base}/join/{poll.join_code}")
@@ -351,8 +351,8 @@ def test_a_next_while_reports_are_in_flight_ends_every_phone_on_the_new_question
     with a word on how its answer to the previous one ended, and each report counts once."""
     base, svc = classroom
     poll, first = _question(svc)
-    nxt = svc.add_question(poll.id, "Tea or coffee?", options=("Tea", "Coffee"),
-                           design_params=EXERCISE)
+    nxt = svc.polls.add_question(poll.id, "Tea or coffee?", options=("Tea", "Coffee"),
+                                 design_params=EXERCISE)
     phones = [_phone(chromium) for _ in range(4)]
     held: list[tuple] = []
     polls: list[list] = [[] for _ in phones]
@@ -376,7 +376,7 @@ def test_a_next_while_reports_are_in_flight_ends_every_phone_on_the_new_question
         waiter.wait_for_timeout(50)
     assert _rows(svc, first) == 3
 
-    svc.open_question(nxt.id)  # "Next": the first question closes, the next one opens
+    svc.running.open_question(nxt.id)  # "Next": the first question closes, the next one opens
 
     def has_next(seen) -> bool:
         return any(r.status == 200 and r.json()["question"]["id"] == nxt.id for r in seen)

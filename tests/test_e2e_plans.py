@@ -40,8 +40,8 @@ def test_the_cs208_lecture_starts_from_its_plan_and_reaches_a_phone(classroom, c
     settle(desk)
     desk.get_by_role("button", name="Start the lecture").click(timeout=WAIT_MS)
     desk.get_by_text(re.compile(r"Poll [2-9A-HJKMNP-Z]{6} is ready")).wait_for(timeout=WAIT_MS)
-    poll = wait_until(lambda: next(iter(svc.list_polls()), None), "the lecture's poll")
-    questions = svc.questions(poll.id)
+    poll = wait_until(lambda: next(iter(svc.polls.list_polls()), None), "the lecture's poll")
+    questions = svc.polls.questions(poll.id)
     assert [q.text for q in questions] == [q.text for q in plan.questions]
     assert [q.design_json for q in questions] == [q.design_json for q in plan.questions]
     assert poll.epsilon_budget == plan.budget and all(q.state == "draft" for q in questions)
@@ -51,7 +51,7 @@ def test_the_cs208_lecture_starts_from_its_plan_and_reaches_a_phone(classroom, c
     # Q1, the class exercise, opened from the desk.
     settle(desk)
     desk.get_by_role("button", name="Open voting").first.click()
-    wait_until(lambda: svc.question(questions[0].id).is_open, "Q1 open")
+    wait_until(lambda: svc.polls.question(questions[0].id).is_open, "Q1 open")
 
     phone = chromium.new_context(viewport=PHONE_390, reduced_motion="reduce").new_page()
     phone.goto(f"{base}/join/{code}")
@@ -68,9 +68,9 @@ def test_the_cs208_lecture_starts_from_its_plan_and_reaches_a_phone(classroom, c
     desk.get_by_role("option", name=re.compile(r"^Q2: ")).click()
     settle(desk)
     desk.get_by_role("button", name="Open voting").first.click()
-    wait_until(lambda: svc.question(questions[1].id).is_open, "Q2 open")
+    wait_until(lambda: svc.polls.question(questions[1].id).is_open, "Q2 open")
     area.get_by_text("Again, now with two coins.").wait_for(timeout=WAIT_MS)
     phone.locator("button[data-answer='0']").click()
     phone.locator("#receipt").wait_for(timeout=WAIT_MS)
     wait_until(lambda: count_reports(svc.store, questions[1].id) == 1, "Q2's report stored")
-    assert svc.budget(poll.id).committed == pytest.approx(2 * questions[0].epsilon)
+    assert svc.polls.budget(poll.id).committed == pytest.approx(2 * questions[0].epsilon)

@@ -93,10 +93,10 @@ def _in_own_thread(coro) -> None:
 @pytest.mark.parametrize("truth, label, expected", [(1, "Vanilla", 0.75), (0, "Chocolate", 0.25)])
 def test_true_answer_never_leaves_the_phone(classroom, truth, label, expected):
     base, svc = classroom
-    poll = svc.create_poll(f"privacy {label}")
-    q = svc.open_question(svc.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
-                                           options=("Chocolate", "Vanilla"),
-                                           design_params=EXERCISE).id)
+    poll = svc.polls.create_poll(f"privacy {label}")
+    q = svc.running.open_question(svc.polls.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
+                                                         options=("Chocolate", "Vanilla"),
+                                                         design_params=EXERCISE).id)
     requests: list[tuple[str, str, str | None]] = []
     _in_own_thread(_vote_many(base, poll.join_code, truth, VOTES_PER_SIDE, requests))
 
@@ -116,7 +116,7 @@ def test_true_answer_never_leaves_the_phone(classroom, truth, label, expected):
             assert body is None
     assert len(reports) == VOTES_PER_SIDE
 
-    est = svc.estimate(q.id)
+    est = svc.results.estimate(q.id)
     assert est.n == VOTES_PER_SIDE
     share = est.counts[1] / est.n
     se = math.sqrt(expected * (1 - expected) / est.n)
@@ -134,10 +134,10 @@ def test_a_typed_number_never_leaves_the_phone(classroom):
     import ldp_core
 
     base, svc = classroom
-    poll = svc.create_poll("privacy numeric")
-    q = svc.open_question(svc.add_question(poll.id, "How many hours did you sleep?",
-                                           kind="numeric", options=("hours",),
-                                           design_params=SLEEP).id)
+    poll = svc.polls.create_poll("privacy numeric")
+    q = svc.running.open_question(svc.polls.add_question(poll.id, "How many hours did you sleep?",
+                                                         kind="numeric", options=("hours",),
+                                                         design_params=SLEEP).id)
     truth = 11.75  # x = 23/24 on the [-1, 1] scale
     requests: list[tuple[str, str, str | None]] = []
     _in_own_thread(_vote_many(base, poll.join_code, truth, NUMERIC_VOTES, requests))
@@ -161,7 +161,7 @@ def test_a_typed_number_never_leaves_the_phone(classroom):
     assert abs(sent - x) <= 4 * se, (sent, x, se)
     spread = math.sqrt(sum((r - sent) ** 2 for r in reports) / (len(reports) - 1))
     assert spread > sd / 2  # power: the truth itself, sent as is, would not spread
-    est = svc.estimate(q.id).numeric
+    est = svc.results.estimate(q.id).numeric
     assert est.n == NUMERIC_VOTES and est.mean == pytest.approx(6 + 6 * sent)
 
 

@@ -61,24 +61,24 @@ def _every_kind_in_every_state(svc) -> dict[tuple[str, str], tuple[int, int]]:
     truth = {"yesno": 0.3, "categorical": [1 / 14] * 14, "numeric": 7.0}
     ids: dict[tuple[str, str], tuple[int, int]] = {}
     for kind, pq in pick.items():
-        poll = svc.create_poll(f"projector {kind}")
-        made = {state: svc.add_question(poll.id, pq.text, options=pq.options,
-                                        design_params=pq.design_params, kind=pq.kind)
+        poll = svc.polls.create_poll(f"projector {kind}")
+        made = {state: svc.polls.add_question(poll.id, pq.text, options=pq.options,
+                                              design_params=pq.design_params, kind=pq.kind)
                 for state in ("draft", "open", "closed", "revealed")}
         for state in ("closed", "revealed", "open"):  # the open one last: it stays open
-            q = svc.open_question(made[state].id)
-            svc.add_simulated_reports(q.id, N[kind], truth[kind], seed=7)
+            q = svc.running.open_question(made[state].id)
+            svc.results.add_simulated_reports(q.id, N[kind], truth[kind], seed=7)
             if state != "open":
-                svc.close_question(q.id)
-        svc.set_revealed(made["revealed"].id, True)
+                svc.running.close_question(q.id)
+        svc.running.set_revealed(made["revealed"].id, True)
         for state, q in made.items():
             ids[kind, state] = (poll.id, q.id)
-        timed = svc.create_poll(f"projector {kind}, timed")  # a poll has one open question
-        q = svc.add_question(timed.id, pq.text, options=pq.options,
-                             design_params=pq.design_params, kind=pq.kind, countdown_s=3600)
-        svc.open_question(q.id)
-        svc.add_simulated_reports(q.id, N[kind], truth[kind], seed=7)
-        svc.set_revealed(q.id, True)
+        timed = svc.polls.create_poll(f"projector {kind}, timed")  # a poll has one open question
+        q = svc.polls.add_question(timed.id, pq.text, options=pq.options,
+                                   design_params=pq.design_params, kind=pq.kind, countdown_s=3600)
+        svc.running.open_question(q.id)
+        svc.results.add_simulated_reports(q.id, N[kind], truth[kind], seed=7)
+        svc.running.set_revealed(q.id, True)
         ids[kind, "timed"] = (timed.id, q.id)
     return ids
 
@@ -92,13 +92,13 @@ def classroom(tmp_path_factory):
     data = tmp_path_factory.mktemp("projector")
     url = f"sqlite:///{data / 'classroom.db'}"
     store = Store(url)
-    svc = PollService(store)
-    poll = svc.create_poll("CS208")
-    q = svc.open_question(svc.add_question(
+    svc = PollService.on(store)
+    poll = svc.polls.create_poll("CS208")
+    q = svc.running.open_question(svc.polls.add_question(
         poll.id, "Vanilla (1) or chocolate (0)?", options=("Chocolate", "Vanilla"),
         design_params=dict(CLASS_EXERCISE)).id)
-    svc.add_simulated_reports(q.id, 40, 0.6, seed=3)
-    svc.set_revealed(q.id, True)
+    svc.results.add_simulated_reports(q.id, 40, 0.6, seed=3)
+    svc.running.set_revealed(q.id, True)
     ids = _every_kind_in_every_state(svc)
     # The address a laptop on a lecture-hall network has, as the join panel shows it.
     env = {"LDP_CLASSROOM_DATA_DIR": str(data), "LDP_CLASSROOM_DATABASE_URL": url,

@@ -5,7 +5,7 @@ dashboard's one-click button, reveals the results and, in "Rehearse with
 simulated students", adds 40 simulated students whose true share of Vanilla is
 60%. They arrive through the live panel's 2 s refresh; the test waits until
 the dashboard shows n = 40 and checks that the μ̂ on screen is the estimate
-``PollService.estimate`` recomputes from the same SQLite file, formatted as the
+``Results.estimate`` recomputes from the same SQLite file, formatted as the
 page formats it. "Clear rehearsal" then brings n back to 0, in the database
 and on screen.
 """
@@ -63,14 +63,14 @@ def test_rehearse_forty_students_then_clear(classroom, chromium):
     page.get_by_role("button", name="Start the class exercise").click(timeout=WAIT_MS)
     code = page.locator(".ldp-join-code").inner_text(timeout=WAIT_MS).strip()
     assert re.fullmatch(r"[2-9A-HJKMNP-Z]{6}", code)
-    poll = svc.poll_by_code(code)
-    q = svc.current_question(poll.id)
+    poll = svc.polls.poll_by_code(code)
+    q = svc.polls.current_question(poll.id)
     assert q.options == ("Chocolate", "Vanilla")
     assert q.design_params == dict(CLASS_EXERCISE)
     # The one-click exercise opens voting itself.
-    wait_until(lambda: svc.question(q.id).is_open, "voting to open")
+    wait_until(lambda: svc.polls.question(q.id).is_open, "voting to open")
     page.get_by_role("button", name="Reveal results").click(timeout=WAIT_MS)
-    q = wait_until(lambda: (lambda x: x if x.revealed else None)(svc.question(q.id)),
+    q = wait_until(lambda: (lambda x: x if x.revealed else None)(svc.polls.question(q.id)),
                     "the results to be revealed")
     assert q.is_open and q.revealed
     wait_metric(page, "Reports received", "0")
@@ -89,21 +89,21 @@ def test_rehearse_forty_students_then_clear(classroom, chromium):
 
     # They arrive over a few seconds; the live panel refreshes every 2 s.
     wait_metric(page, "Reports received", str(N))
-    est = svc.estimate(q.id)
+    est = svc.results.estimate(q.id)
     assert est.n == N and est.n_simulated == N
     shown = wait_metric(page, "Estimate μ̂", fmt_fixed(est.binary.mu_hat, 3))
-    assert shown == fmt_fixed(svc.estimate(q.id).binary.mu_hat, 3)
+    assert shown == fmt_fixed(svc.results.estimate(q.id).binary.mu_hat, 3)
     assert metric(page, "SD, fixed class") == fmt_fixed((3 / (4 * N)) ** 0.5, 3) == "0.137"
     # The simulated class has exactly 60% of 40 = 24 true Vanilla fans, and says so.
     page.get_by_text("Simulated class: 24 of 40 truly “Vanilla” (60%)").wait_for(
         timeout=WAIT_MS)
     assert page.locator("[data-testid='stException']").count() == 0
     # Exports leave simulated students out unless asked for.
-    assert svc.export_csv(q.id).strip().count("\n") == 0
-    assert svc.export_csv(q.id, include_simulated=True).strip().count("\n") == N
+    assert svc.results.export_csv(q.id).strip().count("\n") == 0
+    assert svc.results.export_csv(q.id, include_simulated=True).strip().count("\n") == N
 
     page.get_by_role("button", name="Clear rehearsal").click()
     wait_metric(page, "Reports received", "0")
-    assert svc.estimate(q.id).n == 0
+    assert svc.results.estimate(q.id).n == 0
     assert page.locator("[data-testid='stException']").count() == 0
     ctx.close()

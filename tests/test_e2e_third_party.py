@@ -36,12 +36,12 @@ def classroom(tmp_path_factory):
     data = tmp_path_factory.mktemp("third-party")
     url = f"sqlite:///{data / 'classroom.db'}"
     store = Store(url)
-    svc = PollService(store)
-    poll = svc.create_poll("Hosts")
-    q = svc.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
-                         options=("Chocolate", "Vanilla"),
-                         design_params=dict(CLASS_EXERCISE))
-    svc.open_question(q.id)
+    svc = PollService.on(store)
+    poll = svc.polls.create_poll("Hosts")
+    q = svc.polls.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
+                               options=("Chocolate", "Vanilla"),
+                               design_params=dict(CLASS_EXERCISE))
+    svc.running.open_question(q.id)
     env = {"LDP_CLASSROOM_DATA_DIR": str(data), "LDP_CLASSROOM_DATABASE_URL": url,
            "LDP_CLASSROOM_INSTRUCTOR_KEY": KEY}
     with running_server(env) as base:

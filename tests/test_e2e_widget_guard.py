@@ -72,11 +72,11 @@ def _open_expander(page, title: str) -> None:
 
 def test_desk_view_traffic_is_never_refused(classroom, chromium):
     base, svc = classroom
-    poll = svc.create_poll("Guard", rehearsal=True)
-    q = svc.open_question(svc.add_question(
+    poll = svc.polls.create_poll("Guard", rehearsal=True)
+    q = svc.running.open_question(svc.polls.add_question(
         poll.id, "Vanilla (1) or chocolate (0)?", options=("Chocolate", "Vanilla"),
         design_params=dict(CLASS_EXERCISE)).id)
-    svc.add_simulated_reports(q.id, 30, 0.6, seed=1)
+    svc.results.add_simulated_reports(q.id, 30, 0.6, seed=1)
     ctx = chromium.new_context(viewport={"width": 1280, "height": 720},
                                reduced_motion="reduce")
     page = ctx.new_page()
@@ -109,7 +109,7 @@ def test_desk_view_traffic_is_never_refused(classroom, chromium):
     box.press("Enter")
     settle(page)
     _click(page, "Add simulated students", "12 simulated students are arriving")
-    _wait(page, lambda: svc.estimate(q.id).n_simulated == 42, "12 more simulated students")
+    _wait(page, lambda: svc.results.estimate(q.id).n_simulated == 42, "12 more simulated students")
 
     # The what-if slider, set by γ and then by ε, moved with the keyboard as a person would.
     for choice, label in (("γ (how often", "γ: keep the true answer"),
@@ -129,7 +129,7 @@ def test_desk_view_traffic_is_never_refused(classroom, chromium):
     page.get_by_text("Limit the total ε per student").first.click()
     settle(page)
     _click(page, "Save budget", "Budget set")
-    assert svc.poll(poll.id).epsilon_budget is not None
+    assert svc.polls.poll(poll.id).epsilon_budget is not None
 
     # Two more live refreshes with every control in its new state.
     seen = len(frames.fragment_reruns())
@@ -141,7 +141,7 @@ def test_desk_view_traffic_is_never_refused(classroom, chromium):
     page.get_by_text("created. Add a question below.").first.wait_for(timeout=60_000)
     settle(page)
     _no_banner(page, "creating a poll")
-    assert len(svc.list_polls()) == 2
+    assert len(svc.polls.list_polls()) == 2
 
     new_log = server_log(base)[start:]
     assert GUARD_LOG_LINE not in new_log, "the dashboard's own widget states were refused"

@@ -49,7 +49,7 @@ def _server(data):
            "LDP_CLASSROOM_INSTRUCTOR_KEY": "failure-test-instructor-key"}
     try:
         with running_server(env, log_path=data / "server.log") as srv:
-            yield srv, PollService(store)
+            yield srv, PollService.on(store)
     finally:
         store.close()
 
@@ -73,14 +73,14 @@ def server(tmp_path_factory):
     env = {"LDP_CLASSROOM_DATA_DIR": str(data), "LDP_CLASSROOM_DATABASE_URL": url,
            "LDP_CLASSROOM_INSTRUCTOR_KEY": "failure-test-instructor-key"}
     with running_server(env, log_path=data / "server.log") as srv:
-        yield srv, PollService(store)
+        yield srv, PollService.on(store)
     store.close()
 
 
 def _poll(svc, text="Vanilla (1) or chocolate (0)?", options=("Chocolate", "Vanilla")):
-    poll = svc.create_poll("abuse")
-    q = svc.open_question(svc.add_question(poll.id, text, options=options,
-                                           design_params=DIE).id)
+    poll = svc.polls.create_poll("abuse")
+    q = svc.running.open_question(svc.polls.add_question(poll.id, text, options=options,
+                                                         design_params=DIE).id)
     return poll, q
 
 
@@ -216,7 +216,7 @@ def test_a_closed_question_takes_no_report(server):
     async def scenario():
         async with PhoneStudent(srv.url, poll.join_code, timeout=30) as p:
             await p.join()
-            svc.close_question(q.id)
+            svc.running.close_question(q.id)
             return await p.vote(1)
 
     _error(asyncio.run(scenario()), 409, "closed")

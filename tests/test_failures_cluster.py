@@ -51,11 +51,11 @@ def test_killing_one_of_two_processes_loses_and_doubles_nothing(tmp_path):
 
     with db_schema_url(base) as url:
         store = Store(url)
-        svc = PollService(store)
-        poll = svc.create_poll("failover")
-        q = svc.open_question(svc.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
-                                               options=("Chocolate", "Vanilla"),
-                                               design_params=DIE).id)
+        svc = PollService.on(store)
+        poll = svc.polls.create_poll("failover")
+        q = svc.polls.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
+                                   options=("Chocolate", "Vanilla"), design_params=DIE)
+        q = svc.running.open_question(q.id)
         env = {"LDP_CLASSROOM_DATABASE_URL": url, "LDP_CLASSROOM_DATA_DIR": str(tmp_path),
                "LDP_CLASSROOM_INSTRUCTOR_KEY": KEY}
         run_dir = tmp_path / "cluster"
@@ -73,7 +73,7 @@ def test_killing_one_of_two_processes_loses_and_doubles_nothing(tmp_path):
             assert stats["receipt_again"] == STUDENTS // 2, stats
             assert count_reports(svc.store, q.id) == len(devices) == STUDENTS
             for device in devices:
-                assert svc.receipt_for(q.id, device) is not None
+                assert svc.reports.receipt_for(q.id, device) is not None
             stored = submission_ids(svc.store, q.id)
             assert acked <= stored
             # Round-robin: both processes served phone requests before the kill.

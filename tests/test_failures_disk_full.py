@@ -115,10 +115,10 @@ def disk(classroom, tmp_path, monkeypatch):
 
 
 def _open_question(service):
-    poll = service.create_poll("CS208")
-    q = service.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
-                             options=("Chocolate", "Vanilla"), design_params=DIE)
-    return poll, service.open_question(q.id)
+    poll = service.polls.create_poll("CS208")
+    q = service.polls.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
+                                   options=("Chocolate", "Vanilla"), design_params=DIE)
+    return poll, service.running.open_question(q.id)
 
 
 def test_on_a_full_disk_the_instructor_stays_logged_in(classroom, disk):
@@ -153,7 +153,7 @@ def test_on_a_full_disk_a_report_says_so_and_a_resend_stores_it_once(classroom, 
         assert "receipt" not in refused.json()
         assert disk.refused and count_reports(classroom.store) == 0
         with pytest.raises(DiskFull, match="disk is full"):
-            classroom.service.create_poll("the dashboard says it too")
+            classroom.service.polls.create_poll("the dashboard says it too")
         disk.full = False
         stored = phone.post(f"/api/poll/{poll.join_code}/report", json=body,
                             headers={"origin": ORIGIN})

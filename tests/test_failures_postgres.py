@@ -55,11 +55,11 @@ def classroom(scratch_pg, tmp_path):
 
     with db_schema_url(scratch_pg.url) as url:
         store = Store(url)
-        svc = PollService(store)
-        poll = svc.create_poll("outage")
-        q = svc.open_question(svc.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
-                                               options=("Chocolate", "Vanilla"),
-                                               design_params=DIE).id)
+        svc = PollService.on(store)
+        poll = svc.polls.create_poll("outage")
+        q = svc.polls.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
+                                   options=("Chocolate", "Vanilla"), design_params=DIE)
+        q = svc.running.open_question(q.id)
         env = {"LDP_CLASSROOM_DATA_DIR": str(tmp_path), "LDP_CLASSROOM_DATABASE_URL": url,
                "LDP_CLASSROOM_INSTRUCTOR_KEY": "failure-test-instructor-key"}
         try:
@@ -88,7 +88,7 @@ def receipt(resp: PhoneResponse) -> dict:
 def _one_report_each(svc, q, phones) -> None:
     assert count_reports(svc.store, q.id) == len(phones)
     for p in phones:
-        assert svc.receipt_for(q.id, p.device_id) is not None
+        assert svc.reports.receipt_for(q.id, p.device_id) is not None
 
 
 def test_outage_keeps_the_report_and_a_resend_stores_it_once(scratch_pg, classroom):

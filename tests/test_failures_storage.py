@@ -78,11 +78,11 @@ def _classroom(url: str):
     from classroom.store import Store
 
     store = Store(url)
-    svc = PollService(store)
-    poll = svc.create_poll("storage")
-    q = svc.open_question(svc.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
-                                           options=("Chocolate", "Vanilla"),
-                                           design_params=DIE).id)
+    svc = PollService.on(store)
+    poll = svc.polls.create_poll("storage")
+    q = svc.running.open_question(svc.polls.add_question(poll.id, "Vanilla (1) or chocolate (0)?",
+                                                         options=("Chocolate", "Vanilla"),
+                                                         design_params=DIE).id)
     return store, svc, poll, q
 
 
@@ -175,7 +175,7 @@ def test_disk_full_while_voting_says_not_saved_and_a_resend_stores_once(small_di
             phones = asyncio.run(scenario())
         assert count_reports(svc.store, q.id) == len(phones)
         for p in phones:
-            assert svc.receipt_for(q.id, p.device_id) is not None
+            assert svc.reports.receipt_for(q.id, p.device_id) is not None
         assert {p.submission_id for p in phones} <= submission_ids(svc.store, q.id)
     finally:
         store.close()

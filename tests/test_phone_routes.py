@@ -6,6 +6,7 @@ fresh SQLite file, and talks to them with Starlette's TestClient.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import threading
@@ -16,7 +17,7 @@ from starlette.testclient import TestClient
 
 import web
 from classroom.domain import Conflict, DiskFull, StoreUnavailable
-from classroom.service import PollService
+from classroom.service import Polls, PollService, Reports
 from phone import page
 from phone.routes import (
     JOIN_MISSES_PER_ADDRESS,
@@ -33,32 +34,53 @@ from tests.support.web import local_edge, local_middleware
 ORIGIN = "http://testserver"
 
 
-class CountingService(PollService):
-    """A PollService that counts poll look-ups and can pretend its database is away."""
+class Database:
+    """Whether the test pretends the database is away."""
 
-    def __init__(self, store) -> None:
+    down = False
+
+
+class CountingPolls(Polls):
+    """Polls that count look-ups by code and fail while the database is "away"."""
+
+    def __init__(self, store, database: Database) -> None:
         super().__init__(store)
         self.lookups = 0
-        self.down = False
+        self._database = database
 
     def poll_by_code(self, code):
         self.lookups += 1
-        if self.down:
+        if self._database.down:
             raise StoreUnavailable("database unavailable")
         return super().poll_by_code(code)
 
+
+class FlakyReports(Reports):
+    """Reports that fail while the database is "away"."""
+
+    def __init__(self, store, database: Database) -> None:
+        super().__init__(store)
+        self._database = database
+
     def submit_report(self, *args, **kwargs):
-        if self.down:
+        if self._database.down:
             raise StoreUnavailable("database unavailable, not saved — try again")
         return super().submit_report(*args, **kwargs)
 
 
 @pytest.fixture
-def svc(tmp_path):
+def database():
+    return Database()
+
+
+@pytest.fixture
+def svc(tmp_path, database):
+    """The service, its poll look-ups counted, its database "away" while ``database.down``."""
     from classroom.store import Store
 
     store = Store(f"sqlite:///{tmp_path / 'c.db'}")
-    yield CountingService(store)
+    yield dataclasses.replace(PollService.on(store), polls=CountingPolls(store, database),
+                              reports=FlakyReports(store, database))
     store.close()
 
 
@@ -77,10 +99,10 @@ def client(svc, edge):
 
 
 def _open(svc, text="Vanilla (1) or chocolate (0)?", **kw):
-    poll = svc.create_poll("CS208")
-    q = svc.add_question(poll.id, text, options=kw.pop("options", ("Chocolate", "Vanilla")),
-                         design_params=kw.pop("design_params", DIE), **kw)
-    return poll, svc.open_question(q.id)
+    poll = svc.polls.create_poll("CS208")
+    q = svc.polls.add_question(poll.id, text, options=kw.pop("options", ("Chocolate", "Vanilla")),
+                               design_params=kw.pop("design_params", DIE), **kw)
+    return poll, svc.running.open_question(q.id)
 
 
 def _vote(client, code, q, answer=1, sid="sid-0001", **kw):
@@ -154,20 +176,20 @@ def test_state_shows_the_question_in_the_order_it_names_the_answers(client, svc)
 def test_unchanged_poll_costs_a_304_without_a_database_read(client, svc):
     poll, _ = _open(svc)
     etag = client.get(f"/api/poll/{poll.join_code}").headers["etag"]
-    before = svc.lookups
+    before = svc.polls.lookups
     for _ in range(5):
         r = client.get(f"/api/poll/{poll.join_code}", headers={"if-none-match": etag})
         assert r.status_code == 304
     # The cache refreshes at most once per ttl whatever the number of requests.
-    assert svc.lookups - before <= 2
+    assert svc.polls.lookups - before <= 2
 
 
 def test_long_poll_answers_when_the_instructor_opens_the_next_question(client, svc):
     poll, q = _open(svc)
     etag = client.get(f"/api/poll/{poll.join_code}").headers["etag"]
-    nxt = svc.add_question(poll.id, "Tea or coffee?", options=("Tea", "Coffee"),
-                           design_params=DIE)
-    threading.Timer(0.01, svc.open_question, args=(nxt.id,)).start()
+    nxt = svc.polls.add_question(poll.id, "Tea or coffee?", options=("Tea", "Coffee"),
+                                 design_params=DIE)
+    threading.Timer(0.01, svc.running.open_question, args=(nxt.id,)).start()
     r = client.get(f"/api/poll/{poll.join_code}?wait=20", headers={"if-none-match": etag})
     assert r.status_code == 200 and r.json()["question"]["id"] == nxt.id
 
@@ -222,10 +244,10 @@ def test_the_server_holds_a_long_poll_no_longer_than_its_cap(svc):
 
 def test_revealed_results_carry_the_estimate_and_its_interval(client, svc):
     poll, q = _open(svc)
-    svc.add_simulated_reports(q.id, 40, 0.6, seed=1)
-    svc.set_revealed(q.id, True)
+    svc.results.add_simulated_reports(q.id, 40, 0.6, seed=1)
+    svc.running.set_revealed(q.id, True)
     res = client.get(f"/api/poll/{poll.join_code}").json()["question"]["results"]
-    est = svc.estimate(q.id).binary
+    est = svc.results.estimate(q.id).binary
     assert res["n"] == 40
     assert res["binary"]["share"] == pytest.approx(est.mu_hat)
     # the headline interval: exact, at least 95% coverage at any n (not the normal one)
@@ -235,14 +257,14 @@ def test_revealed_results_carry_the_estimate_and_its_interval(client, svc):
 
 
 def test_revealed_categorical_results_carry_each_options_exact_interval(client, svc):
-    poll = svc.create_poll("flavours")
-    q = svc.add_question(poll.id, "Favourite?", kind="categorical", options=("A", "B", "C"),
-                         design_params={"design": "grr", "d": 3, "epsilon": 1.0})
-    svc.open_question(q.id)
-    svc.add_simulated_reports(q.id, 30, [0.6, 0.3, 0.1], seed=2)
-    svc.set_revealed(q.id, True)
+    poll = svc.polls.create_poll("flavours")
+    q = svc.polls.add_question(poll.id, "Favourite?", kind="categorical", options=("A", "B", "C"),
+                               design_params={"design": "grr", "d": 3, "epsilon": 1.0})
+    svc.running.open_question(q.id)
+    svc.results.add_simulated_reports(q.id, 30, [0.6, 0.3, 0.1], seed=2)
+    svc.running.set_revealed(q.id, True)
     res = client.get(f"/api/poll/{poll.join_code}").json()["question"]["results"]
-    est = svc.estimate(q.id).categorical
+    est = svc.results.estimate(q.id).categorical
     assert [r["label"] for r in res["categorical"]] == ["A", "B", "C"]
     assert [r["ci_low"] for r in res["categorical"]] == pytest.approx(est.ci_low)
     assert [r["ci_high"] for r in res["categorical"]] == pytest.approx(est.ci_high)
@@ -388,10 +410,10 @@ def test_the_state_asked_with_me_carries_what_me_answers(client, svc):
     assert again["me"]["spent_epsilon"] == pytest.approx(q.epsilon)
     # A long-poll that ends on a new question carries this device's part for it.
     etag = client.get(f"/api/poll/{code}").headers["etag"]
-    q2 = svc.add_question(poll.id, "Tea (1) or coffee (0)?", options=("Coffee", "Tea"),
-                          design_params=DIE)
-    svc.close_question(q.id)
-    svc.open_question(q2.id)
+    q2 = svc.polls.add_question(poll.id, "Tea (1) or coffee (0)?", options=("Coffee", "Tea"),
+                                design_params=DIE)
+    svc.running.close_question(q.id)
+    svc.running.open_question(q2.id)
     moved = client.get(f"/api/poll/{code}?wait=5&me=1", headers={"if-none-match": etag})
     assert moved.status_code == 200
     assert moved.json()["me"] == {"question_id": q2.id, "receipt": None,
@@ -405,9 +427,9 @@ def test_a_long_poll_sent_before_the_first_answer_leaves_me_to_the_page(client, 
     poll, q = _open(svc)
     code = poll.join_code
     etag = client.get(f"/api/poll/{code}").headers["etag"]
-    q2 = svc.add_question(poll.id, "Tea (1) or coffee (0)?", options=("Coffee", "Tea"),
-                          design_params=DIE)
-    threading.Timer(0.05, svc.next_question, args=(q.id,)).start()  # one transaction
+    q2 = svc.polls.add_question(poll.id, "Tea (1) or coffee (0)?", options=("Coffee", "Tea"),
+                                design_params=DIE)
+    threading.Timer(0.05, svc.running.next_question, args=(q.id,)).start()  # one transaction
     moved = client.get(f"/api/poll/{code}?wait=5&me=1", headers={"if-none-match": etag})
     assert moved.status_code == 200 and moved.json()["question"]["id"] == q2.id
     assert "me" not in moved.json()
@@ -538,7 +560,7 @@ def test_a_phone_beyond_the_networks_new_cookies_is_asked_to_wait(svc):
 
 def test_voting_closed_writes_nothing(client, svc):
     poll, q = _open(svc)
-    svc.close_question(q.id)
+    svc.running.close_question(q.id)
     r = _vote(client, poll.join_code, q)
     assert r.status_code == 409 and r.json()["error"] == "closed"
     assert r.json()["message"].startswith("Voting closed")
@@ -555,14 +577,14 @@ def test_unknown_poll_or_question_on_submit(client, svc):
     assert _rows(svc, q) == 0
 
 
-def test_database_away_then_the_same_vote_sent_again_is_stored_once(client, svc):
+def test_database_away_then_the_same_vote_sent_again_is_stored_once(client, svc, database):
     poll, q = _open(svc)
-    svc.down = True
+    database.down = True
     r = _vote(client, poll.join_code, q, sid="same-vote-1")
     assert r.status_code == 503 and r.json()["error"] == "unavailable"
     assert r.json()["message"].startswith("Not saved yet")
     assert _rows(svc, q) == 0
-    svc.down = False
+    database.down = False
     r = _vote(client, poll.join_code, q, sid="same-vote-1")
     assert r.status_code == 200 and r.json()["receipt"]["already_answered"] is False
     r = _vote(client, poll.join_code, q, sid="same-vote-1")  # a late duplicate of the resend
@@ -587,7 +609,7 @@ def test_each_storage_failure_has_its_own_sentence(client, svc, monkeypatch, err
     def fail(*args, **kwargs):
         raise error
 
-    monkeypatch.setattr(svc, "submit_report", fail)
+    monkeypatch.setattr(svc.reports, "submit_report", fail)
     r = _vote(client, poll.join_code, q)
     assert (r.status_code, r.json()["error"]) == (status, code)
     assert says in r.json()["message"] and "receipt" not in r.json()
@@ -595,16 +617,16 @@ def test_each_storage_failure_has_its_own_sentence(client, svc, monkeypatch, err
     assert _rows(svc, q) == 0
 
 
-def test_state_survives_a_database_outage_from_the_cache(client, svc):
+def test_state_survives_a_database_outage_from_the_cache(client, svc, database):
     poll, _ = _open(svc)
     first = client.get(f"/api/poll/{poll.join_code}")
-    svc.down = True
+    database.down = True
     r = client.get(f"/api/poll/{poll.join_code}")
     assert r.status_code == 200 and r.json()["version"] == first.json()["version"]
 
 
-def test_unknown_database_and_no_cache_is_503(client, svc):
-    svc.down = True
+def test_unknown_database_and_no_cache_is_503(client, svc, database):
+    database.down = True
     r = client.get("/api/poll/ABCDEF")
     assert r.status_code == 503 and r.json()["error"] == "unavailable"
 
@@ -630,7 +652,7 @@ def test_gzip_body_decodes_to_the_page(client):
 def test_votes_are_tagged_with_their_address_and_counted(svc, client):
     poll, q = _open(svc)
     assert _vote(client, poll.join_code, q).status_code == 200
-    est = svc.estimate(q.id)
+    est = svc.results.estimate(q.id)
     assert est.n == 1 and est.addresses == 1  # TestClient's address, kept only as an HMAC
 
 
@@ -639,7 +661,7 @@ def test_the_per_address_limit_answers_429_and_saves_nothing(tmp_path):
     from classroom.store import Store
 
     store = Store(f"sqlite:///{tmp_path / 'limit.db'}")
-    limited = PollService(store, max_reports_per_address=1)
+    limited = PollService.on(store, max_reports_per_address=1)
     app = Starlette(routes=make_routes(PhoneApi(lambda: limited)), middleware=local_middleware())
     try:
         poll, q = _open(limited)
@@ -741,10 +763,10 @@ def test_a_numeric_report_gets_a_receipt_in_the_question_units(client, svc, edge
 
 def test_revealed_numeric_results_are_formatted_in_the_units(client, svc):
     poll, q = _open_numeric(svc)
-    svc.add_simulated_reports(q.id, 60, 7.0, seed=2)
-    svc.set_revealed(q.id, True)
+    svc.results.add_simulated_reports(q.id, 60, 7.0, seed=2)
+    svc.running.set_revealed(q.id, True)
     res = client.get(f"/api/poll/{poll.join_code}").json()["question"]["results"]
-    est = svc.estimate(q.id).numeric
+    est = svc.results.estimate(q.id).numeric
     assert res["n"] == 60 and res["numeric"]["mean"].endswith(" hours")
     assert float(res["numeric"]["mean"].split()[0].replace("\u2212", "-")) == \
         pytest.approx(est.mean, rel=1e-3)
@@ -753,7 +775,7 @@ def test_revealed_numeric_results_are_formatted_in_the_units(client, svc):
 
 def test_the_budget_travels_with_the_poll_and_a_report_past_it_is_refused(client, svc):
     poll, q = _open(svc)
-    svc.set_budget(poll.id, 2.0)
+    svc.polls.set_budget(poll.id, 2.0)
     assert client.get(f"/api/poll/{poll.join_code}").json()["poll"]["budget"] == 2.0
     # A budget lowered under an open round (as a second process could, in a race): the
     # device that would pass it is refused, clearly, and nothing is written.
@@ -768,11 +790,11 @@ def test_phones_stay_on_a_question_waiting_for_its_next_round(client, svc):
     """A new round not yet open keeps the phones on that question, as a draft of round 2,
     instead of an earlier question of the poll (the page says the round opens soon)."""
     poll, first = _open(svc, "First?")
-    second = svc.add_question(poll.id, "Second?", design_params=DIE, open_now=True)
-    svc.new_round(second.id)
+    second = svc.polls.add_question(poll.id, "Second?", design_params=DIE, open_now=True)
+    svc.running.new_round(second.id)
     shown = client.get(f"/api/poll/{poll.join_code}").json()["question"]
     assert (shown["id"], shown["state"], shown["round"]) == (second.id, "draft", 2)
-    assert svc.question(first.id).state == "closed"
+    assert svc.polls.question(first.id).state == "closed"
 
 
 # -- the countdown -----------------------------------------------------------------------
@@ -806,7 +828,7 @@ def timed(tmp_path):
 
     clock = RunningClock()
     store = Store(f"sqlite:///{tmp_path / 'c.db'}", clock=clock)
-    svc = PollService(store)
+    svc = PollService.on(store)
     edge = local_edge()
     app = Starlette(routes=make_routes(PhoneApi(lambda: svc, ttl=5.0)),
                     middleware=local_middleware(edge))

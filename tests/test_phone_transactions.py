@@ -31,11 +31,12 @@ ORIGIN = "http://testserver"
 
 
 def _class(service: PollService, *, budget: float | None = None):
-    poll = service.create_poll("floor")
+    poll = service.polls.create_poll("floor")
     if budget is not None:
-        service.set_budget(poll.id, budget)
-    q = service.open_question(service.add_question(poll.id, "V or C?", design_params=DIE).id)
-    return service.poll(poll.id), q
+        service.polls.set_budget(poll.id, budget)
+    q = service.running.open_question(
+        service.polls.add_question(poll.id, "V or C?", design_params=DIE).id)
+    return service.polls.poll(poll.id), q
 
 
 def _app(service: PollService) -> Starlette:
@@ -64,8 +65,8 @@ def _tap(client: TestClient, q, sid: str):
 
 @pytest.mark.parametrize("setting", ["plain", "budget", "address-limit"])
 def test_a_first_load_reads_nothing_and_a_tap_is_one_transaction(store, setting):
-    service = PollService(store, max_reports_per_address=5 if setting == "address-limit"
-                          else None)
+    service = PollService.on(store, max_reports_per_address=5 if setting == "address-limit"
+                             else None)
     poll, q = _class(service, budget=2 * LN3 if setting == "budget" else None)
     app = _app(service)
     with TestClient(app) as first, TestClient(app) as phone:
@@ -106,7 +107,7 @@ def test_a_first_load_reads_nothing_and_a_tap_is_one_transaction(store, setting)
 
 
 def test_the_answered_marker_is_scoped_to_its_poll_and_holds_nothing(store):
-    service = PollService(store)
+    service = PollService.on(store)
     poll, q = _class(service)
     other, _ = _class(service)
     with TestClient(_app(service)) as phone:
@@ -128,16 +129,16 @@ def test_the_answered_marker_is_scoped_to_its_poll_and_holds_nothing(store):
 
 @pytest.mark.parametrize("budget", [None, LN3], ids=["no-budget", "budget"])
 def test_every_outcome_of_submit_report_is_one_transaction(store, budget):
-    service = PollService(store, max_reports_per_address=1)
+    service = PollService.on(store, max_reports_per_address=1)
     poll, q = _class(service, budget=budget)
-    q2 = service.add_question(poll.id, "Next?", design_params=DIE)
+    q2 = service.polls.add_question(poll.id, "Next?", design_params=DIE)
     # Forced open beside q, as a second dashboard could once leave it.
     q2 = service.store.set_state(q2.id, "open", q2.updated_at)
 
     def submit(device: str, sid: str, question=q, **kw):
-        return service.submit_report(poll.join_code, question.id, answer=1,
-                                     design_params=question.design_params,
-                                     submission_id=sid, device_id=device, **kw)
+        return service.reports.submit_report(poll.join_code, question.id, answer=1,
+                                             design_params=question.design_params,
+                                             submission_id=sid, device_id=device, **kw)
 
     outcomes = []
     for call in (lambda: submit("a", "sid-floor-1001", address="192.0.2.1"),  # stored
@@ -153,7 +154,7 @@ def test_every_outcome_of_submit_report_is_one_transaction(store, budget):
         assert tx.count == 1, (outcomes, tx.statements)
     assert outcomes == [False, True, "BadReport", "AddressLimit",
                         "OverBudget" if budget else False]
-    service.close_question(q.id)
+    service.running.close_question(q.id)
     with Transactions(store) as tx, pytest.raises(QuestionClosed):
         submit("d", "sid-floor-1005")
     assert tx.count == 1

@@ -56,50 +56,50 @@ def bad_files() -> dict[str, bytes]:
 
 
 def test_a_saved_plan_reads_back_equal_and_lists_newest_first(service):
-    first = service.save_plan(shipped_plan(CS208_PLAN))
+    first = service.plans.save_plan(shipped_plan(CS208_PLAN))
     assert first.plan() == shipped_plan(CS208_PLAN)
     assert first.document == dumps(shipped_plan(CS208_PLAN))
     assert first.title == "The local model (CS208)"
-    second = service.save_plan(LessonPlan(title="Short", questions=(TWO_COINS,)))
-    assert [p.id for p in service.list_plans()] == [second.id, first.id]
-    assert service.saved_plan(first.id) == first
+    second = service.plans.save_plan(LessonPlan(title="Short", questions=(TWO_COINS,)))
+    assert [p.id for p in service.plans.list_plans()] == [second.id, first.id]
+    assert service.plans.saved_plan(first.id) == first
 
 
 def test_saving_over_a_plan_replaces_it(service):
-    saved = service.save_plan(LessonPlan(title="Draft", questions=(TWO_COINS,)))
+    saved = service.plans.save_plan(LessonPlan(title="Draft", questions=(TWO_COINS,)))
     edited = LessonPlan(title="Final", questions=(TWO_COINS, TWO_COINS), budget=3.0)
-    again = service.save_plan(edited, saved.id)
+    again = service.plans.save_plan(edited, saved.id)
     assert again.id == saved.id and again.title == "Final" and again.plan() == edited
     assert again.updated_at >= saved.updated_at and again.created_at == saved.created_at
-    assert len(service.list_plans()) == 1
+    assert len(service.plans.list_plans()) == 1
     with pytest.raises(UnknownPlan, match="no saved lesson plan with id 999999"):
-        service.save_plan(edited, 999999)
+        service.plans.save_plan(edited, 999999)
     with pytest.raises(UnknownPlan):
-        service.saved_plan(999999)
-    assert service.delete_plan(saved.id) is True
-    assert service.delete_plan(saved.id) is False
-    assert service.list_plans() == []
+        service.plans.saved_plan(999999)
+    assert service.plans.delete_plan(saved.id) is True
+    assert service.plans.delete_plan(saved.id) is False
+    assert service.plans.list_plans() == []
 
 
 def test_a_plan_with_problems_is_not_saved(service, store):
     over = LessonPlan(title="Too much", questions=(TWO_COINS, TWO_COINS), budget=1.5)
     with pytest.raises(PlanError, match="budget: ε = 1.5 does not cover the plan"):
-        service.save_plan(over)
+        service.plans.save_plan(over)
     with pytest.raises(PlanError, match="a plan needs at least one question"):
-        service.save_plan(LessonPlan(title="Empty"))
+        service.plans.save_plan(LessonPlan(title="Empty"))
     assert nothing_written(store)
 
 
 def test_import_saves_a_good_file(service):
-    saved = service.import_plan(dumps(shipped_plan(CS208_PLAN)).encode())
+    saved = service.plans.import_plan(dumps(shipped_plan(CS208_PLAN)).encode())
     assert saved.plan() == shipped_plan(CS208_PLAN)
-    assert [p.id for p in service.list_plans()] == [saved.id]
+    assert [p.id for p in service.plans.list_plans()] == [saved.id]
 
 
 @pytest.mark.parametrize("case", list(bad_files()))
 def test_a_bad_file_is_refused_and_nothing_is_written(service, store, case):
     with pytest.raises(PlanError) as err:
-        service.import_plan(bad_files()[case])
+        service.plans.import_plan(bad_files()[case])
     message = str(err.value)
     expected = {
         "unknown design": "questions[3].design: unknown binary design 'wheel'",
@@ -118,15 +118,15 @@ def test_a_bad_file_is_refused_and_nothing_is_written(service, store, case):
 
 def test_the_cs208_plan_starts_a_class_with_the_course_designs(service, store):
     plan = shipped_plan(CS208_PLAN)
-    poll, questions = service.start_class(plan)
+    poll, questions = service.plans.start_class(plan)
     assert poll.title == "The local model (CS208)" and poll.epsilon_budget == 7.7
-    assert service.poll(poll.id).epsilon_budget == 7.7 and not poll.rehearsal
-    stored = service.questions(poll.id)
+    assert service.polls.poll(poll.id).epsilon_budget == 7.7 and not poll.rehearsal
+    stored = service.polls.questions(poll.id)
     assert stored == questions
     assert [q.position for q in stored] == [1, 2, 3, 4, 5, 6]
     assert all(q.state == "draft" and q.round_number == 1 and not q.revealed for q in stored)
-    assert service.current_question(poll.id) is None  # nothing is open yet
-    assert [len(service.rounds(q.id)) for q in stored] == [1] * 6
+    assert service.polls.current_question(poll.id) is None  # nothing is open yet
+    assert [len(service.running.rounds(q.id)) for q in stored] == [1] * 6
     # Every question exactly as the plan has it, the design's channel included.
     for q, want in zip(stored, plan.questions, strict=True):
         assert (q.text, q.kind, q.options, q.mode, q.countdown_s) == \
@@ -143,25 +143,25 @@ def test_the_cs208_plan_starts_a_class_with_the_course_designs(service, store):
 
 
 def test_the_budget_lets_a_student_answer_each_question_once_and_no_more(service):
-    poll, questions = service.start_class(shipped_plan(CS208_PLAN))
+    poll, questions = service.plans.start_class(shipped_plan(CS208_PLAN))
     device = "one-phone"
     for q in questions:
-        q = service.open_question(q.id)
+        q = service.running.open_question(q.id)
         answer = {"binary": 1, "categorical": "0" * 5 + "1" + "0" * 8,
                   "numeric": "0.25"}[q.kind]
-        receipt = service.submit_report(
+        receipt = service.reports.submit_report(
             poll.join_code, q.id, answer=answer, design_params=q.design_params,
             submission_id=f"sub-{secrets.token_hex(8)}", device_id=device)
         assert not receipt.already_answered
-        service.close_question(q.id)
-    assert service.spent_epsilon(poll.id, device) == pytest.approx(7 * LN3)
-    assert service.budget(poll.id).committed == pytest.approx(7 * LN3)
+        service.running.close_question(q.id)
+    assert service.reports.spent_epsilon(poll.id, device) == pytest.approx(7 * LN3)
+    assert service.polls.budget(poll.id).committed == pytest.approx(7 * LN3)
     with pytest.raises(OverBudget, match="over its budget of ε = 7.70"):
-        service.new_round(questions[0].id)
+        service.running.new_round(questions[0].id)
 
 
 def test_a_rehearsal_class_and_a_plan_without_budget(service):
-    poll, questions = service.start_class(
+    poll, questions = service.plans.start_class(
         LessonPlan(title="Rehearse", questions=(TWO_COINS,)), rehearsal=True)
     assert poll.rehearsal and poll.epsilon_budget is None and len(questions) == 1
 
@@ -169,7 +169,7 @@ def test_a_rehearsal_class_and_a_plan_without_budget(service):
 def test_a_plan_with_problems_starts_nothing(service, store):
     over = LessonPlan(title="Too much", questions=(TWO_COINS,) * 3, budget=2.0)
     with pytest.raises(PlanError, match="does not cover the plan"):
-        service.start_class(over)
+        service.plans.start_class(over)
     assert nothing_written(store)
 
 
@@ -190,18 +190,18 @@ def test_a_class_is_written_in_one_transaction(service, store):
 
 
 def test_a_question_keeps_its_countdown(service, store):
-    poll = service.create_poll("Timed")
-    q = service.add_question(poll.id, "Q?", design_params={"design": "two_coin"},
-                             countdown_s=45)
-    assert q.countdown_s == 45 and service.question(q.id).countdown_s == 45
-    plain = service.add_question(poll.id, "R?", design_params={"design": "two_coin"})
+    poll = service.polls.create_poll("Timed")
+    q = service.polls.add_question(poll.id, "Q?", design_params={"design": "two_coin"},
+                                   countdown_s=45)
+    assert q.countdown_s == 45 and service.polls.question(q.id).countdown_s == 45
+    plain = service.polls.add_question(poll.id, "R?", design_params={"design": "two_coin"})
     assert plain.countdown_s is None
     for bad in (9, 3601, 30.5, "60", True):
         with pytest.raises(BadInput, match="the countdown must be a whole number of seconds "
                                            "from 10 to 3600"):
-            service.add_question(poll.id, "S?", design_params={"design": "two_coin"},
-                                 countdown_s=bad)
-    assert len(service.questions(poll.id)) == 2
+            service.polls.add_question(poll.id, "S?", design_params={"design": "two_coin"},
+                                       countdown_s=bad)
+    assert len(service.polls.questions(poll.id)) == 2
     with pytest.raises(sa.exc.IntegrityError):  # the database checks it too
         with store.engine.begin() as conn:
             conn.execute(sa.text("UPDATE questions SET countdown_s = 5"))
@@ -211,8 +211,8 @@ def test_a_file_imported_then_started_matches_the_file(service):
     text = tomli_w.dumps({"title": "By hand", "budget": 2.5, "questions": [
         {"text": "Tea or coffee?", "kind": "binary", "options": ["Tea", "Coffee"],
          "mode": "physical", "countdown_s": 30, "design": {"design": "warner", "p": 0.8}}]})
-    plan = service.import_plan(text).plan()
+    plan = service.plans.import_plan(text).plan()
     assert plan == loads(text)
-    poll, (q,) = service.start_class(plan)
+    poll, (q,) = service.plans.start_class(plan)
     assert (q.mode, q.countdown_s, q.design_params, poll.epsilon_budget) == \
         ("physical", 30, {"design": "warner", "p": 0.8}, 2.5)

@@ -76,10 +76,11 @@ def test_exact_class_rounds_to_whole_students():
 
 
 def test_service_rehearsal_stores_a_class_with_exactly_the_chosen_share(service):
-    poll = service.create_poll("t")
-    q = service.open_question(service.add_question(poll.id, "Vanilla?", design_params=DIE).id)
-    truths = service.rehearsal_class(q.id, 40, 0.6, seed=1)
+    poll = service.polls.create_poll("t")
+    q = service.running.open_question(
+        service.polls.add_question(poll.id, "Vanilla?", design_params=DIE).id)
+    truths = service.results.rehearsal_class(q.id, 40, 0.6, seed=1)
     assert sum(truths) == 24 and len(truths) == 40
-    assert service.add_simulated_answers(q.id, truths[:15]) == 15
-    assert service.add_simulated_answers(q.id, truths[15:]) == 25
-    assert service.estimate(q.id).n_simulated == 40
+    assert service.results.add_simulated_answers(q.id, truths[:15]) == 15
+    assert service.results.add_simulated_answers(q.id, truths[15:]) == 25
+    assert service.results.estimate(q.id).n_simulated == 40

@@ -22,20 +22,20 @@ HYBRID_LOW = {"design": "hybrid", "epsilon": 0.5, "lo": 0, "hi": 12}  # below ε
 
 
 def add(service, poll, params=SLEEP, **kw):
-    q = service.add_question(poll.id, "How many hours did you sleep last night?",
-                             kind="numeric", options=("hours",), design_params=params, **kw)
-    return service.open_question(q.id)
+    q = service.polls.add_question(poll.id, "How many hours did you sleep last night?",
+                                   kind="numeric", options=("hours",), design_params=params, **kw)
+    return service.running.open_question(q.id)
 
 
 def submit(service, poll, q, answer, *, device=None):
-    return service.submit_report(poll.join_code, q.id, answer=answer,
-                                 design_params=q.design_params,
-                                 submission_id=f"sub-{secrets.token_hex(8)}",
-                                 device_id=device or secrets.token_hex(8))
+    return service.reports.submit_report(poll.join_code, q.id, answer=answer,
+                                         design_params=q.design_params,
+                                         submission_id=f"sub-{secrets.token_hex(8)}",
+                                         device_id=device or secrets.token_hex(8))
 
 
 def test_a_numeric_question_keeps_its_unit_range_and_mechanism(service):
-    poll = service.create_poll("t")
+    poll = service.polls.create_poll("t")
     q = add(service, poll)
     assert (q.kind, q.unit, q.design_params) == ("numeric", "hours", {
         "design": "piecewise", "epsilon": 1.0, "hi": 12.0, "lo": 0.0})
@@ -51,15 +51,15 @@ def test_a_numeric_question_keeps_its_unit_range_and_mechanism(service):
     (("hours",), SLEEP, "physical", "randomized on the phone"),
 ])
 def test_bad_numeric_questions_are_refused_clearly(service, options, params, mode, message):
-    poll = service.create_poll("t")
+    poll = service.polls.create_poll("t")
     with pytest.raises(BadInput, match=message):
-        service.add_question(poll.id, "Q?", kind="numeric", options=options,
-                             design_params=params, mode=mode)
+        service.polls.add_question(poll.id, "Q?", kind="numeric", options=options,
+                                   design_params=params, mode=mode)
 
 
 def test_receipts_show_the_report_in_the_question_units(service):
     """In the question's units and decimals (2 on [0, 12]), as the projector writes them."""
-    poll = service.create_poll("t")
+    poll = service.polls.create_poll("t")
     q = add(service, poll)
     assert submit(service, poll, q, 0.25).answer_label == "7.50 hours"
     assert submit(service, poll, q, -2.0).answer_label == "−6.00 hours"  # outside [0, 12]
@@ -85,7 +85,7 @@ def test_receipts_show_the_report_in_the_question_units(service):
 ])
 def test_impossible_reports_are_refused_and_write_nothing(service, store, params, answer,
                                                           message):
-    poll = service.create_poll("t")
+    poll = service.polls.create_poll("t")
     q = add(service, poll, params)
     with pytest.raises(BadReport, match=message):
         submit(service, poll, q, answer)
@@ -94,40 +94,40 @@ def test_impossible_reports_are_refused_and_write_nothing(service, store, params
 
 @pytest.mark.parametrize("params", [SLEEP, DUCHI, LAPLACE, HYBRID, HYBRID_LOW])
 def test_a_rehearsal_class_is_estimated_within_4_sd(service, params):
-    poll = service.create_poll("t")
+    poll = service.polls.create_poll("t")
     q = add(service, poll, params)
-    truths = service.rehearsal_class(q.id, 400, 7.0, seed=3)
+    truths = service.results.rehearsal_class(q.id, 400, 7.0, seed=3)
     assert len(truths) == 400 and np.mean(truths) == pytest.approx(7.0)
     assert min(truths) >= 0 and max(truths) <= 12
-    assert service.add_simulated_answers(q.id, truths, seed=4) == 400
-    est = service.estimate(q.id)
+    assert service.results.add_simulated_answers(q.id, truths, seed=4) == 400
+    est = service.results.estimate(q.id)
     num = est.numeric
     assert est.n == num.n == 400 and est.n_simulated == 400
     assert abs(num.mean - 7.0) <= 4 * num.sd_worst
     assert num.sd == pytest.approx(num.sd_worst, rel=0.25)
     with pytest.raises(BadInput, match=r"true mean must be a number in \[0, 12\]"):
-        service.rehearsal_class(q.id, 10, 13.0)
+        service.results.rehearsal_class(q.id, 10, 13.0)
     with pytest.raises(BadInput):
-        service.add_simulated_answers(q.id, [13.0])
+        service.results.add_simulated_answers(q.id, [13.0])
 
 
 def test_an_empty_numeric_round_has_no_numbers(service):
-    poll = service.create_poll("t")
+    poll = service.polls.create_poll("t")
     q = add(service, poll)
-    est = service.estimate(q.id)
+    est = service.results.estimate(q.id)
     assert est.n == 0 and est.numeric.mean is None and est.numeric.interval() is None
     assert est.epsilon == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize("params", [LAPLACE, HYBRID])
 def test_the_csv_replays_to_the_same_estimate(service, params):
-    poll = service.create_poll("t")
+    poll = service.polls.create_poll("t")
     q = add(service, poll, params)
-    service.add_simulated_reports(q.id, 50, 5.0, seed=1)
-    text = service.export_csv(q.id, include_simulated=True)
+    service.results.add_simulated_reports(q.id, 50, 5.0, seed=1)
+    text = service.results.export_csv(q.id, include_simulated=True)
     assert "hours" in text.splitlines()[1]
     replay = replay_from_csv(text)
-    ours = service.estimate(q.id).numeric
+    ours = service.results.estimate(q.id).numeric
     assert replay.kind == "numeric" and replay.numeric.n == 50
     assert replay.numeric.mean == pytest.approx(ours.mean, rel=1e-12)
 
@@ -137,13 +137,13 @@ def test_a_hybrid_round_keeps_both_parts_reports_exactly(service):
     Piecewise part's reports beside them; the worst-case SD is the Hybrid Mechanism's."""
     import ldp_core
 
-    poll = service.create_poll("t")
+    poll = service.polls.create_poll("t")
     q = add(service, poll, HYBRID)
     hm = ldp_core.HybridMechanism(1.0)
     c = hm.duchi.c_epsilon
     for answer in (c, c, -c, 0.25, -3.5):
         submit(service, poll, q, answer)
-    est = service.estimate(q.id)
+    est = service.results.estimate(q.id)
     sent = dict(est.numeric_reports)
     assert sent[6 + 6 * c] == 2 and sent[6 - 6 * c] == 1 and sent[7.5] == 1 and sent[-15.0] == 1
     assert est.numeric.mean == pytest.approx(6 + 6 * (c + 0.25 - 3.5) / 5)
@@ -156,18 +156,19 @@ def test_one_forged_laplace_report_is_refused_or_flagged(service, store):
     old clamp (81 on the [-1, 1] scale, 492 h): it was stored and moved the mean from about
     4.5 h to 9.3 h without a warning. Now it is refused, and one at the phone's own clamp
     (252 h, which an honest phone passes with probability 1e-9) is flagged at once."""
-    poll = service.create_poll("t")
+    poll = service.polls.create_poll("t")
     q = add(service, poll, LAPLACE)
-    service.add_simulated_answers(q.id, service.rehearsal_class(q.id, 100, 4.5, seed=1),
-                                  seed=2)
-    before = service.estimate(q.id)
+    service.results.add_simulated_answers(
+        q.id, service.results.rehearsal_class(q.id, 100, 4.5, seed=1),
+                                          seed=2)
+    before = service.results.estimate(q.id)
     assert before.plausibility.fits
     with pytest.raises(BadReport, match="probability below 1e-09"):
         submit(service, poll, q, 81.0)
     assert count_reports(store) == 100
     bound = q.design.mechanism.device_grid()[1]
     submit(service, poll, q, bound)
-    after = service.estimate(q.id)
+    after = service.results.estimate(q.id)
     assert after.n == 101 and after.numeric.mean - before.numeric.mean > 2  # hours
     assert not after.plausibility.fits and after.plausibility.direction == "extreme_high"
 
@@ -180,18 +181,18 @@ def test_numbers_too_large_for_the_database_or_a_float_are_bad_input(service, st
     SQLite OverflowError, and an id of 2**31 on PostgreSQL "integer out of range", read
     as "cannot reach its database" with a warning in the log. Each is now a refusal that
     says what is wrong, on both backends, with nothing logged and nothing written."""
-    poll = service.create_poll("t")
+    poll = service.polls.create_poll("t")
     q = add(service, poll, LAPLACE)
     huge_id = 2**63 if backend == "sqlite" else 2**31
     attempts = {
         "report": lambda: submit(service, poll, q, 10**400),
-        "question": lambda: service.question(huge_id),
-        "estimate": lambda: service.estimate(huge_id),
-        "open": lambda: service.open_question(2**31),
-        "close": lambda: service.close_question(10**30),
-        "budget": lambda: service.set_budget(poll.id, 10**400),
-        "countdown": lambda: service.set_countdown(q.id, 10**5000),
-        "epsilon": lambda: service.add_question(poll.id, "Q?", design_params={
+        "question": lambda: service.polls.question(huge_id),
+        "estimate": lambda: service.results.estimate(huge_id),
+        "open": lambda: service.running.open_question(2**31),
+        "close": lambda: service.running.close_question(10**30),
+        "budget": lambda: service.polls.set_budget(poll.id, 10**400),
+        "countdown": lambda: service.running.set_countdown(q.id, 10**5000),
+        "epsilon": lambda: service.polls.add_question(poll.id, "Q?", design_params={
             "design": "epsilon", "epsilon": 10**400}),
         "range": lambda: add(service, poll, {**LAPLACE, "hi": 10**400}),
         # below the service's own check: the store maps the driver's overflow itself
@@ -206,4 +207,4 @@ def test_numbers_too_large_for_the_database_or_a_float_are_bad_input(service, st
         assert "out of range" in message and "2147483647" in message
     assert not caplog.records, [r.getMessage() for r in caplog.records]
     assert count_reports(store) == 0
-    assert [x.id for x in service.questions(poll.id)] == [q.id]
+    assert [x.id for x in service.polls.questions(poll.id)] == [q.id]

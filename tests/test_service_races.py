@@ -44,9 +44,9 @@ def racers(db_url):
 
 
 def _budget_poll(service, title: str):
-    poll = service.set_budget(service.create_poll(title).id, LN3)
-    q1 = service.add_question(poll.id, "First?", design_params=DIE)
-    q2 = service.add_question(poll.id, "Second?", design_params=DIE)
+    poll = service.polls.set_budget(service.polls.create_poll(title).id, LN3)
+    q1 = service.polls.add_question(poll.id, "First?", design_params=DIE)
+    q2 = service.polls.add_question(poll.id, "Second?", design_params=DIE)
     return poll, q1, q2
 
 
@@ -62,7 +62,7 @@ def test_two_questions_opened_at_once_under_a_budget_of_one_leave_one_open(servi
         poll, q1, q2 = _budget_poll(service, f"open race {i}")
         opened = race(list(racers), [{"op": "open", "question_id": q1.id},
                                      {"op": "open", "question_id": q2.id}])
-        still_open = [q for q in service.questions(poll.id) if q.is_open]
+        still_open = [q for q in service.polls.questions(poll.id) if q.is_open]
         answers = race(list(racers), [_report(poll, q1, "device-x", f"sid-x1-{i:04d}"),
                                       _report(poll, q2, "device-x", f"sid-x2-{i:04d}")])
         stored = count_reports(store, q1.id) + count_reports(store, q2.id)
@@ -80,20 +80,21 @@ def test_raising_one_questions_epsilon_while_another_opens_keeps_the_budget(serv
     1.1. One of them must be refused."""
     broken = []
     for i in range(TRIES):
-        poll = service.set_budget(service.create_poll(f"raise race {i}").id, 1.0)
-        q1 = service.add_question(poll.id, "First?", design_params={
+        poll = service.polls.set_budget(service.polls.create_poll(f"raise race {i}").id, 1.0)
+        q1 = service.polls.add_question(poll.id, "First?", design_params={
             "design": "epsilon", "epsilon": 0.5})
-        q2 = service.add_question(poll.id, "Second?", design_params={
+        q2 = service.polls.add_question(poll.id, "Second?", design_params={
             "design": "epsilon", "epsilon": 0.5})
-        q1 = service.open_question(q1.id)
-        service.submit_report(poll.join_code, q1.id, answer=1, design_params=q1.design_params,
-                              submission_id=f"sid-raise-{i:04d}", device_id="device-r")
+        q1 = service.running.open_question(q1.id)
+        service.reports.submit_report(poll.join_code, q1.id, answer=1,
+                                      design_params=q1.design_params,
+                                      submission_id=f"sid-raise-{i:04d}", device_id="device-r")
         outcomes = race(list(racers), [
             {"op": "design", "question_id": q1.id,
              "params": {"design": "epsilon", "epsilon": 0.6}},
             {"op": "open", "question_id": q2.id}])
-        raised = service.question(q1.id).design_params["epsilon"] == 0.6
-        opened = service.question(q2.id).is_open
+        raised = service.polls.question(q1.id).design_params["epsilon"] == 0.6
+        opened = service.polls.question(q2.id).is_open
         if raised and opened:
             broken.append(outcomes)
         assert sum(o["ok"] for o in outcomes) == 1, outcomes
@@ -108,7 +109,7 @@ def test_one_device_answering_two_questions_forced_open_stores_at_most_one(servi
     broken = []
     for i in range(TRIES):
         poll, q1, q2 = _budget_poll(service, f"report race {i}")
-        q1 = service.open_question(q1.id)
+        q1 = service.running.open_question(q1.id)
         q2 = service.store.set_state(q2.id, "open", q2.updated_at)  # both open now
         assert q1.is_open and q2.is_open
         answers = race(list(racers), [_report(poll, q1, "device-y", f"sid-y1-{i:04d}"),
@@ -127,8 +128,9 @@ def test_one_device_answering_two_questions_forced_open_stores_at_most_one(servi
 
 def test_the_per_address_limit_holds_against_150_reports_at_once_from_two_processes(
         db_url, service, store):
-    poll = service.create_poll("address race")
-    q = service.open_question(service.add_question(poll.id, "Q?", design_params=DIE).id)
+    poll = service.polls.create_poll("address race")
+    q = service.running.open_question(
+        service.polls.add_question(poll.id, "Q?", design_params=DIE).id)
     batches = [[_report(poll, q, f"dev-{p}-{i:03d}", f"sid-{p}-{i:04d}", "198.51.100.7")
                 for i in range(75)] for p in (0, 1)]
     with Racer(db_url, delay_s=DELAY_S, max_reports_per_address=5) as a, \

@@ -46,9 +46,9 @@ def pg_url(schema_url) -> str:
 
 
 def _poll(svc: PollService):
-    poll = svc.create_poll("changes")
-    q = svc.open_question(svc.add_question(poll.id, "First?", options=("No", "Yes"),
-                                           design_params=dict(CLASS_EXERCISE)).id)
+    poll = svc.polls.create_poll("changes")
+    q = svc.running.open_question(svc.polls.add_question(poll.id, "First?", options=("No", "Yes"),
+                                                         design_params=dict(CLASS_EXERCISE)).id)
     return poll, q
 
 
@@ -80,22 +80,23 @@ async def _notes(url: str, action, *, settle: float = 0.5) -> list[str]:
 def test_a_question_change_is_announced_once_at_commit_and_a_report_is_not(pg_url):
     store = Store(pg_url)
     try:
-        svc = PollService(store)
+        svc = PollService.on(store)
         poll, q = _poll(svc)
 
         def report() -> None:
-            svc.submit_report(poll.join_code, q.id, answer=1, design_params=q.design_params,
-                              submission_id="changes-report-1", device_id="device-1")
+            svc.reports.submit_report(poll.join_code, q.id, answer=1, design_params=q.design_params,
+                                      submission_id="changes-report-1", device_id="device-1")
 
         def next_question() -> None:
-            nxt = svc.add_question(poll.id, "Second?", options=("No", "Yes"),
-                                   design_params=dict(CLASS_EXERCISE))
-            svc.open_question(nxt.id)
+            nxt = svc.polls.add_question(poll.id, "Second?", options=("No", "Yes"),
+                                         design_params=dict(CLASS_EXERCISE))
+            svc.running.open_question(nxt.id)
 
         assert asyncio.run(_notes(pg_url, report)) == []
         seen = asyncio.run(_notes(pg_url, next_question))
         assert seen and set(seen) == {poll.id}
-        assert asyncio.run(_notes(pg_url, lambda: svc.set_revealed(q.id, True))) == [poll.id]
+        revealed = asyncio.run(_notes(pg_url, lambda: svc.running.set_revealed(q.id, True)))
+        assert revealed == [poll.id]
     finally:
         store.close()
 
@@ -103,7 +104,7 @@ def test_a_question_change_is_announced_once_at_commit_and_a_report_is_not(pg_ur
 def test_another_schema_s_changes_are_not_this_one_s(pg_url, schema_url):
     other = Store(schema_url())
     try:
-        svc = PollService(other)
+        svc = PollService.on(other)
         seen = asyncio.run(_notes(pg_url, lambda: _poll(svc)))
         assert seen == []
     finally:
@@ -130,7 +131,7 @@ def test_a_change_made_elsewhere_reaches_the_waiting_phones_at_once(pg_url):
     another store (the other process's dashboard)."""
     here, there = Store(pg_url), Store(pg_url)
     try:
-        svc_here, svc_there = PollService(here), PollService(there)
+        svc_here, svc_there = PollService.on(here), PollService.on(there)
         poll, _ = _poll(svc_there)
 
         async def scenario():
@@ -141,9 +142,9 @@ def test_a_change_made_elsewhere_reaches_the_waiting_phones_at_once(pg_url):
             await asyncio.sleep(1.0)  # listening, and the phone's long-poll held
 
             def change() -> None:
-                nxt = svc_there.add_question(poll.id, "Next?", options=("No", "Yes"),
-                                             design_params=dict(CLASS_EXERCISE))
-                svc_there.open_question(nxt.id)
+                nxt = svc_there.polls.add_question(poll.id, "Next?", options=("No", "Yes"),
+                                                   design_params=dict(CLASS_EXERCISE))
+                svc_there.running.open_question(nxt.id)
 
             await asyncio.to_thread(change)
             changed = await waiting
@@ -183,7 +184,7 @@ def test_a_database_that_goes_away_is_listened_to_again(pg_url, caplog):
     the feed says "anything may have changed" (None) and announces changes again."""
     store = Store(pg_url)
     try:
-        svc = PollService(store)
+        svc = PollService.on(store)
         poll, _ = _poll(svc)
 
         async def scenario() -> list[int | None]:
@@ -204,7 +205,8 @@ def test_a_database_that_goes_away_is_listened_to_again(pg_url, caplog):
                 c.execute("SELECT pg_terminate_backend(%s)", (ours.pop(),))
             while seen.count(None) < 2:
                 await asyncio.sleep(0.1)
-            await asyncio.to_thread(svc.set_revealed, svc.current_question(poll.id).id, True)
+            current = svc.polls.current_question(poll.id)
+            await asyncio.to_thread(svc.running.set_revealed, current.id, True)
             while poll.id not in seen:
                 await asyncio.sleep(0.1)
             task.cancel()

@@ -22,14 +22,14 @@ EXERCISE = dict(CLASS_EXERCISE)
 
 @pytest.fixture
 def svc(tmp_path):
-    return PollService(Store(f"sqlite:///{tmp_path / 'c.db'}"))
+    return PollService.on(Store(f"sqlite:///{tmp_path / 'c.db'}"))
 
 
 def _open_question(svc):
-    poll = svc.create_poll("race")
-    q = svc.add_question(poll.id, "V or C?", options=("Chocolate", "Vanilla"),
-                         design_params=EXERCISE)
-    svc.open_question(q.id)
+    poll = svc.polls.create_poll("race")
+    q = svc.polls.add_question(poll.id, "V or C?", options=("Chocolate", "Vanilla"),
+                               design_params=EXERCISE)
+    svc.running.open_question(q.id)
     return poll, q
 
 
@@ -37,7 +37,7 @@ def test_a_close_waits_for_a_report_that_already_looked(service):
     svc = service
     poll, q = _open_question(svc)
     closed = threading.Event()
-    closer = threading.Thread(target=lambda: (svc.close_question(q.id), closed.set()))
+    closer = threading.Thread(target=lambda: (svc.running.close_question(q.id), closed.set()))
     with svc.store.report_unit() as unit:
         _, question, rnd = unit.context(poll.join_code, q.id)
         assert unit.round_open(rnd.round_id)  # looked: open, and it stays so
@@ -49,34 +49,34 @@ def test_a_close_waits_for_a_report_that_already_looked(service):
                            address_tag=None)
     assert closed.wait(30)
     closer.join()
-    assert svc.question(q.id).state == "closed" and svc.estimate(q.id).n == 1
+    assert svc.polls.question(q.id).state == "closed" and svc.results.estimate(q.id).n == 1
 
 
 def test_a_round_superseded_before_the_report_looked_takes_no_report(service):
     svc = service
     poll, q = _open_question(svc)
     _, old = svc.store.current_round_secret(q.id)
-    svc.new_round(q.id, open_now=True)
+    svc.running.new_round(q.id, open_now=True)
     with svc.store.report_unit() as unit:
         assert not unit.round_open(old.round_id)
         _, _, rnd = unit.context(poll.join_code, q.id)
         assert rnd.round_id != old.round_id and unit.round_open(rnd.round_id)
-    svc.close_question(q.id)
+    svc.running.close_question(q.id)
     with svc.store.report_unit() as unit:
         _, _, rnd = unit.context(poll.join_code, q.id)
         assert not unit.round_open(rnd.round_id)
     with pytest.raises(QuestionClosed):
-        svc.submit_report(poll.join_code, q.id, answer=1, design_params=EXERCISE,
-                          submission_id="sub-race-0002", device_id="dev")
+        svc.reports.submit_report(poll.join_code, q.id, answer=1, design_params=EXERCISE,
+                                  submission_id="sub-race-0002", device_id="dev")
 
 
 def test_answered_device_racing_a_close_gets_its_receipt(svc):
     poll, q = _open_question(svc)
-    first = svc.submit_report(poll.join_code, q.id, answer=1, design_params=EXERCISE,
-                              submission_id="sub-race-0003", device_id="dev")
-    svc.close_question(q.id)
-    again = svc.submit_report(poll.join_code, q.id, answer=0, design_params=EXERCISE,
-                              submission_id="sub-race-0004", device_id="dev")
+    first = svc.reports.submit_report(poll.join_code, q.id, answer=1, design_params=EXERCISE,
+                                      submission_id="sub-race-0003", device_id="dev")
+    svc.running.close_question(q.id)
+    again = svc.reports.submit_report(poll.join_code, q.id, answer=0, design_params=EXERCISE,
+                                      submission_id="sub-race-0004", device_id="dev")
     assert again.already_answered and again.answer == first.answer
 
 
@@ -88,8 +88,9 @@ def test_concurrent_close_never_leaves_a_report_behind_it(svc):
 
     def student(i: int) -> None:
         try:
-            r = svc.submit_report(poll.join_code, q.id, answer=i % 2, design_params=EXERCISE,
-                                  submission_id=f"sub-race-{i:06d}", device_id=f"dev-{i}")
+            r = svc.reports.submit_report(poll.join_code, q.id, answer=i % 2,
+                                          design_params=EXERCISE,
+                                          submission_id=f"sub-race-{i:06d}", device_id=f"dev-{i}")
         except QuestionClosed:
             return
         with lock:
@@ -98,11 +99,11 @@ def test_concurrent_close_never_leaves_a_report_behind_it(svc):
     threads = [threading.Thread(target=student, args=(i,)) for i in range(64)]
     for t in threads[:32]:
         t.start()
-    svc.close_question(q.id)
+    svc.running.close_question(q.id)
     closed_at.append(utcnow())
     for t in threads[32:]:
         t.start()
     for t in threads:
         t.join()
-    assert svc.estimate(q.id).n == len(accepted)  # every acknowledged report stored
+    assert svc.results.estimate(q.id).n == len(accepted)  # every acknowledged report stored
     assert all(t <= closed_at[0] for t in accepted)  # none after the close returned

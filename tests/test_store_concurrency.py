@@ -37,12 +37,13 @@ def test_32_threads_submitting_2000_reports_store_exactly_2000(service, store, o
         barrier.wait()
         try:
             for i in range(t, TOTAL_REPORTS, THREADS):
-                r = service.submit_report(poll.join_code, q.id, answer=i % 2,
-                                          design_params=params, submission_id=f"conc-{i:06d}",
-                                          device_id=f"student-{i}")
+                r = service.reports.submit_report(poll.join_code, q.id, answer=i % 2,
+                                                  design_params=params,
+                                                  submission_id=f"conc-{i:06d}",
+                                                  device_id=f"student-{i}")
                 fresh[t] += not r.already_answered
                 if i % 10 == 0:  # a double tap now and then
-                    again = service.submit_report(
+                    again = service.reports.submit_report(
                         poll.join_code, q.id, answer=1 - i % 2, design_params=params,
                         submission_id=f"conc-{i:06d}", device_id=f"student-{i}")
                     assert again.already_answered and again.answer == r.answer
@@ -58,7 +59,7 @@ def test_32_threads_submitting_2000_reports_store_exactly_2000(service, store, o
     assert sum(fresh) == TOTAL_REPORTS
     assert count_reports(store, q.id) == TOTAL_REPORTS
     assert submission_ids(store, q.id) == {f"conc-{i:06d}" for i in range(TOTAL_REPORTS)}
-    est = service.estimate(q.id)
+    est = service.results.estimate(q.id)
     assert est.n == TOTAL_REPORTS and est.counts == (1000, 1000)
 
 
@@ -67,14 +68,14 @@ import json, os, sys  # noqa: E401 - a child script in a string, kept short
 sys.path.insert(0, sys.argv[1])
 from classroom import PollService, Store
 url, code, qid, params, log, tag = sys.argv[2:8]
-service = PollService(Store(url))
+service = PollService.on(Store(url))
 fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 params = json.loads(params)
 i = 0
 while True:
     sid = f"{tag}-{i:07d}"
-    service.submit_report(code, int(qid), answer=i % 2, design_params=params,
-                          submission_id=sid, device_id=f"{tag}-device-{i}")
+    service.reports.submit_report(code, int(qid), answer=i % 2, design_params=params,
+                                  submission_id=sid, device_id=f"{tag}-device-{i}")
     os.write(fd, (sid + "\n").encode())  # acknowledged: logged only after the commit
     i += 1
 """
@@ -90,9 +91,10 @@ def _acknowledged(log: Path) -> list[str]:
 @pytest.mark.parametrize("writers", [2])
 def test_sigkilled_writers_lose_no_acknowledged_report(db_url, tmp_path, writers):
     setup = Store(db_url)
-    service = PollService(setup)
-    poll = service.create_poll("crash")
-    q = service.open_question(service.add_question(poll.id, "Crash?", design_params=DIE).id)
+    service = PollService.on(setup)
+    poll = service.polls.create_poll("crash")
+    q = service.running.open_question(
+        service.polls.add_question(poll.id, "Crash?", design_params=DIE).id)
     setup.close()
 
     import json
@@ -130,7 +132,7 @@ def test_sigkilled_writers_lose_no_acknowledged_report(db_url, tmp_path, writers
         assert not missing, f"{len(missing)} acknowledged reports lost, e.g. {sorted(missing)[:3]}"
         # At most one report per writer was committed but not yet logged when it died.
         assert len(acked) <= len(stored) <= len(acked) + writers
-        assert PollService(reopened).estimate(q.id).n == len(stored)
+        assert PollService.on(reopened).results.estimate(q.id).n == len(stored)
     finally:
         reopened.close()
 
@@ -148,20 +150,22 @@ def test_a_locked_sqlite_database_refuses_cleanly_and_writes_nothing(tmp_path):
     """SQLite only: its single write lock held by another process."""
     db_url = f"sqlite:///{tmp_path / 'locked.db'}"
     store = Store(db_url, busy_timeout_s=0.2)
-    service = PollService(store)
-    poll = service.create_poll()
-    q = service.open_question(service.add_question(poll.id, "Locked?", design_params=DIE).id)
+    service = PollService.on(store)
+    poll = service.polls.create_poll()
+    q = service.running.open_question(
+        service.polls.add_question(poll.id, "Locked?", design_params=DIE).id)
     blocker = sqlite3.connect(db_url.removeprefix("sqlite:///"), isolation_level=None)
     try:
         blocker.execute("BEGIN EXCLUSIVE")
         with pytest.raises(StoreUnavailable, match="not saved — try again"):
-            service.submit_report(poll.join_code, q.id, answer=1, design_params=DIE,
-                                  submission_id="locked-sub-1", device_id="d")
-        assert service.estimate(q.id).n == 0  # WAL: reads still work while a writer holds the lock
+            service.reports.submit_report(poll.join_code, q.id, answer=1, design_params=DIE,
+                                          submission_id="locked-sub-1", device_id="d")
+        # WAL: reads still work while a writer holds the lock
+        assert service.results.estimate(q.id).n == 0
     finally:
         blocker.execute("ROLLBACK")
         blocker.close()
-    r = service.submit_report(poll.join_code, q.id, answer=1, design_params=DIE,
-                              submission_id="locked-sub-1", device_id="d")
+    r = service.reports.submit_report(poll.join_code, q.id, answer=1, design_params=DIE,
+                                      submission_id="locked-sub-1", device_id="d")
     assert not r.already_answered and count_reports(store) == 1
     store.close()

@@ -106,7 +106,7 @@ def test_store_from_the_environment(tmp_path, monkeypatch):
     s = Store()
     try:
         assert s.url.endswith("env.db") and s.backend == "sqlite"
-        assert PollService(s).list_polls() == []
+        assert PollService.on(s).polls.list_polls() == []
     finally:
         s.close()
 
@@ -213,13 +213,13 @@ def test_data_files_are_private(tmp_path, monkeypatch):
     config.instructor_key()
     store = Store(f"sqlite:///{data / 'classroom.db'}")
     try:
-        svc = PollService(store)
-        poll = svc.create_poll("t")
-        q = svc.open_question(svc.add_question(
+        svc = PollService.on(store)
+        poll = svc.polls.create_poll("t")
+        q = svc.running.open_question(svc.polls.add_question(
             poll.id, "Q?", design_params=dict(CLASS_EXERCISE)).id)
-        svc.submit_report(poll.join_code, q.id, answer=1, submission_id="perm-000001",
-                          design_params=dict(CLASS_EXERCISE),
-                          device_id="d")
+        svc.reports.submit_report(poll.join_code, q.id, answer=1, submission_id="perm-000001",
+                                  design_params=dict(CLASS_EXERCISE),
+                                  device_id="d")
         names = ["classroom.db", "classroom.db-wal", "classroom.db-shm", "instructor_key"]
         assert all((data / n).exists() for n in names)
         modes = {n: oct(stat.S_IMODE(os.stat(data / n).st_mode)) for n in names}
@@ -280,6 +280,9 @@ def test_the_composition_root_is_built_once_and_shared(tmp_path, monkeypatch):
         assert len(built) == 1 and all(r is roots[0] for r in roots)
         root = roots[0]
         assert root.service.store is root.store and root.auth._store is root.store
-        assert root.service._max_per_address == 3  # the limit reaches the shared service
+        service = root.service  # one object per use case, each on the one store
+        assert all(use._store is root.store for use in (
+            service.polls, service.running, service.reports, service.results, service.plans))
+        assert service.reports._max_per_address == 3  # the limit reaches the shared service
     finally:
         process.reset()

@@ -49,7 +49,7 @@ def n_reports(store: Store) -> int:
 
 
 def submit(service, poll, q, answer=1, *, device="device-1", sid=None, params=None, **kw):
-    return service.submit_report(
+    return service.reports.submit_report(
         poll.join_code, q.id, answer=answer,
         design_params=q.design_params if params is None else params,
         submission_id=sid or f"sub-{secrets.token_hex(8)}", device_id=device, **kw)
@@ -99,12 +99,12 @@ def test_schema_version_is_recorded_and_data_survive_reopening(fresh_db):
     db_url = fresh_db()
     s1 = Store(db_url)
     assert s1.schema_version() == SCHEMA_VERSION
-    poll = PollService(s1).create_poll("keep me")
+    poll = PollService.on(s1).polls.create_poll("keep me")
     s1.close()
     s2 = Store(db_url)
     try:
         assert s2.schema_version() == SCHEMA_VERSION
-        assert PollService(s2).poll(poll.id).title == "keep me"
+        assert PollService.on(s2).polls.poll(poll.id).title == "keep me"
     finally:
         s2.close()
 
@@ -112,7 +112,7 @@ def test_schema_version_is_recorded_and_data_survive_reopening(fresh_db):
 def test_migration_hook_upgrades_an_existing_database_without_losing_it(fresh_db):
     db_url = fresh_db()
     s1 = Store(db_url)
-    poll = PollService(s1).create_poll("before the upgrade")
+    poll = PollService.on(s1).polls.create_poll("before the upgrade")
     s1.close()
 
     def next_version(conn):
@@ -123,7 +123,7 @@ def test_migration_hook_upgrades_an_existing_database_without_losing_it(fresh_db
                target_version=SCHEMA_VERSION + 1)
     try:
         assert s2.schema_version() == SCHEMA_VERSION + 1
-        assert PollService(s2).poll(poll.id).title == "before the upgrade"
+        assert PollService.on(s2).polls.poll(poll.id).title == "before the upgrade"
         assert raw_rows(s2, "migration_probe") == [{"note": "migrated"}]
     finally:
         s2.close()
@@ -196,9 +196,10 @@ def _as_version_1(db_url: str) -> None:
 def test_a_version_1_database_is_upgraded_in_place(fresh_db):
     db_url = fresh_db()
     s0 = Store(db_url)
-    service = PollService(s0)
-    poll = service.create_poll("from version 1")
-    q = service.open_question(service.add_question(poll.id, "Q?", design_params=DIE).id)
+    service = PollService.on(s0)
+    poll = service.polls.create_poll("from version 1")
+    q = service.running.open_question(
+        service.polls.add_question(poll.id, "Q?", design_params=DIE).id)
     submit(service, poll, q, device="old-phone")
     s0.close()
     _as_version_1(db_url)
@@ -207,24 +208,24 @@ def test_a_version_1_database_is_upgraded_in_place(fresh_db):
         assert s1.schema_version() == SCHEMA_VERSION == 5
         assert s1.columns("reports") == REPORT_COLUMNS
         assert "epsilon_budget" in s1.columns("polls")
-        service = PollService(s1)
-        assert service.estimate(q.id).n == 1  # the old report is still there
+        service = PollService.on(s1)
+        assert service.results.estimate(q.id).n == 1  # the old report is still there
         submit(service, poll, q, device="new-phone", address="192.0.2.1")
-        assert service.estimate(q.id).addresses == 1  # the old report has no tag
+        assert service.results.estimate(q.id).addresses == 1  # the old report has no tag
         from classroom import auth
         instructor = auth.InstructorAuth(s1, key="k" * 20, cache_s=0)
         assert instructor.is_valid(instructor.log_in("k" * 20))
-        assert service.set_budget(poll.id, 5.0).epsilon_budget == 5.0
-        numeric = service.add_question(  # the widened check on questions.kind
+        assert service.polls.set_budget(poll.id, 5.0).epsilon_budget == 5.0
+        numeric = service.polls.add_question(  # the widened check on questions.kind
             poll.id, "Hours?", kind="numeric", options=("hours",),
             design_params={"design": "duchi", "epsilon": 1.0, "lo": 0, "hi": 12})
-        assert service.question(numeric.id).kind == "numeric"
+        assert service.polls.question(numeric.id).kind == "numeric"
         with pytest.raises(sa.exc.IntegrityError):  # the check itself is still there
             with s1.engine.begin() as conn:
                 conn.execute(sa.text("UPDATE questions SET kind = 'other'"))
-        assert service.estimate(q.id).n == 2  # the rounds and reports survived the upgrade
-        assert service.question(q.id).countdown_s is None  # version 4's column
-        assert service.save_plan(shipped_plan(CS208_PLAN)).plan() == shipped_plan(CS208_PLAN)
+        assert service.results.estimate(q.id).n == 2  # the rounds and reports survived the upgrade
+        assert service.polls.question(q.id).countdown_s is None  # version 4's column
+        assert service.plans.save_plan(shipped_plan(CS208_PLAN)).plan() == shipped_plan(CS208_PLAN)
     finally:
         s1.close()
 
@@ -232,9 +233,10 @@ def test_a_version_1_database_is_upgraded_in_place(fresh_db):
 def test_a_version_3_database_gets_lesson_plans_and_countdowns(fresh_db):
     db_url = fresh_db()
     s0 = Store(db_url)
-    service = PollService(s0)
-    poll = service.create_poll("from version 3")
-    q = service.open_question(service.add_question(poll.id, "Q?", design_params=DIE).id)
+    service = PollService.on(s0)
+    poll = service.polls.create_poll("from version 3")
+    q = service.running.open_question(
+        service.polls.add_question(poll.id, "Q?", design_params=DIE).id)
     submit(service, poll, q, device="old-phone")
     with s0.engine.begin() as conn:
         _as_version_3_on(conn)
@@ -245,14 +247,15 @@ def test_a_version_3_database_gets_lesson_plans_and_countdowns(fresh_db):
         assert s1.schema_version() == SCHEMA_VERSION == 5
         assert "countdown_s" in s1.columns("questions")
         assert s1.columns("plans") == {"id", "title", "document", "created_at", "updated_at"}
-        service = PollService(s1)
-        assert service.question(q.id).countdown_s is None and service.estimate(q.id).n == 1
-        timed = service.add_question(poll.id, "Timed?", design_params=DIE, countdown_s=30)
-        assert service.question(timed.id).countdown_s == 30
+        service = PollService.on(s1)
+        assert service.polls.question(q.id).countdown_s is None
+        assert service.results.estimate(q.id).n == 1
+        timed = service.polls.add_question(poll.id, "Timed?", design_params=DIE, countdown_s=30)
+        assert service.polls.question(timed.id).countdown_s == 30
         with pytest.raises(sa.exc.IntegrityError):  # the upgraded column has its check
             with s1.engine.begin() as conn:
                 conn.execute(sa.text("UPDATE questions SET countdown_s = 3601"))
-        started, questions = service.start_class(shipped_plan(CS208_PLAN))
+        started, questions = service.plans.start_class(shipped_plan(CS208_PLAN))
         assert len(questions) == 6 and started.epsilon_budget == 7.7
     finally:
         s1.close()
@@ -261,10 +264,10 @@ def test_a_version_3_database_gets_lesson_plans_and_countdowns(fresh_db):
 def test_a_version_4_database_gets_deadlines(fresh_db):
     db_url = fresh_db()
     s0 = Store(db_url)
-    service = PollService(s0)
-    poll = service.create_poll("from version 4")
-    q = service.open_question(service.add_question(poll.id, "Q?", design_params=DIE,
-                                                   countdown_s=60).id)
+    service = PollService.on(s0)
+    poll = service.polls.create_poll("from version 4")
+    q = service.running.open_question(service.polls.add_question(poll.id, "Q?", design_params=DIE,
+                                                                 countdown_s=60).id)
     with s0.engine.begin() as conn:
         _as_version_4_on(conn)
         conn.execute(sa.text("UPDATE schema_version SET version = 4"))
@@ -272,29 +275,29 @@ def test_a_version_4_database_gets_deadlines(fresh_db):
     s1 = Store(db_url)
     try:
         assert s1.schema_version() == SCHEMA_VERSION == 5
-        service = PollService(s1)
+        service = PollService.on(s1)
         # A question open before the upgrade has no deadline: it stays open until closed.
-        before = service.question(q.id)
+        before = service.polls.question(q.id)
         assert before.is_open and before.closes_at is None and before.countdown_s == 60
-        service.close_question(q.id)
-        reopened = service.open_question(q.id)  # its next opening starts the countdown
+        service.running.close_question(q.id)
+        reopened = service.running.open_question(q.id)  # its next opening starts the countdown
         assert reopened.closes_at is not None
-        assert 59 <= reopened.seconds_left(service.now()) <= 60
-        assert service.next_deadline() == reopened.closes_at
+        assert 59 <= reopened.seconds_left(service.running.now()) <= 60
+        assert service.running.next_deadline() == reopened.closes_at
     finally:
         s1.close()
 
 
 def test_dedup_tokens_differ_across_rounds_and_questions(service, store, open_question):
     poll, q = open_question()
-    q2 = service.open_question(service.add_question(poll.id, "Tea or coffee?",
-                                                    options=("Tea", "Coffee"),
-                                                    design_params=DIE).id)
+    q2 = service.running.open_question(service.polls.add_question(poll.id, "Tea or coffee?",
+                                                                  options=("Tea", "Coffee"),
+                                                                  design_params=DIE).id)
     submit(service, poll, q2, device="same-device", sid="sub-q2-r1")
-    service.open_question(q.id)
+    service.running.open_question(q.id)
     submit(service, poll, q, device="same-device", sid="sub-q1-r1")
-    service.new_round(q.id, open_now=True)
-    q = service.question(q.id)
+    service.running.new_round(q.id, open_now=True)
+    q = service.polls.question(q.id)
     submit(service, poll, q, device="same-device", sid="sub-q1-r2")
     tokens = [r["dedup_token"] for r in raw_rows(store, "reports")]
     assert len(tokens) == 3 and len(set(tokens)) == 3
@@ -304,7 +307,7 @@ def test_dedup_tokens_differ_across_rounds_and_questions(service, store, open_qu
 
 def test_round_objects_do_not_expose_the_salt(service, open_question):
     _, q = open_question()
-    r = service.rounds(q.id)[0]
+    r = service.running.rounds(q.id)[0]
     assert not hasattr(r, "salt")
     assert "salt" not in repr(r)
 
@@ -330,8 +333,8 @@ def test_same_device_twice_returns_the_first_receipt(service, store, open_questi
     assert second.already_answered and second.answer == "1" == first.answer
     assert second.answer_label == "Vanilla"
     assert second.created_at == first.created_at
-    assert service.receipt_for(q.id, "phone") == second
-    assert service.receipt_for(q.id, "other-phone") is None
+    assert service.reports.receipt_for(q.id, "phone") == second
+    assert service.reports.receipt_for(q.id, "other-phone") is None
 
 
 def test_two_tabs_racing_store_one_report(service, store, open_question):
@@ -362,7 +365,7 @@ def test_two_tabs_racing_store_one_report(service, store, open_question):
 def test_already_answered_is_returned_even_after_closing(service, open_question):
     poll, q = open_question()
     first = submit(service, poll, q, device="late")
-    service.close_question(q.id)
+    service.running.close_question(q.id)
     again = submit(service, poll, q, device="late", sid="another-sid-1")
     assert again.already_answered and again.answer == first.answer
     with pytest.raises(QuestionClosed):
@@ -372,9 +375,9 @@ def test_already_answered_is_returned_even_after_closing(service, open_question)
 def test_submission_id_reused_for_another_question_is_refused(service, store, open_question):
     poll, q = open_question()
     submit(service, poll, q, device="a", sid="reused-id-1")
-    q2 = service.open_question(service.add_question(poll.id, "Cats or dogs?",
-                                                    options=("Cats", "Dogs"),
-                                                    design_params=DIE).id)
+    q2 = service.running.open_question(service.polls.add_question(poll.id, "Cats or dogs?",
+                                                                  options=("Cats", "Dogs"),
+                                                                  design_params=DIE).id)
     with pytest.raises(BadReport, match="submission id was already used for another answer"):
         submit(service, poll, q2, device="a", sid="reused-id-1")
     assert n_reports(store) == 1
@@ -387,14 +390,14 @@ def test_submission_id_of_another_device_is_refused_without_its_receipt(service,
     with pytest.raises(BadReport, match="already used for another answer"):
         submit(service, poll, q, answer=0, device="second-device", sid="shared-sid-1")
     assert n_reports(store) == 1
-    assert service.receipt_for(q.id, "second-device") is None
+    assert service.reports.receipt_for(q.id, "second-device") is None
 
 
 def test_a_new_round_accepts_the_same_device_again(service, store, open_question):
     poll, q = open_question()
     submit(service, poll, q, device="d")
-    service.new_round(q.id, open_now=True)
-    q = service.question(q.id)
+    service.running.new_round(q.id, open_now=True)
+    q = service.polls.question(q.id)
     r = submit(service, poll, q, device="d", sid="round-two-sid")
     assert not r.already_answered and r.round_number == 2
     assert n_reports(store) == 2
@@ -404,8 +407,8 @@ def test_a_new_round_accepts_the_same_device_again(service, store, open_question
 
 
 def test_draft_question_is_refused(service, store):
-    poll = service.create_poll()
-    q = service.add_question(poll.id, "Draft?", design_params=DIE)
+    poll = service.polls.create_poll()
+    q = service.polls.add_question(poll.id, "Draft?", design_params=DIE)
     assert q.state == "draft"
     with pytest.raises(QuestionClosed, match="voting is closed for this question"):
         submit(service, poll, q)
@@ -414,7 +417,7 @@ def test_draft_question_is_refused(service, store):
 
 def test_closed_question_is_refused(service, store, open_question):
     poll, q = open_question()
-    service.close_question(q.id)
+    service.running.close_question(q.id)
     with pytest.raises(QuestionClosed, match="voting is closed"):
         submit(service, poll, q)
     assert n_reports(store) == 0
@@ -424,11 +427,11 @@ def test_unknown_join_code_is_refused(service, store, open_question):
     poll, q = open_question()
     code = next(c * 6 for c in JOIN_CODE_ALPHABET if c * 6 != poll.join_code)
     with pytest.raises(UnknownPoll, match=code):
-        service.submit_report(code, q.id, answer=1, design_params=q.design_params,
-                              submission_id="sub-unknown-1", device_id="d")
+        service.reports.submit_report(code, q.id, answer=1, design_params=q.design_params,
+                                      submission_id="sub-unknown-1", device_id="d")
     with pytest.raises(BadInput, match="join code"):
-        service.submit_report("NOPE!!", q.id, answer=1, design_params=q.design_params,
-                              submission_id="sub-unknown-2", device_id="d")
+        service.reports.submit_report("NOPE!!", q.id, answer=1, design_params=q.design_params,
+                                      submission_id="sub-unknown-2", device_id="d")
     assert n_reports(store) == 0
 
 
@@ -438,8 +441,8 @@ def test_question_of_another_poll_is_refused(service, store, open_question):
     with pytest.raises(UnknownQuestion, match=f"question {q_b.id} is not part of poll"):
         submit(service, poll_a, q_b)
     with pytest.raises(UnknownQuestion):
-        service.submit_report(poll_a.join_code, 999_999, answer=1, design_params=DIE,
-                              submission_id="sub-missing", device_id="d")
+        service.reports.submit_report(poll_a.join_code, 999_999, answer=1, design_params=DIE,
+                                      submission_id="sub-missing", device_id="d")
     assert n_reports(store) == 0
 
 
@@ -490,8 +493,8 @@ def test_bad_ids_are_refused(service, store, open_question, field, value):
     poll, q = open_question()
     kw = {"submission_id": "good-sub-id-1", "device_id": "good-device"} | {field: value}
     with pytest.raises(BadReport):
-        service.submit_report(poll.join_code, q.id, answer=1, design_params=q.design_params,
-                              **kw)
+        service.reports.submit_report(poll.join_code, q.id, answer=1, design_params=q.design_params,
+                                      **kw)
     assert n_reports(store) == 0
 
 
@@ -503,18 +506,18 @@ def test_bad_ids_are_refused(service, store, open_question, field, value):
     ("x" * 301, "limit is 300"), ("bell\x07", "control character"),
     ("nul\x00byte", "control character")])
 def test_question_text_limits(service, store, text, message):
-    poll = service.create_poll()
+    poll = service.polls.create_poll()
     with pytest.raises(BadInput, match=message):
-        service.add_question(poll.id, text, design_params=DIE)
-    assert service.questions(poll.id) == []
+        service.polls.add_question(poll.id, text, design_params=DIE)
+    assert service.polls.questions(poll.id) == []
 
 
 def test_question_text_at_the_limit_is_kept_stripped(service):
-    poll = service.create_poll()
-    q = service.add_question(poll.id, "  " + "y" * 300 + "\n", design_params=DIE)
+    poll = service.polls.create_poll()
+    q = service.polls.add_question(poll.id, "  " + "y" * 300 + "\n", design_params=DIE)
     assert q.text == "y" * 300
-    multi = service.add_question(poll.id, "line one\nline two", design_params=DIE)
-    assert service.question(multi.id).text == "line one\nline two"
+    multi = service.polls.add_question(poll.id, "line one\nline two", design_params=DIE)
+    assert service.polls.question(multi.id).text == "line one\nline two"
 
 
 @pytest.mark.parametrize("options, kind, message", [
@@ -526,10 +529,10 @@ def test_question_text_at_the_limit_is_kept_stripped(service):
     (("A", "b" * 61), "binary", "limit is 60"),
     ("AB", "binary", "list of labels")])
 def test_option_limits(service, options, kind, message):
-    poll = service.create_poll()
+    poll = service.polls.create_poll()
     params = DIE if kind == "binary" else {"design": "grr", "d": len(options), "epsilon": 1.0}
     with pytest.raises(BadInput, match=message):
-        service.add_question(poll.id, "Q?", options=options, design_params=params, kind=kind)
+        service.polls.add_question(poll.id, "Q?", options=options, design_params=params, kind=kind)
 
 
 @pytest.mark.parametrize("params, kind, options, message", [
@@ -542,9 +545,9 @@ def test_option_limits(service, options, kind, message):
     (DIE, "numeric", ("hours",), "mechanism in"),
     (DIE, "ordinal", ("N", "Y"), "kind must be")])
 def test_bad_designs_are_refused_when_adding(service, params, kind, options, message):
-    poll = service.create_poll()
+    poll = service.polls.create_poll()
     with pytest.raises(BadInput, match=message):
-        service.add_question(poll.id, "Q?", options=options, design_params=params, kind=kind)
+        service.polls.add_question(poll.id, "Q?", options=options, design_params=params, kind=kind)
 
 
 SQL_TEXTS = ["Robert'); DROP TABLE reports;--", "100% of _students_ \\ say \"yes\"",
@@ -552,44 +555,45 @@ SQL_TEXTS = ["Robert'); DROP TABLE reports;--", "100% of _students_ \\ say \"yes
 
 
 def test_sql_metacharacters_are_stored_verbatim(service, store, open_question):
-    poll = service.create_poll(SQL_TEXTS[0])
-    q = service.add_question(poll.id, SQL_TEXTS[1], options=(SQL_TEXTS[2], SQL_TEXTS[3]),
-                             design_params=DIE)
-    cat = service.add_question(poll.id, SQL_TEXTS[4], options=tuple(SQL_TEXTS[:3]),
-                               kind="categorical", design_params=GRR3)
-    assert service.poll(poll.id).title == SQL_TEXTS[0]
-    assert service.question(q.id).text == SQL_TEXTS[1]
-    assert service.question(q.id).options == (SQL_TEXTS[2], SQL_TEXTS[3])
-    assert service.question(cat.id).text == SQL_TEXTS[4]
-    assert service.question(cat.id).options == tuple(SQL_TEXTS[:3])
+    poll = service.polls.create_poll(SQL_TEXTS[0])
+    q = service.polls.add_question(poll.id, SQL_TEXTS[1], options=(SQL_TEXTS[2], SQL_TEXTS[3]),
+                                   design_params=DIE)
+    cat = service.polls.add_question(poll.id, SQL_TEXTS[4], options=tuple(SQL_TEXTS[:3]),
+                                     kind="categorical", design_params=GRR3)
+    assert service.polls.poll(poll.id).title == SQL_TEXTS[0]
+    assert service.polls.question(q.id).text == SQL_TEXTS[1]
+    assert service.polls.question(q.id).options == (SQL_TEXTS[2], SQL_TEXTS[3])
+    assert service.polls.question(cat.id).text == SQL_TEXTS[4]
+    assert service.polls.question(cat.id).options == tuple(SQL_TEXTS[:3])
     # Still intact: the tables the texts try to drop.
-    service.open_question(q.id)
-    assert submit(service, poll, service.question(q.id), answer=0).answer_label == SQL_TEXTS[2]
+    service.running.open_question(q.id)
+    receipt = submit(service, poll, service.polls.question(q.id), answer=0)
+    assert receipt.answer_label == SQL_TEXTS[2]
     assert store.columns("reports") == REPORT_COLUMNS
 
 
 def test_typed_join_codes_resolve_or_fail_cleanly(service):
-    poll = service.create_poll()
+    poll = service.polls.create_poll()
     code = poll.join_code
     assert set(code) <= set(JOIN_CODE_ALPHABET) and len(code) == 6
     for typed in (code.lower(), f"  {code}  ", f"{code[:3]}-{code[3:]}", f"{code[:3]} {code[3:]}",
                   f"\t{code.lower()}\n", f"{code[:2]}–{code[2:]}"):
-        assert service.poll_by_code(typed) == poll
+        assert service.polls.poll_by_code(typed) == poll
     for typed, message in (("", "enter the join code"), ("   ", "enter the join code"),
                            ("AB0CD2", "'0'"), ("ILO234", "'I' 'L' 'O'"),
                            ("ABC23", "has 5 characters"), ("ABCD2345", "has 8 characters"),
                            ("AB;C23", "';'"), ("ÄBC234", "'Ä'")):
         with pytest.raises(BadInput, match=message):
-            service.poll_by_code(typed)
+            service.polls.poll_by_code(typed)
     with pytest.raises(BadInput):
-        service.poll_by_code(None)  # type: ignore[arg-type]
+        service.polls.poll_by_code(None)  # type: ignore[arg-type]
     unknown = "ZZZZZZ" if code != "ZZZZZZ" else "222222"
     with pytest.raises(UnknownPoll, match=unknown):
-        service.poll_by_code(unknown.lower())
+        service.polls.poll_by_code(unknown.lower())
 
 
 def test_join_codes_are_distinct(service):
-    codes = {service.create_poll().join_code for _ in range(50)}
+    codes = {service.polls.create_poll().join_code for _ in range(50)}
     assert len(codes) == 50
 
 
@@ -597,32 +601,32 @@ def test_join_codes_are_distinct(service):
 
 
 def test_current_question_follows_open_and_close(service):
-    poll = service.create_poll()
-    a = service.add_question(poll.id, "A?", design_params=DIE)
-    b = service.add_question(poll.id, "B?", design_params=DIE)
-    assert [q.position for q in service.questions(poll.id)] == [1, 2]
-    assert service.current_question(poll.id) is None
-    service.open_question(a.id)
-    assert service.current_question(poll.id).id == a.id
-    service.open_question(b.id)  # closes a
-    assert service.question(a.id).state == "closed"
-    assert service.current_question(poll.id).id == b.id
-    service.close_question(b.id)
-    assert service.current_question(poll.id).id == b.id
-    service.set_design(a.id, EPS1)  # not a state change: b stays the most recent
-    assert service.current_question(poll.id).id == b.id
-    revealed = service.set_revealed(a.id, True)
+    poll = service.polls.create_poll()
+    a = service.polls.add_question(poll.id, "A?", design_params=DIE)
+    b = service.polls.add_question(poll.id, "B?", design_params=DIE)
+    assert [q.position for q in service.polls.questions(poll.id)] == [1, 2]
+    assert service.polls.current_question(poll.id) is None
+    service.running.open_question(a.id)
+    assert service.polls.current_question(poll.id).id == a.id
+    service.running.open_question(b.id)  # closes a
+    assert service.polls.question(a.id).state == "closed"
+    assert service.polls.current_question(poll.id).id == b.id
+    service.running.close_question(b.id)
+    assert service.polls.current_question(poll.id).id == b.id
+    service.polls.set_design(a.id, EPS1)  # not a state change: b stays the most recent
+    assert service.polls.current_question(poll.id).id == b.id
+    revealed = service.running.set_revealed(a.id, True)
     assert revealed.revealed
-    assert service.current_question(poll.id).id == a.id
+    assert service.polls.current_question(poll.id).id == a.id
 
 
 def test_new_round_keeps_history_and_changes_design(service, open_question):
     poll, q = open_question()
-    r2 = service.new_round(q.id, EPS1)
+    r2 = service.running.new_round(q.id, EPS1)
     assert r2.number == 2 and r2.design_params == EPS1
-    q = service.question(q.id)
+    q = service.polls.question(q.id)
     assert q.state == "draft" and q.round_number == 2 and q.design_params == EPS1
-    rounds = service.rounds(q.id)
+    rounds = service.running.rounds(q.id)
     assert [r.number for r in rounds] == [1, 2]
     assert rounds[0].design_params == DIE
     assert rounds[0].epsilon == pytest.approx(math.log(3))
@@ -630,33 +634,33 @@ def test_new_round_keeps_history_and_changes_design(service, open_question):
 
 def test_unknown_ids_raise_not_found(service):
     with pytest.raises(UnknownPoll):
-        service.poll(424242)
+        service.polls.poll(424242)
     with pytest.raises(UnknownPoll):
-        service.questions(424242)
+        service.polls.questions(424242)
     with pytest.raises(UnknownPoll):
-        service.add_question(424242, "Q?", design_params=DIE)
+        service.polls.add_question(424242, "Q?", design_params=DIE)
     with pytest.raises(UnknownQuestion):
-        service.question(424242)
+        service.polls.question(424242)
     with pytest.raises(UnknownQuestion):
-        service.open_question(424242)
+        service.running.open_question(424242)
     with pytest.raises(UnknownQuestion):
-        service.estimate(424242)
+        service.results.estimate(424242)
 
 
 def test_delete_poll_removes_everything(service, store, open_question):
     poll, q = open_question()
     submit(service, poll, q)
-    assert service.delete_poll(poll.id)
-    assert not service.delete_poll(poll.id)
+    assert service.polls.delete_poll(poll.id)
+    assert not service.polls.delete_poll(poll.id)
     assert n_reports(store) == 0 and raw_rows(store, "rounds") == []
     with pytest.raises(UnknownPoll):
-        service.poll_by_code(poll.join_code)
+        service.polls.poll_by_code(poll.join_code)
 
 
 def test_list_polls_newest_first(service):
-    a = service.create_poll("first")
-    b = service.create_poll("second", rehearsal=True)
-    listed = service.list_polls()
+    a = service.polls.create_poll("first")
+    b = service.polls.create_poll("second", rehearsal=True)
+    listed = service.polls.list_polls()
     assert [p.id for p in listed][:2] == [b.id, a.id]
     assert listed[0].rehearsal and not listed[1].rehearsal
 
@@ -666,13 +670,13 @@ def test_list_polls_newest_first(service):
 
 def test_estimate_with_no_reports_is_a_state_not_nan(service, open_question):
     _, q = open_question()
-    est = service.estimate(q.id)
+    est = service.results.estimate(q.id)
     assert est.empty and est.n == 0 and est.counts == (0, 0)
     assert est.binary.mu_hat is None and est.binary.sd_worst is None
     assert est.epsilon == pytest.approx(math.log(3))
     assert no_nan(est)
     _, cat = open_question(options=("A", "B", "C"), kind="categorical", design_params=UE3)
-    cest = service.estimate(cat.id)
+    cest = service.results.estimate(cat.id)
     assert cest.empty and cest.categorical.raw is None and cest.counts == (0, 0, 0)
     assert cest.categorical.shares() is None
     assert no_nan(cest)
@@ -683,7 +687,7 @@ def test_binary_estimate_is_ldp_core_on_the_counts(service, open_question):
     answers = [1] * 30 + [0] * 10
     for i, a in enumerate(answers):
         submit(service, poll, q, answer=a, device=f"student-{i}")
-    est = service.estimate(q.id)
+    est = service.results.estimate(q.id)
     ref = ldp_core.BinaryCounts.single(ldp_core.DieRR(4, 3), yes=30, n=40).summary()
     assert est.binary == ref
     assert est.counts == (10, 30) and est.n == 40
@@ -697,13 +701,13 @@ def test_mixed_designs_within_a_round_use_each_reports_own_design(service, store
     for i, a in enumerate([1, 1, 1, 0, 1, 0]):
         submit(service, poll, q, answer=a, device=f"early-{i}")
     stale = q
-    q = service.set_design(q.id, EPS1)
+    q = service.polls.set_design(q.id, EPS1)
     assert q.round_number == 1 and q.design_params == EPS1
     with pytest.raises(BadReport, match="differ from this round's design"):
         submit(service, poll, stale, answer=1, device="late-stale")
     for i, a in enumerate([0, 0, 1, 0]):
         submit(service, poll, q, answer=a, device=f"late-{i}")
-    est = service.estimate(q.id)
+    est = service.results.estimate(q.id)
     ref = ldp_core.BinaryCounts(((ldp_core.DieRR(4, 3), 6, 4),
                                  (ldp_core.EpsilonRR(1.0), 4, 1)))
     assert est.n == 10 and len(est.binary_counts.groups) == 2
@@ -717,18 +721,18 @@ def test_history_has_one_estimate_per_round(service, open_question):
     poll, q = open_question()
     for i in range(5):
         submit(service, poll, q, answer=1, device=f"s{i}")
-    service.new_round(q.id, EPS1, open_now=True)
-    q = service.question(q.id)
+    service.running.new_round(q.id, EPS1, open_now=True)
+    q = service.polls.question(q.id)
     for i in range(3):
         submit(service, poll, q, answer=0, device=f"s{i}")
-    est = service.estimate(q.id)
+    est = service.results.estimate(q.id)
     assert est.round_number == 2 and est.rounds == (1, 2)
     assert [(n, h.n) for n, h in est.history] == [(1, 5), (2, 3)]
     assert est.n == 3 and est.epsilon == pytest.approx(1.0)
-    first = service.estimate(q.id, round_number=1)
+    first = service.results.estimate(q.id, round_number=1)
     assert first.n == 5 and first.counts == (0, 5)
     with pytest.raises(BadInput, match="round 7 does not exist"):
-        service.estimate(q.id, round_number=7)
+        service.results.estimate(q.id, round_number=7)
 
 
 def _categorical_reference(oracle, support, n):
@@ -748,7 +752,7 @@ def test_categorical_estimate_is_ldp_core_on_support_counts(service, open_questi
         submit(service, poll, q, answer=answer, device=f"c{i}")
     support = oracle.support_counts(reports)
     raw, ns = _categorical_reference(oracle, support, 60)
-    est = service.estimate(q.id)
+    est = service.results.estimate(q.id)
     cat = est.categorical
     assert est.counts == tuple(support) == cat.support_counts
     np.testing.assert_allclose(cat.raw, raw)
@@ -765,31 +769,31 @@ def test_categorical_estimate_is_ldp_core_on_support_counts(service, open_questi
 def test_simulated_reports_are_validated_counted_and_cleared(service, store, open_question):
     poll, q = open_question()
     submit(service, poll, q, answer=1, device="real-student")
-    assert service.add_simulated_reports(q.id, 300, 0.8, seed=3) == 300
-    est = service.estimate(q.id)
+    assert service.results.add_simulated_reports(q.id, 300, 0.8, seed=3) == 300
+    est = service.results.estimate(q.id)
     assert est.n == 301 and est.n_simulated == 300
     assert 0.6 < est.binary.mu_hat < 1.0
-    assert service.estimate(q.id, include_simulated=False).n == 1
-    assert service.clear_simulated(q.id) == 300
+    assert service.results.estimate(q.id, include_simulated=False).n == 1
+    assert service.results.clear_simulated(q.id) == 300
     assert n_reports(store) == 1
-    assert service.receipt_for(q.id, "real-student") is not None
-    service.close_question(q.id)
+    assert service.reports.receipt_for(q.id, "real-student") is not None
+    service.running.close_question(q.id)
     with pytest.raises(QuestionClosed):
-        service.add_simulated_reports(q.id, 5, 0.5)
-    service.open_question(q.id)
+        service.results.add_simulated_reports(q.id, 5, 0.5)
+    service.running.open_question(q.id)
     with pytest.raises(BadInput, match="true_share must be a number in"):
-        service.add_simulated_reports(q.id, 5, 1.5)
+        service.results.add_simulated_reports(q.id, 5, 1.5)
     with pytest.raises(BadInput, match="simulated students must be"):
-        service.add_simulated_reports(q.id, 0, 0.5)
+        service.results.add_simulated_reports(q.id, 0, 0.5)
 
 
 def test_simulated_categorical_reports(service, open_question):
     _, q = open_question(options=("A", "B", "C"), kind="categorical", design_params=UE3)
-    assert service.add_simulated_reports(q.id, 500, [0.6, 0.3, 0.1], seed=11) == 500
-    cat = service.estimate(q.id).categorical
+    assert service.results.add_simulated_reports(q.id, 500, [0.6, 0.3, 0.1], seed=11) == 500
+    cat = service.results.estimate(q.id).categorical
     assert cat.n == 500 and cat.norm_sub[0] > cat.norm_sub[2]
     with pytest.raises(BadInput, match="3 non-negative shares"):
-        service.add_simulated_reports(q.id, 5, [0.5, 0.5])
+        service.results.add_simulated_reports(q.id, 5, [0.5, 0.5])
 
 
 # -- privacy accounting ----------------------------------------------------------------------
@@ -797,18 +801,18 @@ def test_simulated_categorical_reports(service, open_question):
 
 def test_spent_epsilon_composes_this_devices_reports_only(service, open_question):
     poll, q1 = open_question()
-    q2 = service.add_question(poll.id, "Second?", design_params=EPS1)
+    q2 = service.polls.add_question(poll.id, "Second?", design_params=EPS1)
     submit(service, poll, q1, device="me")
     submit(service, poll, q1, device="someone-else")
-    service.open_question(q2.id)
-    submit(service, poll, service.question(q2.id), device="me")
-    service.new_round(q2.id, {"design": "epsilon", "epsilon": 0.5}, open_now=True)
-    submit(service, poll, service.question(q2.id), device="me")
-    assert service.spent_epsilon(poll.id, "me") == pytest.approx(math.log(3) + 1.0 + 0.5)
-    assert service.spent_epsilon(poll.id, "someone-else") == pytest.approx(math.log(3))
-    assert service.spent_epsilon(poll.id, "nobody") == 0.0
+    service.running.open_question(q2.id)
+    submit(service, poll, service.polls.question(q2.id), device="me")
+    service.running.new_round(q2.id, {"design": "epsilon", "epsilon": 0.5}, open_now=True)
+    submit(service, poll, service.polls.question(q2.id), device="me")
+    assert service.reports.spent_epsilon(poll.id, "me") == pytest.approx(math.log(3) + 1.0 + 0.5)
+    assert service.reports.spent_epsilon(poll.id, "someone-else") == pytest.approx(math.log(3))
+    assert service.reports.spent_epsilon(poll.id, "nobody") == 0.0
     with pytest.raises(UnknownPoll):
-        service.spent_epsilon(424242, "me")
+        service.reports.spent_epsilon(424242, "me")
 
 
 # -- export and replay -----------------------------------------------------------------------
@@ -818,8 +822,8 @@ def test_export_has_no_tokens_or_submission_ids(service, store, open_question):
     poll, q = open_question()
     submit(service, poll, q, answer=1, device="d1", sid="secret-sub-id-1")
     submit(service, poll, q, answer=0, device="d2", sid="secret-sub-id-2")
-    service.add_simulated_reports(q.id, 10, 0.5, seed=1)
-    text = service.export_csv(q.id)
+    service.results.add_simulated_reports(q.id, 10, 0.5, seed=1)
+    text = service.results.export_csv(q.id)
     rows = list(csv.DictReader(io.StringIO(text)))
     assert tuple(rows[0].keys()) == ("round", "answer", "answer_label", "design_params",
                                      "created_at")
@@ -831,35 +835,35 @@ def test_export_has_no_tokens_or_submission_ids(service, store, open_question):
         assert row["dedup_token"] not in text and row["submission_id"] not in text
     assert "d1" not in text
     assert len(list(csv.DictReader(io.StringIO(
-        service.export_csv(q.id, include_simulated=True))))) == 12
+        service.results.export_csv(q.id, include_simulated=True))))) == 12
 
 
 def test_import_round_trips_binary_rounds_with_mixed_designs(service, open_question):
     poll, q = open_question()
     for i, a in enumerate([1, 1, 0, 1]):
         submit(service, poll, q, answer=a, device=f"a{i}")
-    q = service.set_design(q.id, EPS1)
+    q = service.polls.set_design(q.id, EPS1)
     for i, a in enumerate([0, 1, 0]):
         submit(service, poll, q, answer=a, device=f"b{i}")
-    service.new_round(q.id, {"design": "warner", "p": 0.8}, open_now=True)
-    q = service.question(q.id)
+    service.running.new_round(q.id, {"design": "warner", "p": 0.8}, open_now=True)
+    q = service.polls.question(q.id)
     for i, a in enumerate([1, 0, 0, 0, 1]):
         submit(service, poll, q, answer=a, device=f"c{i}")
-    replay = service.import_csv(service.export_csv(q.id))
-    live = service.estimate(q.id)
+    replay = service.results.import_csv(service.results.export_csv(q.id))
+    live = service.results.estimate(q.id)
     assert replay.question_id is None and replay.options == ("Chocolate", "Vanilla")
     assert replay.rounds == live.rounds == (1, 2)
     assert replay.binary == live.binary
     assert replay.history == live.history
-    assert service.import_csv(service.export_csv(q.id), round_number=1).binary == \
-        service.estimate(q.id, round_number=1).binary
+    assert service.results.import_csv(service.results.export_csv(q.id), round_number=1).binary == \
+        service.results.estimate(q.id, round_number=1).binary
 
 
 def test_import_round_trips_categorical(service, open_question):
     poll, q = open_question(options=("A", "B", "C"), kind="categorical", design_params=UE3)
-    service.add_simulated_reports(q.id, 40, [0.2, 0.5, 0.3], seed=5)
-    replay = service.import_csv(service.export_csv(q.id, include_simulated=True))
-    live = service.estimate(q.id)
+    service.results.add_simulated_reports(q.id, 40, [0.2, 0.5, 0.3], seed=5)
+    replay = service.results.import_csv(service.results.export_csv(q.id, include_simulated=True))
+    live = service.results.estimate(q.id)
     assert replay.kind == "categorical" and replay.counts == live.counts
     assert replay.categorical == live.categorical
 
@@ -872,31 +876,31 @@ def test_distinct_addresses_are_counted_per_round_without_storing_any(service, s
     poll, q = open_question()
     for i, address in enumerate(["198.51.100.7", "198.51.100.7", "203.0.113.9", None]):
         submit(service, poll, q, device=f"phone-{i}", address=address)
-    est = service.estimate(q.id)
+    est = service.results.estimate(q.id)
     assert est.n == 4 and est.addresses == 2  # the report without an address is not counted
     text = " ".join(str(v) for table in ("polls", "questions", "rounds", "reports")
                     for row in raw_rows(store, table) for v in row.values())
     assert "198.51.100.7" not in text and "203.0.113.9" not in text
     first = {r["address_tag"] for r in raw_rows(store, "reports")} - {None}
-    service.new_round(q.id, open_now=True)
+    service.running.new_round(q.id, open_now=True)
     submit(service, poll, q, device="phone-0", address="198.51.100.7")
-    assert service.estimate(q.id).addresses == 1
+    assert service.results.estimate(q.id).addresses == 1
     second = {r["address_tag"] for r in raw_rows(store, "reports")} - {None} - first
     assert len(first) == 2 and len(second) == 1 and not first & second  # unlinkable
-    assert service.estimate(q.id, round_number=1).addresses == 2
+    assert service.results.estimate(q.id, round_number=1).addresses == 2
 
 
 def test_simulated_reports_are_not_counted_as_addresses(service, open_question):
     poll, q = open_question()
     submit(service, poll, q, device="sim", simulated=True, address="192.0.2.1")
     submit(service, poll, q, device="real", address="192.0.2.2")
-    assert service.estimate(q.id).addresses == 1
+    assert service.results.estimate(q.id).addresses == 1
 
 
 def test_the_per_address_limit_refuses_and_writes_nothing(store, open_question, caplog):
     from classroom.domain import AddressLimit
 
-    limited = PollService(store, max_reports_per_address=2)
+    limited = PollService.on(store, max_reports_per_address=2)
     poll, q = open_question()
     first = submit(limited, poll, q, device="a", sid="sub-limit-a", address="192.0.2.50")
     submit(limited, poll, q, device="b", address="192.0.2.50")
@@ -912,7 +916,7 @@ def test_the_per_address_limit_refuses_and_writes_nothing(store, open_question, 
     submit(limited, poll, q, device="c", address="192.0.2.51")
     assert n_reports(store) == 3
     # The limit is per round: a new round starts from zero.
-    limited.new_round(q.id, open_now=True)
+    limited.running.new_round(q.id, open_now=True)
     submit(limited, poll, q, device="c", address="192.0.2.50")
 
 

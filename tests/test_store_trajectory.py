@@ -1,4 +1,4 @@
-"""The estimate as reports arrive: the trajectory of PollService.dashboard_snapshot."""
+"""The estimate as reports arrive: the trajectory of Results.dashboard_snapshot."""
 
 from __future__ import annotations
 
@@ -17,23 +17,23 @@ WARNER = {"design": "warner", "p": 0.8}
 
 @pytest.fixture
 def svc(tmp_path):
-    return PollService(Store(f"sqlite:///{tmp_path / 'c.db'}"))
+    return PollService.on(Store(f"sqlite:///{tmp_path / 'c.db'}"))
 
 
 def _question(svc):
-    poll = svc.create_poll("t")
-    q = svc.add_question(poll.id, "V?", options=("Chocolate", "Vanilla"), design_params=DIE)
-    svc.open_question(q.id)
+    poll = svc.polls.create_poll("t")
+    q = svc.polls.add_question(poll.id, "V?", options=("Chocolate", "Vanilla"), design_params=DIE)
+    svc.running.open_question(q.id)
     return poll, q
 
 
 def _vote(svc, poll, q, i, answer, params=DIE):
-    svc.submit_report(poll.join_code, q.id, answer=answer, design_params=params,
-                      submission_id=f"sub-traj-{i:05d}", device_id=f"dev-{i}")
+    svc.reports.submit_report(poll.join_code, q.id, answer=answer, design_params=params,
+                              submission_id=f"sub-traj-{i:05d}", device_id=f"dev-{i}")
 
 
 def _trajectory(svc, question_id, points=60):
-    return svc.dashboard_snapshot(question_id, points=points).trajectory
+    return svc.results.dashboard_snapshot(question_id, points=points).trajectory
 
 
 def test_empty_round_has_no_points(svc):
@@ -54,7 +54,7 @@ def test_points_follow_arrival_order_and_end_at_the_estimate(svc):
         lo, hi = first.exact_interval()  # the headline interval, as on the dashboard
         assert (p.ci_low, p.ci_high) == (pytest.approx(lo, abs=1e-12), pytest.approx(hi))
         assert 0.0 <= p.ci_low <= p.ci_high <= 1.0
-    final = svc.estimate(q.id).binary
+    final = svc.results.estimate(q.id).binary
     assert traj[-1].mu_hat == pytest.approx(final.mu_hat)
     assert traj[-1].ci_high - traj[-1].ci_low < traj[0].ci_high - traj[0].ci_low
 
@@ -63,7 +63,7 @@ def test_design_change_mid_round_uses_each_reports_own_design(svc):
     poll, q = _question(svc)
     for i in range(4):
         _vote(svc, poll, q, i, 1)
-    svc.set_design(q.id, WARNER)
+    svc.polls.set_design(q.id, WARNER)
     for i in range(4, 10):
         _vote(svc, poll, q, i, i % 2, WARNER)
     last = _trajectory(svc, q.id, points=100)[-1]
@@ -74,10 +74,10 @@ def test_design_change_mid_round_uses_each_reports_own_design(svc):
 
 
 def test_categorical_questions_have_no_trajectory(svc):
-    poll = svc.create_poll("t")
-    q = svc.add_question(poll.id, "Which?", options=("a", "b", "c"), kind="categorical",
-                         design_params={"design": "grr", "d": 3, "epsilon": 1.0})
-    svc.open_question(q.id)
-    svc.submit_report(poll.join_code, q.id, answer=2, design_params=q.design_params,
-                      submission_id="sub-traj-grr-1", device_id="dev-grr")
+    poll = svc.polls.create_poll("t")
+    q = svc.polls.add_question(poll.id, "Which?", options=("a", "b", "c"), kind="categorical",
+                               design_params={"design": "grr", "d": 3, "epsilon": 1.0})
+    svc.running.open_question(q.id)
+    svc.reports.submit_report(poll.join_code, q.id, answer=2, design_params=q.design_params,
+                              submission_id="sub-traj-grr-1", device_id="dev-grr")
     assert _trajectory(svc, q.id) == ()

@@ -121,7 +121,7 @@ def test_two_servers_on_one_redis_slow_a_guesser_down_together(tmp_path, redis_u
         env[config.RATE_LIMIT_STORAGE_ENV] = redis_url
     store = Store(url)
     try:
-        poll = PollService(store).create_poll("two servers")
+        poll = PollService.on(store).polls.create_poll("two servers")
         with running_server(env) as first, running_server(env) as second:
             statuses = asyncio.run(_guess_in_turn(first.url, second.url, 24))
     finally:

@@ -42,10 +42,11 @@ def server(tmp_path_factory):
            "LDP_CLASSROOM_INSTRUCTOR_KEY": KEY}
     store = Store(url)
     try:
-        svc = PollService(store)
-        poll = svc.create_poll("edge")
-        q = svc.open_question(svc.add_question(poll.id, "Vanilla?", options=("Chocolate",
-                                               "Vanilla"), design_params=dict(CLASS_EXERCISE)).id)
+        svc = PollService.on(store)
+        poll = svc.polls.create_poll("edge")
+        q = svc.polls.add_question(poll.id, "Vanilla?", options=("Chocolate", "Vanilla"),
+                                   design_params=dict(CLASS_EXERCISE))
+        q = svc.running.open_question(q.id)
         with running_server(env, address=None, log_path=data / "server.log",
                             timeout=120) as srv:
             yield srv, svc, poll, q
@@ -127,7 +128,7 @@ def test_a_rebinding_page_can_neither_vote_nor_log_in(server):
                  headers={**evil, "Content-Type": "application/x-www-form-urlencoded"})
     assert vote[0] == 421 and login[0] == 421
     assert "set-cookie" not in {k.lower() for k in login[1].keys()}
-    assert svc.estimate(q.id).n == 0
+    assert svc.results.estimate(q.id).n == 0
 
 
 def test_a_websocket_to_a_foreign_host_is_refused(server):
@@ -160,7 +161,7 @@ def test_the_apps_own_hosts_are_answered_and_a_phone_on_the_lan_address_votes(se
     lan = _lan_address()
     if lan is None:
         pytest.skip("this machine has no address on a local network")
-    before = svc.estimate(q.id).n
+    before = svc.results.estimate(q.id).n
 
     async def vote():
         async with PhoneStudent(f"http://{lan}:{port}", poll.join_code, timeout=60) as phone:
@@ -168,7 +169,7 @@ def test_the_apps_own_hosts_are_answered_and_a_phone_on_the_lan_address_votes(se
             return await phone.vote(1)
 
     assert asyncio.run(vote()).status == 200
-    assert svc.estimate(q.id).n == before + 1
+    assert svc.results.estimate(q.id).n == before + 1
 
 
 @pytest.mark.parametrize("path", ["/auth/login", "/api/poll/{code}/report"])

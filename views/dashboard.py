@@ -64,7 +64,7 @@ def render() -> None:
     css(projector)
     try:
         svc = session.service()
-        polls = svc.list_polls()
+        polls = svc.polls.list_polls()
     except ClassroomError as exc:
         st.error(f"The dashboard cannot reach its database: {exc}")
         return
@@ -132,7 +132,7 @@ def _render_projector(svc, polls) -> None:
     except ClassroomError as exc:
         st.error(str(exc))
         poll, questions, question = None, [], None
-    pacing_keys(question, svc.now())
+    pacing_keys(question, svc.running.now())
     if poll is None:
         st.info("No poll to show yet. Leave projection mode to create one.")
         st.button("Leave projection mode", key="dash_projector_off", on_click=cb_projector,

@@ -4,7 +4,8 @@ Streamlit pages, the phone routes, the login routes and the middleware.
 
 The settings are read once (``Settings.read()``: the environment, secrets.toml, the
 instructor key); one :class:`~classroom.store.Store` (one engine, one connection pool)
-is opened on them, and one :class:`~classroom.service.PollService` and one
+is opened on them, and one :class:`~classroom.service.PollService` (one object per use
+case: polls, running a class, reports, results, plans) and one
 :class:`~classroom.auth.InstructorAuth` are built on that store. Nothing on a request
 path reads a setting again or writes a file.
 
@@ -48,7 +49,7 @@ class Root:
         edge = Edge.build(settings)
         store = Store(settings.database_url)
         return cls(settings, store,
-                   PollService(store, max_reports_per_address=settings.max_reports_per_address),
+                   PollService.on(store, max_reports_per_address=settings.max_reports_per_address),
                    InstructorAuth(store, key=settings.instructor_key), edge)
 
     def close(self) -> None:

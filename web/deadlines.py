@@ -5,7 +5,7 @@ report that arrives then is refused in its own transaction, so nothing waits for
 task to be right. It makes the stored state say so too, without a dashboard open: each
 process asks the database for the next deadline (a deadline set by another process is
 found within :data:`IDLE_S`), sleeps until it, and closes what has ended
-(``PollService.close_expired``, idempotent: of several processes one closes, the others
+(``Running.close_expired``, idempotent: of several processes one closes, the others
 find nothing left). A database that does not answer is asked again later, less and less
 often, instead of filling the log.
 """
@@ -38,9 +38,9 @@ async def close_at_deadlines(service: Callable[[], PollService], *,
     while True:
         try:
             svc = service()
-            deadline = await run_in_threadpool(svc.next_deadline)
-            if deadline is not None and deadline <= svc.now():
-                await run_in_threadpool(svc.close_expired)
+            deadline = await run_in_threadpool(svc.running.next_deadline)
+            if deadline is not None and deadline <= svc.running.now():
+                await run_in_threadpool(svc.running.close_expired)
                 continue
         except Exception as exc:  # noqa: BLE001 - readers do not depend on it: try again
             if backoff == idle_s:
@@ -51,7 +51,7 @@ async def close_at_deadlines(service: Callable[[], PollService], *,
             backoff = min(MAX_BACKOFF_S, backoff * 2)
             continue
         backoff = idle_s
-        wait = idle_s if deadline is None else (deadline - svc.now()).total_seconds()
+        wait = idle_s if deadline is None else (deadline - svc.running.now()).total_seconds()
         await asyncio.sleep(min(idle_s, max(0.0, wait)))
 
 

@@ -64,7 +64,7 @@ class EstimateInputs(NamedTuple):
 
 @dataclass(frozen=True)
 class RoundUse:
-    """What a round of a poll may have cost its students (see ``PollService.budget``)."""
+    """What a round of a poll may have cost its students (see ``Polls.budget``)."""
 
     question_id: int
     number: int

@@ -37,7 +37,7 @@ class Transactions:
     :attr:`count` and :attr:`statements` inside or after it.
 
     >>> with Transactions(store) as tx:  # doctest: +SKIP
-    ...     service.submit_report(...)
+    ...     service.reports.submit_report(...)
     >>> tx.count  # doctest: +SKIP
     1
     """

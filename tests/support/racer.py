@@ -98,7 +98,7 @@ def _outcome(fn: Any) -> dict[str, Any]:
 
 
 def _report(service: Any, r: dict[str, Any]) -> Any:
-    receipt = service.submit_report(
+    receipt = service.reports.submit_report(
         r["code"], r["question_id"], answer=r["answer"], design_params=r["params"],
         submission_id=r["sid"], device_id=r["device"], address=r.get("address"))
     return {"already_answered": receipt.already_answered}
@@ -114,7 +114,7 @@ def _serve(db_url: str, delay_s: float, limit: int) -> None:
     if delay_s > 0:
         sa.event.listen(store.engine, "after_cursor_execute",
                         lambda *_args: time.sleep(delay_s))
-    service = PollService(store, max_reports_per_address=limit or None)
+    service = PollService.on(store, max_reports_per_address=limit or None)
     pool = ThreadPoolExecutor(max_workers=16)
     print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
@@ -123,10 +123,10 @@ def _serve(db_url: str, delay_s: float, limit: int) -> None:
             time.sleep(min(left, 0.001) if left < 0.01 else left - 0.005)
         op = cmd["op"]
         if op == "open":
-            out = _outcome(lambda c=cmd: service.open_question(c["question_id"]).state)
+            out = _outcome(lambda c=cmd: service.running.open_question(c["question_id"]).state)
         elif op == "design":  # raise (or lower) an open question's epsilon
-            out = _outcome(lambda c=cmd: service.set_design(c["question_id"],
-                                                            c["params"]).design_params)
+            out = _outcome(lambda c=cmd: service.polls.set_design(c["question_id"],
+                                                                  c["params"]).design_params)
         elif op == "report":
             out = _outcome(lambda c=cmd: _report(service, c))
         elif op == "reports":  # many reports at once, on the process's threads

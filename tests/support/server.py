@@ -69,7 +69,7 @@ def classroom_server(data_dir: Path, key: str, *, timeout: float = 60.0
     store = Store(url)
     try:
         with running_server(env, timeout=timeout) as base:
-            yield base, PollService(store)
+            yield base, PollService.on(store)
     finally:
         store.close()
 

@@ -62,10 +62,10 @@ def run_action(action: Callable[[], T], ok: str | None = None) -> T | None:
 def cb_start_exercise(poll_id: int | None) -> None:
     def go() -> tuple[int, int]:
         svc = session.service()
-        pid = poll_id if poll_id is not None else svc.create_poll("Class exercise").id
-        q = svc.add_question(pid, EXERCISE_TEXT, options=EXERCISE_OPTIONS,
-                             design_params=exercise_design(), kind="binary", mode="device",
-                             open_now=True)
+        pid = poll_id if poll_id is not None else svc.polls.create_poll("Class exercise").id
+        q = svc.polls.add_question(pid, EXERCISE_TEXT, options=EXERCISE_OPTIONS,
+                                   design_params=exercise_design(), kind="binary", mode="device",
+                                   open_now=True)
         return pid, q.id
 
     done = run_action(go, "Voting is open for the class exercise. Show the join code.")
@@ -76,7 +76,7 @@ def cb_start_exercise(poll_id: int | None) -> None:
 def cb_create_poll() -> None:
     title = st.session_state.get("dash_new_poll_title", "")
     rehearsal = bool(st.session_state.get("dash_new_poll_rehearsal", False))
-    poll = run_action(lambda: session.service().create_poll(title, rehearsal=rehearsal))
+    poll = run_action(lambda: session.service().polls.create_poll(title, rehearsal=rehearsal))
     if poll is not None:
         select(poll.id)
         flash("success", f"Poll {poll.join_code} created. Add a question below.")
@@ -86,7 +86,7 @@ def cb_delete_poll(poll_id: int, code: str) -> None:
     if not st.session_state.get(f"dash_confirm_delete_{poll_id}"):
         flash("warning", "Tick the box to confirm, then delete.")
         return
-    if run_action(lambda: session.service().delete_poll(poll_id),
+    if run_action(lambda: session.service().polls.delete_poll(poll_id),
            f"Poll {code} deleted with its questions, rounds and reports.") is not None:
         select(None)
         for key in ("pid", "qid"):
@@ -103,22 +103,22 @@ def cb_pick_question() -> None:
 
 
 def cb_open(qid: int) -> None:
-    run_action(lambda: session.service().open_question(qid), "Voting is open.")
+    run_action(lambda: session.service().running.open_question(qid), "Voting is open.")
 
 
 def cb_close(qid: int) -> None:
-    run_action(lambda: session.service().close_question(qid), "Voting is closed.")
+    run_action(lambda: session.service().running.close_question(qid), "Voting is closed.")
 
 
 def cb_reveal(qid: int, revealed: bool) -> None:
-    run_action(lambda: session.service().set_revealed(qid, revealed),
+    run_action(lambda: session.service().running.set_revealed(qid, revealed),
         "Results are shown." if revealed else "Results are hidden: only the count shows.")
 
 
 def cb_next(qid: int) -> None:
     """Next question: close this one and open the next of the poll (one transaction);
     the dashboard follows to the question now open."""
-    done = run_action(lambda: session.service().next_question(qid))
+    done = run_action(lambda: session.service().running.next_question(qid))
     if done is not None:
         _left, opened = done
         select(opened.poll_id, opened.id)
@@ -128,7 +128,7 @@ def cb_next(qid: int) -> None:
 def cb_new_round(qid: int, params: dict[str, Any] | None, open_key: str | None = None
                  ) -> None:
     open_now = bool(st.session_state.get(open_key)) if open_key else False
-    r = run_action(lambda: session.service().new_round(qid, params, open_now=open_now))
+    r = run_action(lambda: session.service().running.new_round(qid, params, open_now=open_now))
     if r is not None:
         flash("success", f"Round {r.number} started"
                + (" and voting is open." if open_now else ". Open voting when ready.")
@@ -138,7 +138,7 @@ def cb_new_round(qid: int, params: dict[str, Any] | None, open_key: str | None =
 def cb_add_question(poll_id: int, spec: dict[str, Any], open_key: str) -> None:
     open_now = bool(st.session_state.get(open_key))
     # One call: a question refused (over the privacy budget, say) is not added at all.
-    q = run_action(lambda: session.service().add_question(poll_id, **spec, open_now=open_now))
+    q = run_action(lambda: session.service().polls.add_question(poll_id, **spec, open_now=open_now))
     if q is not None:
         select(poll_id, q.id)
         flash("success", "Question added" + (" and voting is open." if open_now else
@@ -149,7 +149,8 @@ def cb_delete_question(qid: int) -> None:
     if not st.session_state.get(f"dash_confirm_delete_q_{qid}"):
         flash("warning", "Tick the box to confirm, then delete.")
         return
-    if run_action(lambda: session.service().delete_question(qid), "Question deleted.") is not None:
+    if run_action(lambda: session.service().polls.delete_question(qid),
+                  "Question deleted.") is not None:
         st.session_state.pop(QID, None)
 
 
@@ -177,7 +178,7 @@ def cb_simulate(qid: int, shares: float | Sequence[float]) -> None:
         flash("error", "Only the instructor can do that. Log in on the I'm teaching page.")
         return
     n = int(st.session_state.get("dash_sim_n", 40))
-    truths = run_action(lambda: session.service().rehearsal_class(qid, n, shares))
+    truths = run_action(lambda: session.service().results.rehearsal_class(qid, n, shares))
     if truths is None:
         return
     st.session_state[_REHEARSAL] = {"qid": qid, "truths": list(truths),
@@ -205,7 +206,7 @@ def rehearsal_tick(question_id: int) -> None:
         return
     batch, rest = plan["truths"][:plan["batch"]], plan["truths"][plan["batch"]:]
     try:
-        session.service().add_simulated_answers(question_id, batch)
+        session.service().results.add_simulated_answers(question_id, batch)
     except ClassroomError as exc:
         st.session_state.pop(_REHEARSAL, None)
         st.warning(f"Rehearsal stopped: {exc}")
@@ -232,7 +233,7 @@ def cb_stuff(qid: int) -> None:
     chosen target (simulated reports, removed by Clear rehearsal)."""
     n = int(st.session_state.get("dash_stuff_n", 10))
     target = st.session_state.get(f"dash_stuff_target_{qid}")
-    done = run_action(lambda: session.service().add_stuffed_reports(qid, n, target=target))
+    done = run_action(lambda: session.service().results.add_stuffed_reports(qid, n, target=target))
     if done is not None:
         flash("warning", f"{fmt_count(done)} stuffed reports added (simulated): each one "
                "pushes the target as far as a report can. Watch the estimate, and the "
@@ -242,7 +243,7 @@ def cb_stuff(qid: int) -> None:
 def cb_clear_simulated(qid: int) -> None:
     st.session_state.pop(_REHEARSAL, None)
     st.session_state.pop(_SIM_CLASS, None)
-    removed = run_action(lambda: session.service().clear_simulated(qid))
+    removed = run_action(lambda: session.service().results.clear_simulated(qid))
     if removed is not None:
         flash("success", f"{removed} simulated reports removed; real reports are untouched.")
 
@@ -253,4 +254,4 @@ def cb_set_budget(poll_id: int) -> None:
     value = st.session_state.get(f"dash_budget_value_{poll_id}") if on else None
     ok = (f"Budget set: a student can spend at most {fmt_eps(float(value))} in this poll."
           if value is not None else "No budget: the poll's ε is not capped.")
-    run_action(lambda: session.service().set_budget(poll_id, value), ok)
+    run_action(lambda: session.service().polls.set_budget(poll_id, value), ok)

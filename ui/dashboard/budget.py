@@ -28,7 +28,7 @@ def budget_line(status) -> str:
 def budget_panel(poll, questions) -> None:
     """Set or remove the budget, and list what each round costs."""
     try:
-        status = session.service().budget(poll.id)
+        status = session.service().polls.budget(poll.id)
     except ClassroomError as exc:
         st.warning(f"The budget cannot be read right now: {exc}")
         return

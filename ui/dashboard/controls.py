@@ -120,7 +120,7 @@ def controls_panel(svc, poll, question, questions=()) -> None:
     with export:
         # Built when clicked (Streamlit runs the callable then, on a thread of its own), not
         # on every rerun: at 100,000 reports the CSV is 9 MB and takes about 2 s to build.
-        build = functools.partial(svc.export_csv, question.id, include_simulated=bool(
+        build = functools.partial(svc.results.export_csv, question.id, include_simulated=bool(
             st.session_state.get("dash_export_sim")))
         st.download_button("Export CSV", icon=":material/download:", data=build,
                            key="dash_export",

@@ -38,7 +38,7 @@ def live_panel(question_id: int, projector: bool) -> None:
         return
     rehearsal_tick(question_id)
     try:
-        snap = session.service().dashboard_snapshot(question_id)  # one read transaction
+        snap = session.service().results.dashboard_snapshot(question_id)  # one read transaction
     except ClassroomError as exc:
         st.warning(f"{exc}")
         return

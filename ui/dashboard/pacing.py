@@ -138,8 +138,8 @@ def _run(command: str, question_id: int) -> None:
         return
     try:
         svc = session.service()
-        question = svc.question(question_id)
-        stage = stage_of(question, svc.questions(question.poll_id))
+        question = svc.polls.question(question_id)
+        stage = stage_of(question, svc.polls.questions(question.poll_id))
     except ClassroomError as exc:
         flash("error", sentence(exc))
         return

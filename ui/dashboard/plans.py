@@ -97,7 +97,7 @@ def _load(source: str) -> LessonPlan:
     if kind == "shipped":
         return _shipped(ident)
     if kind == "saved":
-        return session.service().saved_plan(int(ident)).plan()
+        return session.service().plans.saved_plan(int(ident)).plan()
     return LessonPlan(title="New lesson plan")
 
 
@@ -136,7 +136,7 @@ def _instructor() -> bool:
 
 def _start(plan: LessonPlan, rehearsal: bool) -> None:
     def go():
-        return session.service().start_class(plan, rehearsal=rehearsal)
+        return session.service().plans.start_class(plan, rehearsal=rehearsal)
 
     started = run_action(go)
     if started is None:
@@ -173,7 +173,7 @@ def cb_save(source: str) -> None:
     plan = _draft(source)
     kind, _, ident = source.partition(":")
     plan_id = int(ident) if kind == "saved" else None
-    saved = run_action(lambda: session.service().save_plan(plan, plan_id))
+    saved = run_action(lambda: session.service().plans.save_plan(plan, plan_id))
     if saved is None:
         return
     new_source = f"saved:{saved.id}"
@@ -197,7 +197,7 @@ def cb_delete(source: str) -> None:
         flash("warning", "Tick the box to confirm, then delete.")
         return
     title = _draft(source).title
-    done = run_action(lambda: session.service().delete_plan(int(source.partition(":")[2])),
+    done = run_action(lambda: session.service().plans.delete_plan(int(source.partition(":")[2])),
                       f"Lesson plan “{title}” deleted.")
     if done is not None:
         _forget(source)
@@ -212,7 +212,7 @@ def cb_import(key: str) -> None:
         return
     st.session_state.pop(_IMPORT_PROBLEMS, None)
     try:
-        saved = session.service().import_plan(upload.getvalue())
+        saved = session.service().plans.import_plan(upload.getvalue())
     except PlanError as exc:
         st.session_state[_IMPORT_PROBLEMS] = (upload.name, exc.problems)
         return
@@ -540,7 +540,7 @@ def plans_panel(*, expanded: bool = False) -> None:
     with st.expander("Lesson plans", icon=":material/event_note:", expanded=expanded,
                      key="dash_open_plans", on_change="rerun"):
         try:
-            saved = session.service().list_plans()
+            saved = session.service().plans.list_plans()
         except ClassroomError as exc:
             st.warning(f"Saved plans cannot be read right now: {exc}")
             saved = []

@@ -76,11 +76,11 @@ def resolve(svc: PollService, polls: Sequence[Poll]
     if pid is None:
         return None, [], None
     poll = next(p for p in polls if p.id == pid)
-    questions = svc.questions(pid)
+    questions = svc.polls.questions(pid)
     qids = [q.id for q in questions]
     default = None
     if questions:
-        current = svc.current_question(pid)
+        current = svc.polls.current_question(pid)
         default = current.id if current is not None else questions[-1].id
     qid = _chosen(QID, "qid", qids, default)
     st.session_state[_PID] = pid

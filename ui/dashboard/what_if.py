@@ -99,7 +99,7 @@ def _class_size(n: int) -> tuple[int, str]:
 
 def what_if_panel(svc, question) -> None:
     try:
-        est = svc.estimate(question.id)
+        est = svc.results.estimate(question.id)
     except ClassroomError as exc:
         st.warning(str(exc))
         return
