@@ -31,6 +31,7 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -44,6 +45,8 @@ from classroom.service import PollService
 from .present import question_view
 
 __all__ = ["PollStates", "Snapshot"]
+
+_LOG = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -211,5 +214,9 @@ class PollStates:
         feed = changes()
         if feed is None:
             return
-        async for poll_id in feed:
-            self.poke(poll_id)
+        try:
+            async for poll_id in feed:
+                self.poke(poll_id)
+        except Exception:  # noqa: BLE001 - a bug, not the database (the feed outlives that)
+            _LOG.exception("the polls' change feed stopped; each poll is read again every "
+                           "%g s only", self._ttl)

@@ -134,15 +134,31 @@ def test_with_nobody_slow_an_idle_kept_alive_one_makes_room():
     assert (with_request.closed, idle.closed) == (None, "idle")
 
 
-def test_out_of_room_new_ones_are_answered_503_then_closed_at_once_beyond_the_reserve():
+def test_out_of_room_new_ones_are_answered_503_then_closed_beyond_the_reserve():
+    """Beyond the room to answer, a new connection is closed unanswered only when every
+    one waiting for its 503 has its request unread (it is about to be answered)."""
     door, _ = _door(cap=2, shed_room=2)
-    results = [door.opened(Conn(f"c{i}", pending=1), i + 1) for i in range(6)]
+    conns = [Conn(f"c{i}", pending=1) for i in range(6)]
+    results = [door.opened(c, i + 1) for i, c in enumerate(conns)]
     assert results == [True, True, False, False, False, False]
-    closed = [c for c in list(door.receiving) if c.closed]
-    assert not closed  # the ones closed at once left the door
+    assert [c.closed for c in conns] == [None, None, None, None, "door", "door"]
+    assert list(door.shed) == conns[2:4]
     line = door.summary()
-    assert "2 closed at once" in line
+    assert "2 closed unanswered (out of room" in line
     assert door.summary() is None  # each count is said once
+
+
+def test_beyond_the_reserve_a_silent_one_waiting_for_its_503_makes_room():
+    """A slowloris fills the room to answer with connections younger than SLOW_S: the
+    oldest of them goes, and the phone arriving is still answered (503, Retry-After)."""
+    door, _ = _door(cap=2, shed_room=2)
+    held = [Conn(f"held{i}") for i in range(4)]  # nothing unread: half a header, or none
+    for i, c in enumerate(held):
+        door.opened(c, i + 1)
+    phone = Conn("phone", pending=300)
+    assert door.opened(phone, 5) is False  # to be answered 503
+    assert [c.closed for c in held] == [None, None, "door", None]
+    assert phone.closed is None and list(door.shed) == [held[3], phone]
 
 
 def test_the_summary_names_no_address():

@@ -44,8 +44,10 @@ docs/deployment.md and docs/benchmarks.md:
   - At the cap with nothing to close, the process is out of room: a new connection is
     still read, and its request is answered ``503`` with ``Retry-After`` as soon as its
     headers arrive (:func:`shed_answer`: JSON ``{"error": "busy", "message"}`` on the
-    phone's API, a page that loads again by itself elsewhere). Only beyond
-    :data:`SHED_ROOM` more is a new connection closed at once.
+    phone's API, a page that loads again by itself elsewhere). Beyond :data:`SHED_ROOM`
+    more, the oldest connection waiting for its 503 with nothing sent is closed (a
+    request's headers arrive at once: one still silent is a slow client's), else the new
+    one.
   - An idle kept-alive connection is closed after :data:`KEEP_ALIVE_S` (uvicorn's 5 s
     otherwise).
   - Every close and every 503 of the guard is counted, and the counts of each second are
@@ -207,7 +209,7 @@ class Waiting(Protocol):
 #: What the summary line says of each count (the guard's closes and answers, by kind).
 SAID = {
     "shed": "answered 503 (out of room)",
-    "door": "closed at once (out of room and of the room to answer)",
+    "door": "closed unanswered (out of room, and of room to answer 503)",
     "slow": f"slow ones closed (headers unfinished after {SLOW_S:g} s)",
     "idle": "idle kept-alive ones closed to make room",
     "late": f"closed at the header timeout ({HEADER_TIMEOUT_S:g} s; a 408 if a request began)",
@@ -222,7 +224,8 @@ class Door:
 
     ``receiving``: opened, or kept alive and a byte of the next request arrived; in the
     order they became ready. ``idle``: kept alive between requests, in the order they
-    became idle. A connection busy with a request is in neither.
+    became idle. ``shed``: those of ``receiving`` that came beyond the cap, to be answered
+    503. A connection busy with a request is in none.
     """
 
     def __init__(self, cap: int, *, clock: Callable[[], float] = time.monotonic,
@@ -233,6 +236,8 @@ class Door:
         self.shed_room = shed_room
         self.receiving: dict[Waiting, None] = {}
         self.idle: dict[Waiting, None] = {}
+        #: The connections beyond the cap, to be answered 503, oldest first.
+        self.shed: dict[Waiting, None] = {}
         self.tally: Counter[str] = Counter()
         self._since_summary = clock()
         self._ticking = False
@@ -255,6 +260,7 @@ class Door:
         """``conn`` is busy with a request, or gone."""
         self.idle.pop(conn, None)
         self.receiving.pop(conn, None)
+        self.shed.pop(conn, None)
 
     # -- the rules -------------------------------------------------------------------------
     def opened(self, conn: Waiting, open_now: int) -> bool:
@@ -272,7 +278,14 @@ class Door:
             self._evict(victim, "idle")
             return True
         if open_now > self.cap + self.shed_room:
-            self._evict(conn, "door")
+            # Out of room to answer too. A request's headers come at once: the oldest
+            # connection waiting for its 503 with nothing unread goes, else this one.
+            victim = self._quiet(self.shed)
+            if victim is None:
+                self._evict(conn, "door")
+                return False
+            self._evict(victim, "door")
+        self.shed[conn] = None
         return False
 
     def is_slow(self, conn: Waiting, now: float) -> bool:
@@ -293,12 +306,17 @@ class Door:
 
     def _idle(self) -> Waiting | None:
         """The longest idle kept-alive connection with no next request waiting unread."""
+        return self._quiet(self.idle)
+
+    def _quiet(self, pool: dict[Waiting, None]) -> Waiting | None:
+        """The first connection of ``pool`` with nothing waiting unread; one with bytes
+        waiting goes to the back of ``pool``."""
         for _ in range(_LOOK_AT):
-            conn = next(iter(self.idle), None)
+            conn = next(iter(pool), None)
             if conn is None or conn.unread() == 0:
                 return conn
-            self.idle.pop(conn)
-            self.idle[conn] = None
+            pool.pop(conn)
+            pool[conn] = None
         return None
 
     def _evict(self, conn: Waiting, why: str) -> None:
