@@ -37,6 +37,7 @@ KIND_CHECK_AT: Mapping[int, str] = MappingProxyType({
     3: check_in("kind", ("binary", "categorical", "numeric")),
     4: check_in("kind", ("binary", "categorical", "numeric")),  # unchanged
     5: check_in("kind", ("binary", "categorical", "numeric")),  # unchanged
+    6: check_in("kind", ("binary", "categorical", "numeric")),  # unchanged
 })
 _V2_KIND_CHECK, _V3_KIND_CHECK = KIND_CHECK_AT[2], KIND_CHECK_AT[3]
 
@@ -93,10 +94,18 @@ def _migrate_4_to_5(conn: Connection) -> None:
     conn.execute(sa.text("CREATE INDEX ix_questions_closes_at ON questions (closes_at)"))
 
 
+def _migrate_5_to_6(conn: Connection) -> None:
+    """Version 6: when voting on a question's current round ended (the grace time for
+    reports tapped before it is counted from it)."""
+    kind = "TIMESTAMP WITH TIME ZONE" if conn.dialect.name == "postgresql" else "DATETIME"
+    conn.execute(sa.text(f"ALTER TABLE questions ADD COLUMN closed_at {kind}"))
+
+
 #: ``MIGRATIONS[v](conn)`` upgrades a version-``v`` database to ``v + 1`` inside
 #: the start-up transaction.
 MIGRATIONS: Mapping[int, Callable[[Connection], None]] = MappingProxyType(
-    {1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4, 4: _migrate_4_to_5})
+    {1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4, 4: _migrate_4_to_5,
+     5: _migrate_5_to_6})
 
 
 def ensure_schema(conn: Connection, masked_url: str,
