@@ -429,13 +429,12 @@ class ReportUnit:
             state, closes_at, closed_at = row.state, row.closes_at, row.closed_at
         if state_at(state, closes_at, when) == "open":
             return None
-        if state == "open":  # its countdown ended, whether or not that was written down
-            ended: datetime | None = as_utc(closes_at)
+        if state == "open" and closes_at is not None:  # its countdown ended (written or not)
+            ended = as_utc(closes_at)
         elif state == "closed" and closed_at is not None:
             ended = as_utc(closed_at)
         else:
             return "not open"
-        assert ended is not None
         return None if when < ended + grace else ended
 
     def poll_rounds(self, poll_id: int) -> list[RoundSecret]:

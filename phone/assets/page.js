@@ -33,7 +33,8 @@
     if (response.status !== 304) {
       try { body = await response.json(); } catch (err) { body = null; }
     }
-    return { status: response.status, body, etag: response.headers.get('ETag') };
+    return { status: response.status, body, etag: response.headers.get('ETag'),
+      retryAfter: response.headers.get('Retry-After') };
   }
 
   // The report not yet saved: in the tab's session storage, so that it survives a reload;
