@@ -103,7 +103,7 @@ def test_a_bad_file_is_refused_and_nothing_is_written(service, store, case):
     message = str(err.value)
     expected = {
         "unknown design": "questions[3].design: unknown binary design 'wheel'",
-        "epsilon out of range": "questions[6].design.epsilon: must be in [0.001, 20]",
+        "epsilon out of range": "questions[6].design.epsilon: must be in [0.01, 5]",
         "unaffordable budget": "budget: ε = 3 does not cover the plan",
         "malformed": "the file is not valid TOML",
         "too large": "a lesson plan may be at most 128 KB",
