@@ -33,6 +33,7 @@ from classroom.service import PollService
 from classroom.store import Store, questions, rounds
 from phone.routes import PhoneApi, make_routes
 from tests.conftest import DIE
+from tests.support.apptest import app_env, log_in  # noqa: F401 - app_env is a fixture
 from tests.support.web import local_middleware
 
 ORIGIN = "http://testserver"
@@ -230,3 +231,20 @@ def test_no_design_parameter_makes_the_phone_api_answer_500(svc, client, design)
     r = client.get(f"/api/poll/{poll.join_code}")
     assert r.status_code == 200
     assert strict_json(r.text)["question"]["results"] is not None  # type: ignore[index]
+
+
+def test_the_dashboard_names_the_question_that_cannot_be_run(app_env):
+    from streamlit.testing.v1 import AppTest
+
+    svc = app_env
+    poll = svc.polls.create_poll("t")
+    q = svc.polls.add_question(poll.id, "Warner?", options=("No", "Yes"), design_params=DIE)
+    _store_as_before_the_checks(svc, q.id, {"design": "warner", "p": 1.0})
+    svc.running.open_question(q.id)
+    at = AppTest.from_string("from views import dashboard\ndashboard.render()\n",
+                             default_timeout=60)
+    log_in(at)
+    at.run()
+    assert not at.exception
+    errors = " ".join(e.value for e in at.error)
+    assert "This question cannot be run: design parameters: this design gives ε = ∞" in errors
