@@ -54,7 +54,8 @@ from .design import (
     canonical_design,
     design_epsilon,
     design_from_json,
-    kind_of_params,
+    design_params_of,
+    kind_of_json,
     question_design,
 )
 from .entities import (
@@ -169,11 +170,12 @@ __all__ = [
     "current_of",
     "design_epsilon",
     "design_from_json",
+    "design_params_of",
     "display_order",
     "encode_answer",
     "finite_or_inf",
     "format_value",
-    "kind_of_params",
+    "kind_of_json",
     "normalize_join_code",
     "numeric_report",
     "question_design",
