@@ -89,7 +89,7 @@ def _drawn(service: PollService, question: Question) -> dict[str, Any] | None:
     they were checked, must not take the rest of the poll down. Logged once per question;
     the dashboard shows the instructor the same error."""
     try:
-        problem = design_problem(question.kind, question.design_json)
+        problem = design_problem(question.design_json)
         if problem is not None:
             raise ValueError(problem)
         est = service.results.estimate(question.id) if question.revealed else None

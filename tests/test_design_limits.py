@@ -33,7 +33,7 @@ from classroom.service import PollService
 from classroom.store import Store, questions, rounds
 from phone.routes import PhoneApi, make_routes
 from tests.conftest import DIE
-from tests.support.apptest import app_env, log_in  # noqa: F401 - app_env is a fixture
+from tests.support.apptest import app_env, log_in
 from tests.support.web import local_middleware
 
 ORIGIN = "http://testserver"
@@ -109,15 +109,15 @@ def test_the_service_refuses_a_design_outside_the_limits(svc, kind, params, mess
 
 @pytest.mark.parametrize(("kind", "params", "message"), OUTSIDE)
 def test_the_store_refuses_a_design_outside_the_limits(kind, params, message):
-    text = json.dumps(params)
-    assert message in (design_problem(kind, text) or "")
+    text = json.dumps({**params, "kind": kind})
+    assert message in (design_problem(text) or "")
     with pytest.raises(BadInput, match="design parameters"):
-        check_stored_design(kind, text)
+        check_stored_design(text)
 
 
 def test_the_store_itself_refuses_to_write_one(svc):
     poll = svc.polls.create_poll("t")
-    bad = json.dumps({"design": "warner", "p": 1.0})
+    bad = json.dumps({"design": "warner", "p": 1.0, "kind": "binary"})
     with pytest.raises(BadInput, match="ε = ∞"), svc.store.poll_unit(poll_id=poll.id) as unit:
         unit.add_question(position=None, text="Q?", kind="binary", options_json='["a","b"]',
                           design_json=bad, mode="device", salt=b"\0" * 16,
@@ -125,10 +125,10 @@ def test_the_store_itself_refuses_to_write_one(svc):
     assert svc.polls.questions(poll.id) == []
 
 
-def _store_as_before_the_checks(svc, question_id: int, params: dict) -> None:
+def _store_as_before_the_checks(svc, question_id: int, kind: str, params: dict) -> None:
     """Write a design no entry accepts any more, as a database from before the checks
     holds it."""
-    text = json.dumps(params, sort_keys=True)
+    text = json.dumps({**params, "kind": kind}, sort_keys=True)
     with svc.store.transaction(write=True) as conn:
         conn.execute(sa.update(questions).where(questions.c.id == question_id)
                      .values(design_params=text))
@@ -144,7 +144,7 @@ def test_a_poll_with_a_question_that_cannot_be_drawn_still_answers_its_phones(
     good = svc.polls.add_question(poll.id, "Good?", options=("No", "Yes"), design_params=DIE)
     bad = svc.polls.add_question(poll.id, "Bad?", kind=kind, options=OPTIONS[kind],
                                  design_params=SLEEP if kind == "numeric" else DIE)
-    _store_as_before_the_checks(svc, bad.id, params)
+    _store_as_before_the_checks(svc, bad.id, kind, params)
     svc.running.open_question(bad.id)
     with caplog.at_level(logging.ERROR, logger="phone.state"):
         r = client.get(f"/api/poll/{poll.join_code}")
@@ -162,7 +162,7 @@ def test_a_poll_with_a_question_that_cannot_be_drawn_still_answers_its_phones(
     opened = svc.running.open_question(good.id)
     r = client.get(f"/api/poll/{poll.join_code}")
     assert r.status_code == 200 and strict_json(r.text)["question"]["id"] == opened.id
-    assert design_problem(kind, svc.polls.question(bad.id).design_json) is not None
+    assert design_problem(svc.polls.question(bad.id).design_json) is not None
 
 
 # -- fuzzing ----------------------------------------------------------------------------------
@@ -239,7 +239,7 @@ def test_the_dashboard_names_the_question_that_cannot_be_run(app_env):
     svc = app_env
     poll = svc.polls.create_poll("t")
     q = svc.polls.add_question(poll.id, "Warner?", options=("No", "Yes"), design_params=DIE)
-    _store_as_before_the_checks(svc, q.id, {"design": "warner", "p": 1.0})
+    _store_as_before_the_checks(svc, q.id, "binary", {"design": "warner", "p": 1.0})
     svc.running.open_question(q.id)
     at = AppTest.from_string("from views import dashboard\ndashboard.render()\n",
                              default_timeout=60)

@@ -120,7 +120,7 @@ def _render_desk(svc, polls) -> None:
         manage_panel(poll, None)
         return
     question_bar(questions, question)
-    if (problem := design_problem(question.kind, question.design_json)) is not None:
+    if (problem := design_problem(question.design_json)) is not None:
         st.error(f"This question cannot be run: {problem}. The phones wait as if no question "
                  "were open; remove it below and add it again within the limits.",
                  icon=":material/error:")

@@ -113,7 +113,7 @@ def set_design(conn: Connection, question_id: int, design_json: str,
                        .returning(*QUESTION_COLS)).first()
     if row is None:
         return None
-    check_stored_design(row.kind, design_json)  # raises: the unit of work is rolled back
+    check_stored_design(design_json)  # raises: the unit of work is rolled back
     conn.execute(rounds.update()
                  .where(rounds.c.question_id == question_id, rounds.c.number == row.round_count)
                  .values(design_params=design_json))
@@ -134,7 +134,7 @@ def insert_round(conn: Connection, question_id: int, design_json: str | None, sa
     if row is None:
         return None
     if design_json is not None:
-        check_stored_design(row.kind, design_json)  # raises: the unit of work is rolled back
+        check_stored_design(design_json)  # raises: the unit of work is rolled back
     if state == "open":
         close_open(conn, sa.and_(questions.c.poll_id == row.poll_id,
                                  questions.c.id != question_id), now)
@@ -150,7 +150,7 @@ def add_question(conn: Connection, *, poll_id: int, position: int | None = None,
                  now: datetime, countdown_s: int | None = None) -> Question:
     """Insert a draft question and its round 1 (``position`` None: after the poll's last
     question; the caller holds the poll's row, so two additions get distinct positions)."""
-    check_stored_design(kind, design_json)
+    check_stored_design(design_json)
     if position is None:
         position = conn.execute(
             sa.select(sa.func.coalesce(sa.func.max(questions.c.position), 0))
