@@ -176,7 +176,8 @@ def test_a_plan_with_problems_starts_nothing(service, store):
 def test_a_class_is_written_in_one_transaction(service, store):
     """A row the database refuses half-way (a countdown outside its CHECK) leaves no poll."""
     good = {"text": "Q?", "kind": "binary", "options_json": '["No", "Yes"]',
-            "design_json": '{"design":"two_coin","kind":"binary"}', "mode": "device", "countdown_s": None}
+            "design_json": '{"design":"two_coin","kind":"binary"}', "mode": "device",
+            "countdown_s": None}
     bad = dict(good, countdown_s=5)
     with pytest.raises(Conflict):
         store.insert_class(join_code="ABCDEF", title="Half", rehearsal=False, budget=None,
