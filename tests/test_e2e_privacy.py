@@ -189,7 +189,7 @@ def test_the_phone_samplers_are_unbiased_and_on_their_grid(classroom, name):
 
     base, _ = classroom
     mech = ldp_core.numeric_mechanism(name, 1.0)
-    scheme = device_scheme({**SLEEP, "design": name})
+    scheme = device_scheme("numeric", {**SLEEP, "design": name})
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = browser.new_page()

@@ -33,6 +33,7 @@ from classroom import (
 from classroom.domain import CLASS_EXERCISE, JOIN_CODE_ALPHABET
 from classroom.plans import CS208_PLAN, shipped_plan
 from classroom.store import SCHEMA_VERSION
+from classroom.store.migrations import KIND_CHECK_AT, _set_kind_check
 from tests.support.db import count_reports, past_grace, submission_ids
 
 DIE = dict(CLASS_EXERCISE)
@@ -147,30 +148,34 @@ def test_missing_migration_leaves_the_database_unchanged(fresh_db):
 
 def _narrow_kind_check(conn) -> None:
     """Put back the version-2 check on questions.kind (no numeric questions)."""
-    old = "kind IN ('binary', 'categorical')"
-    if conn.dialect.name == "postgresql":
-        conn.execute(sa.text("ALTER TABLE questions DROP CONSTRAINT ck_questions_kind"))
-        conn.execute(sa.text(f"ALTER TABLE questions ADD CONSTRAINT ck_questions_kind "
-                             f"CHECK ({old})"))
-        return
-    sql = conn.execute(sa.text("SELECT sql FROM sqlite_master WHERE name = 'questions'")
-                       ).scalar_one()
-    version = conn.execute(sa.text("PRAGMA schema_version")).scalar_one()
-    conn.execute(sa.text("PRAGMA writable_schema = ON"))
-    conn.execute(sa.text("UPDATE sqlite_master SET sql = :sql WHERE name = 'questions'"),
-                 {"sql": sql.replace("kind IN ('binary', 'categorical', 'numeric')", old)})
-    conn.execute(sa.text(f"PRAGMA schema_version = {version + 1}"))
-    conn.execute(sa.text("PRAGMA writable_schema = OFF"))
+    _set_kind_check(conn, KIND_CHECK_AT[5], KIND_CHECK_AT[2], 2)
+
+
+def _without_kind(text: str) -> str:
+    params = json.loads(text)
+    params.pop("kind")
+    return json.dumps(params, sort_keys=True, separators=(",", ":"))
+
+
+def _as_version_6_on(conn) -> None:
+    """Take away what version 7 added: when voting on a question's round ended."""
+    conn.execute(sa.text("ALTER TABLE questions DROP COLUMN closed_at"))
 
 
 def _as_version_5_on(conn) -> None:
-    """Take away what version 6 added: when voting on a question's round ended."""
-    conn.execute(sa.text("ALTER TABLE questions DROP COLUMN closed_at"))
+    """Take away what versions 7 and 6 added: when voting ended, the kind in every stored
+    design, and put back the CHECK that lists the kinds."""
+    _as_version_6_on(conn)
+    _set_kind_check(conn, KIND_CHECK_AT[6], KIND_CHECK_AT[5], 5)
+    for table in ("questions", "rounds", "reports"):
+        for key, text in conn.execute(sa.text(f"SELECT id, design_params FROM {table}")).all():
+            conn.execute(sa.text(f"UPDATE {table} SET design_params = :t WHERE id = :i"),
+                         {"t": _without_kind(text), "i": key})
 
 
 def _as_version_4_on(conn) -> None:
     """Take away what versions 5 and 6 added: the deadline of a round opened with a
-    countdown, and when its voting ended."""
+    countdown, and the kind in every stored design."""
     _as_version_5_on(conn)
     conn.execute(sa.text("DROP INDEX ix_questions_closes_at"))
     conn.execute(sa.text("ALTER TABLE questions DROP COLUMN closes_at"))
@@ -193,8 +198,8 @@ def _as_version_1(db_url: str) -> None:
             conn.execute(sa.text("DROP INDEX ix_reports_round_address"))
             conn.execute(sa.text("ALTER TABLE reports DROP COLUMN address_tag"))
             conn.execute(sa.text("ALTER TABLE polls DROP COLUMN epsilon_budget"))
-            _narrow_kind_check(conn)
             _as_version_3_on(conn)
+            _narrow_kind_check(conn)
             conn.execute(sa.text("UPDATE schema_version SET version = 1"))
     finally:
         s.close()
@@ -212,7 +217,7 @@ def test_a_version_1_database_is_upgraded_in_place(fresh_db):
     _as_version_1(db_url)
     s1 = Store(db_url)
     try:
-        assert s1.schema_version() == SCHEMA_VERSION == 6
+        assert s1.schema_version() == SCHEMA_VERSION == 7
         assert s1.columns("reports") == REPORT_COLUMNS
         assert "epsilon_budget" in s1.columns("polls")
         service = PollService.on(s1)
@@ -227,9 +232,9 @@ def test_a_version_1_database_is_upgraded_in_place(fresh_db):
             poll.id, "Hours?", kind="numeric", options=("hours",),
             design_params={"design": "duchi", "epsilon": 1.0, "lo": 0, "hi": 12})
         assert service.polls.question(numeric.id).kind == "numeric"
-        with pytest.raises(sa.exc.IntegrityError):  # the check itself is still there
+        with pytest.raises(sa.exc.IntegrityError):  # a kind is still a name
             with s1.engine.begin() as conn:
-                conn.execute(sa.text("UPDATE questions SET kind = 'other'"))
+                conn.execute(sa.text("UPDATE questions SET kind = ''"))
         assert service.results.estimate(q.id).n == 2  # the rounds and reports survived the upgrade
         assert service.polls.question(q.id).countdown_s is None  # version 4's column
         assert service.plans.save_plan(shipped_plan(CS208_PLAN)).plan() == shipped_plan(CS208_PLAN)
@@ -251,7 +256,7 @@ def test_a_version_3_database_gets_lesson_plans_and_countdowns(fresh_db):
     s0.close()
     s1 = Store(db_url)
     try:
-        assert s1.schema_version() == SCHEMA_VERSION == 6
+        assert s1.schema_version() == SCHEMA_VERSION == 7
         assert "countdown_s" in s1.columns("questions")
         assert s1.columns("plans") == {"id", "title", "document", "created_at", "updated_at"}
         service = PollService.on(s1)
@@ -281,7 +286,7 @@ def test_a_version_4_database_gets_deadlines(fresh_db):
     s0.close()
     s1 = Store(db_url)
     try:
-        assert s1.schema_version() == SCHEMA_VERSION == 6
+        assert s1.schema_version() == SCHEMA_VERSION == 7
         service = PollService.on(s1)
         # A question open before the upgrade has no deadline: it stays open until closed.
         before = service.polls.question(q.id)
@@ -295,21 +300,64 @@ def test_a_version_4_database_gets_deadlines(fresh_db):
         s1.close()
 
 
-def test_a_version_5_database_learns_when_voting_ended(fresh_db):
+def test_a_version_5_database_gets_designs_that_record_their_kind(fresh_db):
+    """Every stored design learns its question's kind (a yes/no design, a categorical GRR
+    design, their rounds and reports), and the CHECK on a kind stops listing kinds."""
     db_url = fresh_db()
     s0 = Store(db_url)
     service = PollService.on(s0)
     poll = service.polls.create_poll("from version 5")
+    q = service.running.open_question(
+        service.polls.add_question(poll.id, "Q?", design_params=DIE).id)
+    submit(service, poll, q, device="old-phone")
+    grr = {"design": "grr", "d": 3, "epsilon": 1.0}
+    cat = service.polls.add_question(poll.id, "Colour?", kind="categorical",
+                                     options=("R", "G", "B"), design_params=grr)
+    with s0.engine.begin() as conn:
+        _as_version_5_on(conn)
+        conn.execute(sa.text("UPDATE schema_version SET version = 5"))
+        assert "kind" not in conn.execute(sa.text("SELECT design_params FROM reports")
+                                          ).scalar_one()
+    s0.close()
+    s1 = Store(db_url)
+    try:
+        assert s1.schema_version() == SCHEMA_VERSION == 7
+        service = PollService.on(s1)
+        for table in ("questions", "rounds", "reports"):
+            texts = [json.loads(t) for t in raw_column(s1, table)]
+            assert texts and all(t["kind"] in ("binary", "categorical") for t in texts)
+        assert service.polls.question(cat.id).design_json == \
+            '{"d":3,"design":"grr","epsilon":1.0,"kind":"categorical"}'
+        assert service.polls.question(cat.id).design_params == grr
+        assert service.results.estimate(q.id).n == 1  # the old report reads back
+        submit(service, poll, q, device="new-phone")  # and a new one joins its group
+        assert service.results.estimate(q.id).n == 2
+        with s1.engine.begin() as conn:  # any name will do for the database now
+            conn.execute(sa.text(f"UPDATE questions SET kind = 'rating' WHERE id = {cat.id}"))
+    finally:
+        s1.close()
+
+
+def raw_column(store, table: str) -> list[str]:
+    with store.engine.begin() as conn:
+        return list(conn.execute(sa.text(f"SELECT design_params FROM {table}")).scalars())
+
+
+def test_a_version_6_database_learns_when_voting_ended(fresh_db):
+    db_url = fresh_db()
+    s0 = Store(db_url)
+    service = PollService.on(s0)
+    poll = service.polls.create_poll("from version 6")
     q = service.running.open_question(service.polls.add_question(poll.id, "Q?",
                                                                  design_params=DIE).id)
     service.running.close_question(q.id)  # closed before the upgrade: no time recorded
     with s0.engine.begin() as conn:
-        _as_version_5_on(conn)
-        conn.execute(sa.text("UPDATE schema_version SET version = 5"))
+        _as_version_6_on(conn)
+        conn.execute(sa.text("UPDATE schema_version SET version = 6"))
     s0.close()
     s1 = Store(db_url)
     try:
-        assert s1.schema_version() == SCHEMA_VERSION == 6
+        assert s1.schema_version() == SCHEMA_VERSION == 7
         assert "closed_at" in s1.columns("questions")
         service = PollService.on(s1)
         with pytest.raises(QuestionClosed):  # no grace without the time voting ended
@@ -865,7 +913,7 @@ def test_export_has_no_tokens_or_submission_ids(service, store, open_question):
     assert len(rows) == 2
     assert [(r["answer"], r["answer_label"]) for r in rows] == [("1", "Vanilla"),
                                                                ("0", "Chocolate")]
-    assert json.loads(rows[0]["design_params"]) == DIE
+    assert json.loads(rows[0]["design_params"]) == {**DIE, "kind": "binary"}  # records its kind
     for row in raw_rows(store, "reports"):
         assert row["dedup_token"] not in text and row["submission_id"] not in text
     assert "d1" not in text

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import logging
 import re
 from collections.abc import Iterable
@@ -30,6 +29,7 @@ from ..domain import (
     answer_label,
     canonical_design,
     design_epsilon,
+    design_params_of,
     encode_answer,
     finite_or_inf,
     normalize_join_code,
@@ -103,7 +103,7 @@ def _make_receipt(question: Question, round_number: int, answer: str, design: De
     return Receipt(
         question_id=question.id, question_text=question.text, round_number=round_number,
         answer=answer,
-        answer_label=answer_label(design, question.options, answer),
+        answer_label=answer_label(question.kind, design, question.options, answer),
         created_at=created_at, epsilon=design_epsilon(design), already_answered=already,
         simulated=simulated, spent_epsilon=spent)
 
@@ -140,7 +140,7 @@ def check_report(question: Question, answer: object, design_params: object
     except ValueError as exc:
         raise BadReport(f"the report's design parameters are not valid: {exc}") from exc
     if text != question.design_json:
-        diff = _params_diff(json.loads(text), question.design_params)
+        diff = _params_diff(design_params_of(text), question.design_params)
         raise BadReport(f"the report's design parameters differ from this round's design "
                         f"({diff}); reload the question and answer again")
     stored = encode_answer(question.kind, design, question.options, answer)
