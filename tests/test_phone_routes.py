@@ -691,7 +691,7 @@ def test_a_numeric_question_gives_the_phone_its_range_and_exact_sampler(client, 
     poll, q = _open_numeric(svc)
     shown = client.get(f"/api/poll/{poll.join_code}").json()["question"]
     assert shown["kind"] == "numeric" and shown["options"] == []
-    assert shown["numeric"] == {"lo": 0.0, "hi": 12.0, "unit": "hours", "step": 0.1,
+    assert shown["input"] == {"type": "number", "lo": 0.0, "hi": 12.0, "unit": "hours", "step": 0.1,
                                 "start": 6.0}
     pm = ldp_core.PiecewiseMechanism(1.0)
     assert shown["scheme"] == {
@@ -703,8 +703,8 @@ def test_a_numeric_question_gives_the_phone_its_range_and_exact_sampler(client, 
                                         "hi": 0.6})
     duchi = client.get(f"/api/poll/{duchi_poll.join_code}").json()
     # The slider starts mid-range on its own step, with no floating-point tail.
-    assert duchi["question"]["numeric"]["step"] == 0.001
-    assert duchi["question"]["numeric"]["start"] == 0.35
+    assert duchi["question"]["input"]["step"] == 0.001
+    assert duchi["question"]["input"]["start"] == 0.35
     assert duchi["question"]["scheme"]["weights"] == \
         list(ldp_core.DuchiMechanism(1.0).device_weights())
 

@@ -186,9 +186,13 @@ class QuestionKind(ABC):
         """What the browser needs to randomize exactly, from the design in ldp_core."""
 
     def phone_input(self, text: str, options: tuple[str, ...],
-                    params: dict[str, Any]) -> tuple[tuple[int, ...], dict[str, Any] | None]:
-        """The buttons' order and, for a typed answer, its input (range, step, start)."""
-        return self.display_order(text, options), None
+                    params: dict[str, Any]) -> tuple[tuple[int, ...], dict[str, Any]]:
+        """The options' order and the input the phone draws, named by its ``type`` (the
+        page has one drawer per input type and never asks for the kind): ``"choice"``,
+        one button per option (the default); ``"number"``, a slider over a range (with
+        ``lo``, ``hi``, ``unit``, ``step``, ``start``); ``"checkboxes"``, one box per
+        option and a send button."""
+        return self.display_order(text, options), {"type": "choice"}
 
     @abstractmethod
     def privacy_note(self, design: Design, ratio: str, eps_text: str) -> str:

@@ -270,12 +270,12 @@ class NumericKind(QuestionKind):
         return scheme
 
     def phone_input(self, text: str, options: tuple[str, ...],
-                    params: dict[str, Any]) -> tuple[tuple[int, ...], dict[str, Any] | None]:
+                    params: dict[str, Any]) -> tuple[tuple[int, ...], dict[str, Any]]:
         """No buttons: a slider over the range, in round steps, starting mid-range."""
         lo, hi = float(params["lo"]), float(params["hi"])
         step = _nice_step(lo, hi)
         digits = max(0, -math.floor(math.log10(step)))
-        return (), {"lo": lo, "hi": hi, "unit": self.unit(options), "step": step,
+        return (), {"type": "number", "lo": lo, "hi": hi, "unit": self.unit(options), "step": step,
                     "start": round(round((lo + hi) / 2 / step) * step, digits)}
 
     def privacy_note(self, design: Design, ratio: str, eps_text: str) -> str:
