@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -22,7 +23,23 @@ from ldp_core import REPORT_TAIL, DuchiMechanism, NumericDesign
 
 from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems
 
-__all__ = ["NumericKind", "format_value", "numeric_class", "numeric_report", "value_decimals"]
+__all__ = ["NumericKind", "NumericResult", "format_value", "numeric_class", "numeric_report",
+           "value_decimals"]
+
+
+@dataclass(frozen=True)
+class NumericResult:
+    """A numeric round's result: the mean (ldp_core), the reports in the question's units
+    as sorted ``(value, count)`` pairs (the chart of what the phones sent) and whether they
+    fit the design at all."""
+
+    estimate: ldp_core.NumericEstimate
+    reports: tuple[tuple[float, int], ...]
+    check: ldp_core.Plausibility | None
+
+    @property
+    def plausibility(self) -> ldp_core.Plausibility | None:
+        return self.check if self.estimate.n else None
 
 
 def value_decimals(lo: object, hi: object) -> int:
@@ -227,10 +244,11 @@ class NumericKind(QuestionKind):
         groups = [(design_of(dj), np.asarray(r, dtype=float)) for dj, r in reports.items()]
         est = ldp_core.NumericEstimate.from_groups(groups)
         used = {dj for dj, _, _ in items} | ({fallback} if fallback else set())
-        return RoundEstimate(est, {
-            "numeric": est, "numeric_reports": tuple(sorted(in_units.items())),
-            "numeric_check": ldp_core.numeric_plausibility(groups), "counts": (),
-            "n": est.n, "epsilon": max((design_of(dj).epsilon for dj in used), default=0.0)})
+        result = NumericResult(est, tuple(sorted(in_units.items())),
+                               ldp_core.numeric_plausibility(groups))
+        return RoundEstimate(est, result, {
+            "counts": (), "n": est.n,
+            "epsilon": max((design_of(dj).epsilon for dj in used), default=0.0)})
 
     def csv_width(self, design: Design) -> int:
         return 1
@@ -285,7 +303,7 @@ class NumericKind(QuestionKind):
                 "your number from it; the class average still comes through.")
 
     def phone_results(self, estimate: Any, options: tuple[str, ...]) -> dict[str, Any]:
-        num = estimate.numeric
+        num = estimate.result.estimate
         ci = num.interval()
         unit, decimals = self.unit(options), _decimals(num)
         return {"n": estimate.n, "numeric": {
