@@ -135,7 +135,7 @@ def questions(draw) -> PlanQuestion:
     if kind == "numeric":
         lo = draw(st.integers(-100, 100))
         params = {"design": draw(st.sampled_from(ldp_core.NUMERIC_NAMES)),
-                  "epsilon": draw(st.floats(0.01, 10)), "lo": lo,
+                  "epsilon": draw(st.floats(0.01, 5)), "lo": lo,
                   "hi": lo + draw(st.integers(1, 1000))}
         return PlanQuestion.build(text=text, kind=kind, unit=draw(_label), design_params=params,
                                   countdown_s=countdown)
@@ -149,10 +149,10 @@ def questions(draw) -> PlanQuestion:
             {"design": "warner", "p": 0.7}, {"design": "gamma", "gamma": 0.3},
             {"design": "epsilon", "epsilon": 0.5}]))
     elif draw(st.booleans()):
-        params = {"design": "grr", "d": k, "epsilon": draw(st.floats(0.1, 8))}
+        params = {"design": "grr", "d": k, "epsilon": draw(st.floats(0.1, 5))}
     else:
-        q = draw(st.floats(0.05, 0.45))
-        params = {"design": "ue", "d": k, "p": draw(st.floats(0.55, 0.95)), "q": q}
+        q = draw(st.floats(0.1, 0.45))  # ε = ln(p (1 - q) / ((1 - p) q)) <= ln 81 < 5
+        params = {"design": "ue", "d": k, "p": draw(st.floats(0.55, 0.9)), "q": q}
     return PlanQuestion.build(text=text, kind=kind, options=labels, design_params=params,
                               mode=mode, countdown_s=countdown)
 
@@ -192,9 +192,9 @@ def test_an_unknown_design_names_the_field_and_its_line():
 
 
 def test_epsilon_out_of_range_names_the_parameter():
-    for eps in (0, 50, -1):
+    for eps in (0, 50, -1, 5.01, 10):
         problem = only_problem(plan_text(dict(SLEEP, design=dict(SLEEP["design"], epsilon=eps))))
-        assert "questions[1].design.epsilon: must be in [0.001, 20]" in problem, problem
+        assert "questions[1].design.epsilon: must be in [0.01, 5]" in problem, problem
         assert f"got {eps}" in problem
 
 
@@ -231,10 +231,12 @@ def test_the_budget_check_is_the_services_arithmetic():
             assert "does not cover" in only_problem(text)
 
 
-def test_an_infinite_epsilon_fits_no_budget():
+def test_an_infinite_epsilon_is_refused():
     forced = dict(EXERCISE, design={"design": "warner", "p": 1.0})
-    assert "no finite budget covers it" in only_problem(plan_text(forced, budget=10))
-    assert math.isinf(plans.loads(plan_text(forced)).total_epsilon)
+    for budget in (10, None):
+        problem = only_problem(plan_text(forced, budget=budget))
+        assert "questions[1].design: this design gives ε = ∞" in problem
+        assert "must be in [0.01, 5]" in problem
 
 
 def test_malformed_toml_gives_the_parsers_line_and_column():
@@ -395,3 +397,18 @@ def test_the_docs_show_the_shipped_file_and_its_true_messages():
     for old, new in (("epsilon = 1.0986122886681098", "epsilon = 25.0"),
                      ('design = "warner"', 'design = "wheel"'), ("budget = 7.7", "budget = 3")):
         assert f"`{only_problem(shipped.replace(old, new))}`" in flat
+
+
+@pytest.mark.parametrize(("design", "field", "message"), [
+    ({"design": "laplace", "epsilon": 1.0, "lo": -1e308, "hi": 1e308}, "lo",
+     "must be within ±1,000,000,000"),
+    ({"design": "hybrid", "epsilon": 1.0, "lo": -1, "hi": 1e300}, "hi",
+     "must be within ±1,000,000,000"),
+    ({"design": "hybrid", "epsilon": 1.0, "lo": 0, "hi": 1e-300}, "hi",
+     "must exceed lo by at least 0.001"),
+    ({"design": "piecewise", "epsilon": 10.0, "lo": 0, "hi": 12}, "epsilon",
+     "must be in [0.01, 5]"),
+])
+def test_a_numeric_design_outside_the_limits_names_its_field(design, field, message):
+    problem = only_problem(plan_text(dict(SLEEP, design=design)))
+    assert f"questions[1].design.{field}: {message}" in problem, problem

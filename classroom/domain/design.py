@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from classroom.kinds import Design, kind
+from classroom.kinds.base import epsilon_problem
 
 from .errors import BadInput
 
@@ -22,9 +23,11 @@ __all__ = [
     "Design",
     "Designed",
     "canonical_design",
+    "check_stored_design",
     "design_epsilon",
     "design_from_json",
     "design_params_of",
+    "design_problem",
     "kind_of_json",
     "question_design",
 ]
@@ -66,11 +69,18 @@ def question_design(kind_name: str, params: object, options: tuple[str, ...]
     information about the answer, and over as many options as the question has (the
     kind's :meth:`~classroom.kinds.QuestionKind.check`).
     Returns ``(design, canonical JSON)``; raises :class:`BadInput`."""
+    eps = params.get("epsilon") if isinstance(params, dict) else None
+    if isinstance(eps, (int, float)) and not isinstance(eps, bool) and abs(eps) < 1e300 \
+            and (problem := epsilon_problem(float(eps), named=True)) is not None:
+        raise BadInput(f"design parameters: {problem}")  # the question's range, not ldp_core's
     try:
         design, text = canonical_design(kind_name, params)
     except ValueError as exc:
         raise BadInput(f"design parameters: {exc}") from exc
     kind(kind_name).check(design, options)
+    problem = kind(kind_name).out_of_limits(design)
+    if problem is not None:
+        raise BadInput(f"design parameters: {problem}")
     return design, text
 
 
@@ -88,6 +98,25 @@ def design_from_json(text: str) -> Design:
     params = json.loads(text)
     name = kind_of_json(text)
     return kind(name).build(_params(name, params))
+
+
+def design_problem(text: str) -> str | None:
+    """Why a stored design JSON cannot be a question's (ldp_core refuses it, or it is
+    outside the limits every question keeps: :meth:`~classroom.kinds.QuestionKind.out_of_limits`),
+    as ``design parameters: …``; None when it can."""
+    try:
+        problem = kind(kind_of_json(text)).out_of_limits(design_from_json(text))
+    except ValueError as exc:  # json.JSONDecodeError is one
+        problem = str(exc)
+    return None if problem is None else f"design parameters: {problem}"
+
+
+def check_stored_design(text: str) -> None:
+    """Refuse (:class:`BadInput`) a design JSON about to be stored that no question may
+    have (:func:`design_problem`)."""
+    problem = design_problem(text)
+    if problem is not None:
+        raise BadInput(problem)
 
 
 def design_params_of(text: str) -> dict[str, Any]:

@@ -18,7 +18,13 @@ import numpy as np
 
 import ldp_core
 from classroom.domain.errors import BadInput, BadReport
-from classroom.domain.vocabulary import MAX_UNIT_CHARS, clean_text, shown
+from classroom.domain.vocabulary import (
+    MAX_NUMERIC_BOUND,
+    MAX_UNIT_CHARS,
+    MIN_NUMERIC_SPAN,
+    clean_text,
+    shown,
+)
 from ldp_core import REPORT_TAIL, DuchiMechanism, NumericDesign
 
 from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems
@@ -185,6 +191,19 @@ class NumericKind(QuestionKind):
 
     def owns(self, design: object) -> bool:
         return isinstance(design, NumericDesign)
+
+    def out_of_limits(self, design: Design) -> str | None:
+        """Also the range: lo and hi within ±:data:`MAX_NUMERIC_BOUND`, hi - lo at least
+        :data:`MIN_NUMERIC_SPAN`."""
+        r = _numeric(design).range
+        for name, bound in (("lo", r.lo), ("hi", r.hi)):
+            if abs(bound) > MAX_NUMERIC_BOUND:
+                return (f"{name} must be within ±{MAX_NUMERIC_BOUND:,.0f}, got "
+                        f"{shown(bound)}")
+        if r.hi - r.lo < MIN_NUMERIC_SPAN:
+            return (f"hi must exceed lo by at least {MIN_NUMERIC_SPAN:g} (numbers are shown "
+                    f"with at most 6 decimals), got a range of width {r.hi - r.lo:.3g}")
+        return super().out_of_limits(design)
 
     def encode(self, design: Design, options: tuple[str, ...], answer: object) -> str:
         mech = _numeric(design).mechanism

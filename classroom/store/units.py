@@ -34,7 +34,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from ..domain import Poll, Question, Round, as_utc, state_at
+from ..domain import Poll, Question, Round, as_utc, check_stored_design, state_at
 from .rows import QUESTION_COLS, ReportRow, RoundSecret, RoundUse, poll_of, question_of, round_of
 from .schema import polls, questions, reports, rounds
 
@@ -113,6 +113,7 @@ def set_design(conn: Connection, question_id: int, design_json: str,
                        .returning(*QUESTION_COLS)).first()
     if row is None:
         return None
+    check_stored_design(design_json)  # raises: the unit of work is rolled back
     conn.execute(rounds.update()
                  .where(rounds.c.question_id == question_id, rounds.c.number == row.round_count)
                  .values(design_params=design_json))
@@ -132,6 +133,8 @@ def insert_round(conn: Connection, question_id: int, design_json: str | None, sa
                                   questions.c.kind, questions.c.poll_id)).first()
     if row is None:
         return None
+    if design_json is not None:
+        check_stored_design(design_json)  # raises: the unit of work is rolled back
     if state == "open":
         close_open(conn, sa.and_(questions.c.poll_id == row.poll_id,
                                  questions.c.id != question_id), now)
@@ -147,6 +150,7 @@ def add_question(conn: Connection, *, poll_id: int, position: int | None = None,
                  now: datetime, countdown_s: int | None = None) -> Question:
     """Insert a draft question and its round 1 (``position`` None: after the poll's last
     question; the caller holds the poll's row, so two additions get distinct positions)."""
+    check_stored_design(design_json)
     if position is None:
         position = conn.execute(
             sa.select(sa.func.coalesce(sa.func.max(questions.c.position), 0))
