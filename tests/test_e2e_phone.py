@@ -227,7 +227,7 @@ def test_categorical_question(classroom, chromium):
     svc.results.add_simulated_reports(q.id, 29, [0.5, 0.3, 0.2], seed=5)
     svc.running.set_revealed(q.id, True)
     page.get_by_text("Class results").wait_for(timeout=WAIT_MS)
-    est = svc.results.estimate(q.id).categorical
+    est = svc.results.estimate(q.id).result
     text = page.locator("#main").inner_text()
     for label, lo, hi in zip(("Red", "Green", "Blue"), est.ci_low, est.ci_high, strict=True):
         # each option's exact interval, its ends rounded outward to whole percent
@@ -247,7 +247,7 @@ def test_next_question_and_results_appear_without_a_reload(classroom, chromium):
     svc.results.add_simulated_reports(q.id, 39, 0.6, seed=2)
     svc.running.set_revealed(q.id, True)
     page.get_by_text("Class results").wait_for(timeout=WAIT_MS)
-    est = svc.results.estimate(q.id).binary
+    est = svc.results.estimate(q.id).result.estimate
     text = page.locator("#main").inner_text()
     # the exact interval, its ends rounded outward to whole percent
     assert f"{math.floor(100 * est.exact_low)}% to {math.ceil(100 * est.exact_high)}%" in text

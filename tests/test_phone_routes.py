@@ -247,7 +247,7 @@ def test_revealed_results_carry_the_estimate_and_its_interval(client, svc):
     svc.results.add_simulated_reports(q.id, 40, 0.6, seed=1)
     svc.running.set_revealed(q.id, True)
     res = client.get(f"/api/poll/{poll.join_code}").json()["question"]["results"]
-    est = svc.results.estimate(q.id).binary
+    est = svc.results.estimate(q.id).result.estimate
     assert res["n"] == 40
     assert res["binary"]["share"] == pytest.approx(est.mu_hat)
     # the headline interval: exact, at least 95% coverage at any n (not the normal one)
@@ -264,7 +264,7 @@ def test_revealed_categorical_results_carry_each_options_exact_interval(client, 
     svc.results.add_simulated_reports(q.id, 30, [0.6, 0.3, 0.1], seed=2)
     svc.running.set_revealed(q.id, True)
     res = client.get(f"/api/poll/{poll.join_code}").json()["question"]["results"]
-    est = svc.results.estimate(q.id).categorical
+    est = svc.results.estimate(q.id).result
     assert [r["label"] for r in res["categorical"]] == ["A", "B", "C"]
     assert [r["ci_low"] for r in res["categorical"]] == pytest.approx(est.ci_low)
     assert [r["ci_high"] for r in res["categorical"]] == pytest.approx(est.ci_high)
@@ -692,7 +692,7 @@ def test_a_numeric_question_gives_the_phone_its_range_and_exact_sampler(client, 
     poll, q = _open_numeric(svc)
     shown = client.get(f"/api/poll/{poll.join_code}").json()["question"]
     assert shown["kind"] == "numeric" and shown["options"] == []
-    assert shown["numeric"] == {"lo": 0.0, "hi": 12.0, "unit": "hours", "step": 0.1,
+    assert shown["input"] == {"type": "number", "lo": 0.0, "hi": 12.0, "unit": "hours", "step": 0.1,
                                 "start": 6.0}
     pm = ldp_core.PiecewiseMechanism(1.0)
     assert shown["scheme"] == {
@@ -704,8 +704,8 @@ def test_a_numeric_question_gives_the_phone_its_range_and_exact_sampler(client, 
                                         "hi": 0.6})
     duchi = client.get(f"/api/poll/{duchi_poll.join_code}").json()
     # The slider starts mid-range on its own step, with no floating-point tail.
-    assert duchi["question"]["numeric"]["step"] == 0.001
-    assert duchi["question"]["numeric"]["start"] == 0.35
+    assert duchi["question"]["input"]["step"] == 0.001
+    assert duchi["question"]["input"]["start"] == 0.35
     assert duchi["question"]["scheme"]["weights"] == \
         list(ldp_core.DuchiMechanism(1.0).device_weights())
 
@@ -767,7 +767,7 @@ def test_revealed_numeric_results_are_formatted_in_the_units(client, svc):
     svc.results.add_simulated_reports(q.id, 60, 7.0, seed=2)
     svc.running.set_revealed(q.id, True)
     res = client.get(f"/api/poll/{poll.join_code}").json()["question"]["results"]
-    est = svc.results.estimate(q.id).numeric
+    est = svc.results.estimate(q.id).result.estimate
     assert res["n"] == 60 and res["numeric"]["mean"].endswith(" hours")
     assert float(res["numeric"]["mean"].split()[0].replace("\u2212", "-")) == \
         pytest.approx(est.mean, rel=1e-3)

@@ -755,13 +755,13 @@ def test_estimate_with_no_reports_is_a_state_not_nan(service, open_question):
     _, q = open_question()
     est = service.results.estimate(q.id)
     assert est.empty and est.n == 0 and est.counts == (0, 0)
-    assert est.binary.mu_hat is None and est.binary.sd_worst is None
+    assert est.result.estimate.mu_hat is None and est.result.estimate.sd_worst is None
     assert est.epsilon == pytest.approx(math.log(3))
     assert no_nan(est)
     _, cat = open_question(options=("A", "B", "C"), kind="categorical", design_params=UE3)
     cest = service.results.estimate(cat.id)
-    assert cest.empty and cest.categorical.raw is None and cest.counts == (0, 0, 0)
-    assert cest.categorical.shares() is None
+    assert cest.empty and cest.result.raw is None and cest.counts == (0, 0, 0)
+    assert cest.result.shares() is None
     assert no_nan(cest)
 
 
@@ -772,10 +772,11 @@ def test_binary_estimate_is_ldp_core_on_the_counts(service, open_question):
         submit(service, poll, q, answer=a, device=f"student-{i}")
     est = service.results.estimate(q.id)
     ref = ldp_core.BinaryCounts.single(ldp_core.DieRR(4, 3), yes=30, n=40).summary()
-    assert est.binary == ref
+    assert est.result.estimate == ref
     assert est.counts == (10, 30) and est.n == 40
-    assert est.binary.mu_hat == pytest.approx(2 * 30 / 40 - 0.5)  # the class exercise formula
-    assert est.binary.sd_worst == pytest.approx(math.sqrt(3 / (4 * 40)))
+    # the class exercise formula
+    assert est.result.estimate.mu_hat == pytest.approx(2 * 30 / 40 - 0.5)
+    assert est.result.estimate.sd_worst == pytest.approx(math.sqrt(3 / (4 * 40)))
 
 
 def test_mixed_designs_within_a_round_use_each_reports_own_design(service, store,
@@ -793,11 +794,11 @@ def test_mixed_designs_within_a_round_use_each_reports_own_design(service, store
     est = service.results.estimate(q.id)
     ref = ldp_core.BinaryCounts(((ldp_core.DieRR(4, 3), 6, 4),
                                  (ldp_core.EpsilonRR(1.0), 4, 1)))
-    assert est.n == 10 and len(est.binary_counts.groups) == 2
-    assert est.binary.mu_hat == pytest.approx(ref.unbiased())
-    assert est.binary.mle == pytest.approx(ref.mle())
+    assert est.n == 10 and len(est.result.counts.groups) == 2
+    assert est.result.estimate.mu_hat == pytest.approx(ref.unbiased())
+    assert est.result.estimate.mle == pytest.approx(ref.mle())
     assert est.epsilon == pytest.approx(max(math.log(3), 1.0))
-    assert est.binary_counts.sd_at(0.5) == pytest.approx(ref.sd_at(0.5))
+    assert est.result.counts.sd_at(0.5) == pytest.approx(ref.sd_at(0.5))
 
 
 def test_history_has_one_estimate_per_round(service, open_question):
@@ -836,7 +837,7 @@ def test_categorical_estimate_is_ldp_core_on_support_counts(service, open_questi
     support = oracle.support_counts(reports)
     raw, ns = _categorical_reference(oracle, support, 60)
     est = service.results.estimate(q.id)
-    cat = est.categorical
+    cat = est.result
     assert est.counts == tuple(support) == cat.support_counts
     np.testing.assert_allclose(cat.raw, raw)
     np.testing.assert_allclose(cat.norm_sub, ns)
@@ -855,7 +856,7 @@ def test_simulated_reports_are_validated_counted_and_cleared(service, store, ope
     assert service.results.add_simulated_reports(q.id, 300, 0.8, seed=3) == 300
     est = service.results.estimate(q.id)
     assert est.n == 301 and est.n_simulated == 300
-    assert 0.6 < est.binary.mu_hat < 1.0
+    assert 0.6 < est.result.estimate.mu_hat < 1.0
     assert service.results.estimate(q.id, include_simulated=False).n == 1
     assert service.results.clear_simulated(q.id) == 300
     assert n_reports(store) == 1
@@ -873,7 +874,7 @@ def test_simulated_reports_are_validated_counted_and_cleared(service, store, ope
 def test_simulated_categorical_reports(service, open_question):
     _, q = open_question(options=("A", "B", "C"), kind="categorical", design_params=UE3)
     assert service.results.add_simulated_reports(q.id, 500, [0.6, 0.3, 0.1], seed=11) == 500
-    cat = service.results.estimate(q.id).categorical
+    cat = service.results.estimate(q.id).result
     assert cat.n == 500 and cat.norm_sub[0] > cat.norm_sub[2]
     with pytest.raises(BadInput, match="3 non-negative shares"):
         service.results.add_simulated_reports(q.id, 5, [0.5, 0.5])
@@ -936,10 +937,11 @@ def test_import_round_trips_binary_rounds_with_mixed_designs(service, open_quest
     live = service.results.estimate(q.id)
     assert replay.question_id is None and replay.options == ("Chocolate", "Vanilla")
     assert replay.rounds == live.rounds == (1, 2)
-    assert replay.binary == live.binary
+    assert replay.result.estimate == live.result.estimate
     assert replay.history == live.history
-    assert service.results.import_csv(service.results.export_csv(q.id), round_number=1).binary == \
-        service.results.estimate(q.id, round_number=1).binary
+    replayed = service.results.import_csv(service.results.export_csv(q.id), round_number=1)
+    live = service.results.estimate(q.id, round_number=1)
+    assert replayed.result.estimate == live.result.estimate
 
 
 def test_import_round_trips_categorical(service, open_question):
@@ -948,7 +950,7 @@ def test_import_round_trips_categorical(service, open_question):
     replay = service.results.import_csv(service.results.export_csv(q.id, include_simulated=True))
     live = service.results.estimate(q.id)
     assert replay.kind == "categorical" and replay.counts == live.counts
-    assert replay.categorical == live.categorical
+    assert replay.result == live.result
 
 
 # -- network addresses: counted per round, never stored, optionally limited ----------------

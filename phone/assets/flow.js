@@ -337,7 +337,8 @@ function createFlow(env) {
   // added on the device.
   async function answerNumber(value, shown) {
     const q = takes(shown);
-    if (!q || q.kind !== 'numeric' || !(value >= q.numeric.lo && value <= q.numeric.hi)) return false;
+    const range = q && q.input;
+    if (!range || range.type !== 'number' || !(value >= range.lo && value <= range.hi)) return false;
     m.busy = true;
     env.lock();
     env.say('Your phone is adding noise to your answer…');

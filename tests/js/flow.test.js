@@ -422,7 +422,7 @@ test('a browser without the class cookie is told so, and sends nothing', async (
 
 test('a number is sent only from within its range, with noise added on the phone', async () => {
   const q = question(3, { kind: 'numeric', options: [], params: { design: 'duchi', epsilon: 1, lo: 0, hi: 12 },
-    numeric: { lo: 0, hi: 12, unit: 'hours', step: 0.1, start: 6 },
+    input: { type: 'number', lo: 0, hi: 12, unit: 'hours', step: 0.1, start: 6 },
     scheme: { type: 'numeric', mechanism: 'duchi', lo: 0, hi: 12, weights: [2388390825, 878639882, 0, 0] } });
   const p = phone(state(q));
   await p.ready();
