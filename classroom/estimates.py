@@ -142,7 +142,7 @@ def estimate_from_groups(*, question_id: int | None, kind: str, options: tuple[s
                                         round_designs.get(number), tuple(options), level)
         history.append((number, found.summary))
         if number == round_number:
-            chosen = found.fields
+            chosen = {**found.fields, "result": found.result}
     return QuestionEstimate(
         question_id=question_id, kind=kind, options=tuple(options), round_number=round_number,
         rounds=numbers, n_simulated=simulated.get(round_number, 0), history=tuple(history),

@@ -75,14 +75,14 @@ def question_view(question: Question, est: QuestionEstimate | None) -> dict[str,
     clock; the phone counts down against the server's time sent with the state, never
     its own clock); ``timed_out`` says the countdown closed the question."""
     params = question.design_params
-    order, numeric = kinds.kind(question.kind).phone_input(question.text, question.options,
-                                                          params)
+    order, shown = kinds.kind(question.kind).phone_input(question.text, question.options,
+                                                        params)
     return {
         "id": question.id, "round": question.round_number, "text": question.text,
         "kind": question.kind, "state": question.state, "revealed": question.revealed,
         "mode": question.mode,
         "options": [{"value": i, "label": question.options[i]} for i in order],
-        "numeric": numeric,
+        "input": shown,
         "labels": {str(i): label for i, label in enumerate(question.options)},
         "params": params, "scheme": device_scheme(question.kind, params),
         "epsilon": question.epsilon, "privacy_note": privacy_note(question),

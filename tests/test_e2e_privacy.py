@@ -161,7 +161,7 @@ def test_a_typed_number_never_leaves_the_phone(classroom):
     assert abs(sent - x) <= 4 * se, (sent, x, se)
     spread = math.sqrt(sum((r - sent) ** 2 for r in reports) / (len(reports) - 1))
     assert spread > sd / 2  # power: the truth itself, sent as is, would not spread
-    est = svc.results.estimate(q.id).numeric
+    est = svc.results.estimate(q.id).result.estimate
     assert est.n == NUMERIC_VOTES and est.mean == pytest.approx(6 + 6 * sent)
 
 

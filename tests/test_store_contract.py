@@ -34,7 +34,7 @@ from classroom.domain import CLASS_EXERCISE, JOIN_CODE_ALPHABET
 from classroom.plans import CS208_PLAN, shipped_plan
 from classroom.store import SCHEMA_VERSION
 from classroom.store.migrations import KIND_CHECK_AT, _set_kind_check
-from tests.support.db import count_reports, submission_ids
+from tests.support.db import count_reports, past_grace, submission_ids
 
 DIE = dict(CLASS_EXERCISE)
 EPS1 = {"design": "epsilon", "epsilon": 1.0}
@@ -157,9 +157,15 @@ def _without_kind(text: str) -> str:
     return json.dumps(params, sort_keys=True, separators=(",", ":"))
 
 
+def _as_version_6_on(conn) -> None:
+    """Take away what version 7 added: when voting on a question's round ended."""
+    conn.execute(sa.text("ALTER TABLE questions DROP COLUMN closed_at"))
+
+
 def _as_version_5_on(conn) -> None:
-    """Take away what version 6 added: the kind in every stored design, and put back the
-    CHECK that lists the kinds."""
+    """Take away what versions 7 and 6 added: when voting ended, the kind in every stored
+    design, and put back the CHECK that lists the kinds."""
+    _as_version_6_on(conn)
     _set_kind_check(conn, KIND_CHECK_AT[6], KIND_CHECK_AT[5], 5)
     for table in ("questions", "rounds", "reports"):
         for key, text in conn.execute(sa.text(f"SELECT id, design_params FROM {table}")).all():
@@ -211,7 +217,7 @@ def test_a_version_1_database_is_upgraded_in_place(fresh_db):
     _as_version_1(db_url)
     s1 = Store(db_url)
     try:
-        assert s1.schema_version() == SCHEMA_VERSION == 6
+        assert s1.schema_version() == SCHEMA_VERSION == 7
         assert s1.columns("reports") == REPORT_COLUMNS
         assert "epsilon_budget" in s1.columns("polls")
         service = PollService.on(s1)
@@ -250,7 +256,7 @@ def test_a_version_3_database_gets_lesson_plans_and_countdowns(fresh_db):
     s0.close()
     s1 = Store(db_url)
     try:
-        assert s1.schema_version() == SCHEMA_VERSION == 6
+        assert s1.schema_version() == SCHEMA_VERSION == 7
         assert "countdown_s" in s1.columns("questions")
         assert s1.columns("plans") == {"id", "title", "document", "created_at", "updated_at"}
         service = PollService.on(s1)
@@ -280,7 +286,7 @@ def test_a_version_4_database_gets_deadlines(fresh_db):
     s0.close()
     s1 = Store(db_url)
     try:
-        assert s1.schema_version() == SCHEMA_VERSION == 6
+        assert s1.schema_version() == SCHEMA_VERSION == 7
         service = PollService.on(s1)
         # A question open before the upgrade has no deadline: it stays open until closed.
         before = service.polls.question(q.id)
@@ -315,7 +321,7 @@ def test_a_version_5_database_gets_designs_that_record_their_kind(fresh_db):
     s0.close()
     s1 = Store(db_url)
     try:
-        assert s1.schema_version() == SCHEMA_VERSION == 6
+        assert s1.schema_version() == SCHEMA_VERSION == 7
         service = PollService.on(s1)
         for table in ("questions", "rounds", "reports"):
             texts = [json.loads(t) for t in raw_column(s1, table)]
@@ -335,6 +341,32 @@ def test_a_version_5_database_gets_designs_that_record_their_kind(fresh_db):
 def raw_column(store, table: str) -> list[str]:
     with store.engine.begin() as conn:
         return list(conn.execute(sa.text(f"SELECT design_params FROM {table}")).scalars())
+
+
+def test_a_version_6_database_learns_when_voting_ended(fresh_db):
+    db_url = fresh_db()
+    s0 = Store(db_url)
+    service = PollService.on(s0)
+    poll = service.polls.create_poll("from version 6")
+    q = service.running.open_question(service.polls.add_question(poll.id, "Q?",
+                                                                 design_params=DIE).id)
+    service.running.close_question(q.id)  # closed before the upgrade: no time recorded
+    with s0.engine.begin() as conn:
+        _as_version_6_on(conn)
+        conn.execute(sa.text("UPDATE schema_version SET version = 6"))
+    s0.close()
+    s1 = Store(db_url)
+    try:
+        assert s1.schema_version() == SCHEMA_VERSION == 7
+        assert "closed_at" in s1.columns("questions")
+        service = PollService.on(s1)
+        with pytest.raises(QuestionClosed):  # no grace without the time voting ended
+            submit(service, poll, q, device="late-phone")
+        service.running.open_question(q.id)
+        service.running.close_question(q.id)
+        assert not submit(service, poll, q, device="late-phone").already_answered  # in grace
+    finally:
+        s1.close()
 
 
 def test_dedup_tokens_differ_across_rounds_and_questions(service, store, open_question):
@@ -417,6 +449,7 @@ def test_already_answered_is_returned_even_after_closing(service, open_question)
     service.running.close_question(q.id)
     again = submit(service, poll, q, device="late", sid="another-sid-1")
     assert again.already_answered and again.answer == first.answer
+    past_grace(service.store, q.id)
     with pytest.raises(QuestionClosed):
         submit(service, poll, q, device="never-answered")
 
@@ -467,7 +500,8 @@ def test_draft_question_is_refused(service, store):
 def test_closed_question_is_refused(service, store, open_question):
     poll, q = open_question()
     service.running.close_question(q.id)
-    with pytest.raises(QuestionClosed, match="voting is closed"):
+    past_grace(store, q.id)
+    with pytest.raises(QuestionClosed, match="after voting on this question closed"):
         submit(service, poll, q)
     assert n_reports(store) == 0
 
@@ -721,13 +755,13 @@ def test_estimate_with_no_reports_is_a_state_not_nan(service, open_question):
     _, q = open_question()
     est = service.results.estimate(q.id)
     assert est.empty and est.n == 0 and est.counts == (0, 0)
-    assert est.binary.mu_hat is None and est.binary.sd_worst is None
+    assert est.result.estimate.mu_hat is None and est.result.estimate.sd_worst is None
     assert est.epsilon == pytest.approx(math.log(3))
     assert no_nan(est)
     _, cat = open_question(options=("A", "B", "C"), kind="categorical", design_params=UE3)
     cest = service.results.estimate(cat.id)
-    assert cest.empty and cest.categorical.raw is None and cest.counts == (0, 0, 0)
-    assert cest.categorical.shares() is None
+    assert cest.empty and cest.result.raw is None and cest.counts == (0, 0, 0)
+    assert cest.result.shares() is None
     assert no_nan(cest)
 
 
@@ -738,10 +772,11 @@ def test_binary_estimate_is_ldp_core_on_the_counts(service, open_question):
         submit(service, poll, q, answer=a, device=f"student-{i}")
     est = service.results.estimate(q.id)
     ref = ldp_core.BinaryCounts.single(ldp_core.DieRR(4, 3), yes=30, n=40).summary()
-    assert est.binary == ref
+    assert est.result.estimate == ref
     assert est.counts == (10, 30) and est.n == 40
-    assert est.binary.mu_hat == pytest.approx(2 * 30 / 40 - 0.5)  # the class exercise formula
-    assert est.binary.sd_worst == pytest.approx(math.sqrt(3 / (4 * 40)))
+    # the class exercise formula
+    assert est.result.estimate.mu_hat == pytest.approx(2 * 30 / 40 - 0.5)
+    assert est.result.estimate.sd_worst == pytest.approx(math.sqrt(3 / (4 * 40)))
 
 
 def test_mixed_designs_within_a_round_use_each_reports_own_design(service, store,
@@ -759,11 +794,11 @@ def test_mixed_designs_within_a_round_use_each_reports_own_design(service, store
     est = service.results.estimate(q.id)
     ref = ldp_core.BinaryCounts(((ldp_core.DieRR(4, 3), 6, 4),
                                  (ldp_core.EpsilonRR(1.0), 4, 1)))
-    assert est.n == 10 and len(est.binary_counts.groups) == 2
-    assert est.binary.mu_hat == pytest.approx(ref.unbiased())
-    assert est.binary.mle == pytest.approx(ref.mle())
+    assert est.n == 10 and len(est.result.counts.groups) == 2
+    assert est.result.estimate.mu_hat == pytest.approx(ref.unbiased())
+    assert est.result.estimate.mle == pytest.approx(ref.mle())
     assert est.epsilon == pytest.approx(max(math.log(3), 1.0))
-    assert est.binary_counts.sd_at(0.5) == pytest.approx(ref.sd_at(0.5))
+    assert est.result.counts.sd_at(0.5) == pytest.approx(ref.sd_at(0.5))
 
 
 def test_history_has_one_estimate_per_round(service, open_question):
@@ -802,7 +837,7 @@ def test_categorical_estimate_is_ldp_core_on_support_counts(service, open_questi
     support = oracle.support_counts(reports)
     raw, ns = _categorical_reference(oracle, support, 60)
     est = service.results.estimate(q.id)
-    cat = est.categorical
+    cat = est.result
     assert est.counts == tuple(support) == cat.support_counts
     np.testing.assert_allclose(cat.raw, raw)
     np.testing.assert_allclose(cat.norm_sub, ns)
@@ -821,7 +856,7 @@ def test_simulated_reports_are_validated_counted_and_cleared(service, store, ope
     assert service.results.add_simulated_reports(q.id, 300, 0.8, seed=3) == 300
     est = service.results.estimate(q.id)
     assert est.n == 301 and est.n_simulated == 300
-    assert 0.6 < est.binary.mu_hat < 1.0
+    assert 0.6 < est.result.estimate.mu_hat < 1.0
     assert service.results.estimate(q.id, include_simulated=False).n == 1
     assert service.results.clear_simulated(q.id) == 300
     assert n_reports(store) == 1
@@ -839,7 +874,7 @@ def test_simulated_reports_are_validated_counted_and_cleared(service, store, ope
 def test_simulated_categorical_reports(service, open_question):
     _, q = open_question(options=("A", "B", "C"), kind="categorical", design_params=UE3)
     assert service.results.add_simulated_reports(q.id, 500, [0.6, 0.3, 0.1], seed=11) == 500
-    cat = service.results.estimate(q.id).categorical
+    cat = service.results.estimate(q.id).result
     assert cat.n == 500 and cat.norm_sub[0] > cat.norm_sub[2]
     with pytest.raises(BadInput, match="3 non-negative shares"):
         service.results.add_simulated_reports(q.id, 5, [0.5, 0.5])
@@ -902,10 +937,11 @@ def test_import_round_trips_binary_rounds_with_mixed_designs(service, open_quest
     live = service.results.estimate(q.id)
     assert replay.question_id is None and replay.options == ("Chocolate", "Vanilla")
     assert replay.rounds == live.rounds == (1, 2)
-    assert replay.binary == live.binary
+    assert replay.result.estimate == live.result.estimate
     assert replay.history == live.history
-    assert service.results.import_csv(service.results.export_csv(q.id), round_number=1).binary == \
-        service.results.estimate(q.id, round_number=1).binary
+    replayed = service.results.import_csv(service.results.export_csv(q.id), round_number=1)
+    live = service.results.estimate(q.id, round_number=1)
+    assert replayed.result.estimate == live.result.estimate
 
 
 def test_import_round_trips_categorical(service, open_question):
@@ -914,7 +950,7 @@ def test_import_round_trips_categorical(service, open_question):
     replay = service.results.import_csv(service.results.export_csv(q.id, include_simulated=True))
     live = service.results.estimate(q.id)
     assert replay.kind == "categorical" and replay.counts == live.counts
-    assert replay.categorical == live.categorical
+    assert replay.result == live.result
 
 
 # -- network addresses: counted per round, never stored, optionally limited ----------------

@@ -22,13 +22,21 @@ from types import MappingProxyType
 from classroom.domain.errors import BadInput
 from classroom.domain.vocabulary import MODES
 
-from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems
-from .binary import BinaryKind
+from .base import Design, DesignOf, KindResult, QuestionKind, RoundEstimate, RoundItems
+from .binary import BinaryKind, BinaryResult
 from .categorical import CategoricalEstimate, CategoricalKind, ue_label
-from .numeric import NumericKind, format_value, numeric_class, numeric_report, value_decimals
+from .numeric import (
+    NumericKind,
+    NumericResult,
+    format_value,
+    numeric_class,
+    numeric_report,
+    value_decimals,
+)
 
 __all__ = [
     "BINARY_DESIGNS",
+    "BinaryResult",
     "CATEGORICAL_DESIGNS",
     "KINDS",
     "NUMERIC_DESIGNS",
@@ -36,6 +44,8 @@ __all__ = [
     "CategoricalEstimate",
     "Design",
     "DesignOf",
+    "KindResult",
+    "NumericResult",
     "QuestionKind",
     "RoundEstimate",
     "RoundItems",

@@ -16,10 +16,11 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
+import ldp_core
 from classroom.domain.errors import BadInput
 from classroom.domain.vocabulary import (
     EPSILON_RANGE,
@@ -31,7 +32,7 @@ from classroom.domain.vocabulary import (
 )
 from ldp_core import BinaryDesign, FrequencyOracle, NumericDesign
 
-__all__ = ["Design", "DesignOf", "QuestionKind", "RoundEstimate", "RoundItems",
+__all__ = ["Design", "DesignOf", "KindResult", "QuestionKind", "RoundEstimate", "RoundItems",
            "epsilon_problem"]
 
 #: The ldp_core object behind a question's design, whatever its kind.
@@ -44,13 +45,25 @@ RoundItems = list[tuple[str, str, int]]
 DesignOf = Callable[[str], Any]
 
 
+class KindResult(Protocol):
+    """What every kind's result of a round says alike (the rest is the kind's own, read by
+    its dashboard view and its phone results): whether the reports fit the design for some
+    class at all (ldp_core's check against ballot stuffing), None when there is nothing to
+    check."""
+
+    @property
+    def plausibility(self) -> ldp_core.Plausibility | None: ...
+
+
 @dataclass(frozen=True)
 class RoundEstimate:
     """One round's estimate as a kind computes it: ``summary`` goes into the question's
-    history, ``fields`` are the :class:`~classroom.domain.QuestionEstimate` fields this kind
-    fills (``n``, ``epsilon``, ``counts`` and its own)."""
+    history, ``result`` is the kind's own result object (the
+    :class:`~classroom.domain.QuestionEstimate`'s ``result``), ``fields`` the fields every
+    kind fills alike (``n``, ``epsilon``, ``counts``)."""
 
     summary: object
+    result: KindResult
     fields: dict[str, Any] = field(default_factory=dict)
 
 
@@ -195,9 +208,13 @@ class QuestionKind(ABC):
         """What the browser needs to randomize exactly, from the design in ldp_core."""
 
     def phone_input(self, text: str, options: tuple[str, ...],
-                    params: dict[str, Any]) -> tuple[tuple[int, ...], dict[str, Any] | None]:
-        """The buttons' order and, for a typed answer, its input (range, step, start)."""
-        return self.display_order(text, options), None
+                    params: dict[str, Any]) -> tuple[tuple[int, ...], dict[str, Any]]:
+        """The options' order and the input the phone draws, named by its ``type`` (the
+        page has one drawer per input type and never asks for the kind): ``"choice"``,
+        one button per option (the default); ``"number"``, a slider over a range (with
+        ``lo``, ``hi``, ``unit``, ``step``, ``start``); ``"checkboxes"``, one box per
+        option and a send button."""
+        return self.display_order(text, options), {"type": "choice"}
 
     @abstractmethod
     def privacy_note(self, design: Design, ratio: str, eps_text: str) -> str:

@@ -135,8 +135,8 @@ class CategoricalKind(QuestionKind):
     def estimate_round(self, design_of: DesignOf, items: RoundItems, fallback: str | None,
                        options: tuple[str, ...], level: float) -> RoundEstimate:
         cat = _categorical_round(design_of, items, fallback, len(options))
-        return RoundEstimate(cat, {"categorical": cat, "counts": cat.support_counts,
-                                   "n": cat.n, "epsilon": cat.epsilon})
+        return RoundEstimate(cat, cat, {"counts": cat.support_counts, "n": cat.n,
+                                        "epsilon": cat.epsilon})
 
     def csv_width(self, design: Design) -> int:
         assert isinstance(design, ldp_core.FrequencyOracle)
@@ -159,7 +159,7 @@ class CategoricalKind(QuestionKind):
                 f"sent changes by at most {ratio} from one answer to another (ε = {eps_text}).")
 
     def phone_results(self, estimate: Any, options: tuple[str, ...]) -> dict[str, Any]:
-        cat = estimate.categorical
+        cat = estimate.result
         shares = cat.shares() if cat is not None else None
         none: list[float | None] = [None] * len(options)
         lows = list(cat.ci_low) if cat is not None and cat.ci_low is not None else none
