@@ -466,18 +466,31 @@ class Projector(Tab):
             if not self.auto_reruns:
                 log.errors.append("the dashboard asked for no automatic refresh")
                 return
-            fid, interval = next(iter(self.auto_reruns.items()))
-            log.interval_s = interval
-            next_at = time.perf_counter() + interval
+            # Each fragment that asks for it reruns on its own timer, as the browser's do:
+            # the live panel (it shows the count) and the window's check that it still
+            # shows the lecture (it draws nothing).
+            timers = dict(self.auto_reruns)
+            counting: set[str] = set()
+            for fid in timers:
+                if self.count(await self.run(fragment_id=fid, auto=True)) is not None:
+                    counting.add(fid)
+            if not counting:
+                log.errors.append("no automatic refresh shows the count")
+                return
+            log.interval_s = min(timers[fid] for fid in counting)
+            due = {fid: time.perf_counter() + interval for fid, interval in timers.items()}
             while not stop.is_set():
+                fid = min(due, key=due.__getitem__)
                 with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(stop.wait(), max(0.0, next_at - time.perf_counter()))
+                    await asyncio.wait_for(stop.wait(), max(0.0, due[fid] - time.perf_counter()))
                 if stop.is_set():
                     break
                 began = time.perf_counter()
                 # The browser's timer: every ``interval`` after the previous tick was sent.
-                next_at = began + interval
+                due[fid] = began + timers[fid]
                 run = await self.run(fragment_id=fid, auto=True)
+                if fid not in counting:
+                    continue
                 log.refresh_s.append(time.perf_counter() - began)
                 n = self.count(run)
                 if n is None:

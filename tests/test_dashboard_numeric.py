@@ -95,7 +95,7 @@ def test_the_numeric_panel_shows_the_exact_mean_sd_and_central_sd(app_env):
     assert shown["Reports received"] == "30"
     assert shown["Estimated mean"] == "10.00 hours"
     assert shown["SD, worst case"] == hours(12 / math.sqrt(30))
-    est = app_env.results.estimate(q.id).numeric
+    est = app_env.results.estimate(q.id).result.estimate
     # Duchi et al.'s reports are randomized response (3/4, 1/4) on a bit of mean (1 + x)/2:
     # the exact (Clopper-Pearson) interval of 20 "+c" of 30, mapped to [0, 12].
     bit_low, bit_high = ldp_core.exact_interval(0.75, 0.25, 30, 20)
@@ -160,7 +160,7 @@ def test_a_numeric_rehearsal_says_the_class_mean_it_is_about(app_env):
     at.run()
     assert_clean(at)
     assert "Simulated class: 50 students with true mean 7.00 hours" in texts(at)
-    est = app_env.results.estimate(q.id).numeric
+    est = app_env.results.estimate(q.id).result.estimate
     assert abs(est.mean - 7.0) <= 4 * est.sd_worst
 
 
@@ -293,7 +293,7 @@ def test_the_numeric_ci_is_the_mean_plus_or_minus_t_times_the_sd_shown(app_env):
     at = dashboard()
     assert_clean(at)
     shown = metrics(at)
-    est = app_env.results.estimate(q.id).numeric
+    est = app_env.results.estimate(q.id).result.estimate
     sd = q.design.worst_sd(12)
     assert shown["SD, worst case"] == hours(sd)
     half = ldp_core.t_quantile(0.95, 11) * sd

@@ -118,19 +118,19 @@ def _expected(svc, kind: str, csv_text: str, q) -> dict:
     """What every screen must show, from the CSV's reports, written by classroom.display."""
     est = replay_from_csv(csv_text)
     if kind == "yesno":
-        b = est.binary
+        b = est.result.estimate
         return {"eps": Decimal(epsilon_up(est.epsilon)),
                 "rows": {q.options[1]: [number(display.share(b.mu_hat)),
                                         *map(number, display.share_interval(b.exact_low,
                                                                             b.exact_high))]}}
     if kind == "categorical":
-        c = est.categorical
+        c = est.result
         return {"eps": Decimal(epsilon_up(est.epsilon)),
                 "rows": {opt: [number(display.share(s)),
                                *map(number, display.share_interval(lo, hi))]
                          for opt, s, lo, hi in zip(q.options, c.shares("raw"), c.ci_low,
                                                    c.ci_high, strict=True)}}
-    num = est.numeric
+    num = est.result.estimate
     dec = display.value_decimals(num.lo, num.hi)
     lo, hi = display.value_interval(*num.interval(), "", dec)
     return {"eps": Decimal(epsilon_up(est.epsilon)),

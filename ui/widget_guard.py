@@ -38,7 +38,7 @@ from streamlit.proto.NumberInput_pb2 import NumberInput
 
 from web import json_depth
 
-__all__ = ["MAX_JSON_DEPTH", "REFUSED_KEY", "acceptable", "install", "sent_type",
+__all__ = ["MAX_JSON_DEPTH", "REFUSED_KEY", "acceptable", "among_options", "install", "sent_type",
            "take_refused"]
 
 MAX_JSON_DEPTH = 32
@@ -70,6 +70,8 @@ def acceptable(state: Any, value_type: str | None) -> bool:
     False
     >>> acceptable(WidgetState(id="s", json_value="[" * 99 + "]" * 99), "json_value")
     False
+    >>> acceptable(WidgetState(id="s"), "double_array_value")  # a slider with no value
+    False
     """
     kind = state.WhichOneof("value")
     if value_type is None or kind != value_type:
@@ -77,7 +79,9 @@ def acceptable(state: Any, value_type: str | None) -> bool:
     if kind == "double_value":
         return math.isfinite(state.double_value)
     if kind == "double_array_value":
-        return all(math.isfinite(x) for x in state.double_array_value.data)
+        # Only a slider sends an array of doubles: its value, or its range's two ends.
+        values = state.double_array_value.data
+        return len(values) in (1, 2) and all(math.isfinite(x) for x in values)
     if kind in ("json_value", "json_trigger_value"):
         return _json_ok(getattr(state, kind))
     return True
@@ -109,10 +113,30 @@ def sent_type(metadata: Any) -> str | None:
     return value_type
 
 
+def among_options(state: Any, metadata: Any) -> bool:
+    """False when ``state`` names an option the control does not have: a select slider
+    sends its options' labels, and Streamlit would take an unknown one as the default.
+
+    >>> from types import SimpleNamespace as NS
+    >>> from streamlit.proto.WidgetStates_pb2 import WidgetState
+    >>> slider = NS(deserialize=NS(__self__=NS(formatted_option_to_index={"10": 0})))
+    >>> state = WidgetState(id="s")
+    >>> state.string_array_value.data.extend(["zz"])
+    >>> among_options(state, NS(deserializer=slider.deserialize))
+    False
+    """
+    serde = getattr(getattr(metadata, "deserializer", None), "__self__", None)
+    labels = getattr(serde, "formatted_option_to_index", None)
+    if not isinstance(labels, dict) or state.WhichOneof("value") != "string_array_value":
+        return True
+    return all(label in labels for label in state.string_array_value.data)
+
+
 def _filter(session_state: Any, fresh: Any) -> None:
     metadata = session_state._new_widget_state.widget_metadata
     states = list(fresh.widgets)
-    keep = [w for w in states if acceptable(w, sent_type(metadata.get(w.id)))]
+    keep = [w for w in states if acceptable(w, sent_type(metadata.get(w.id)))
+            and among_options(w, metadata.get(w.id))]
     refused = len(states) - len(keep)
     if not refused:
         return

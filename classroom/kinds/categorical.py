@@ -136,8 +136,8 @@ class CategoricalKind(QuestionKind):
     def estimate_round(self, design_of: DesignOf, items: RoundItems, fallback: str | None,
                        options: tuple[str, ...], level: float) -> RoundEstimate:
         cat = _categorical_round(design_of, items, fallback, len(options))
-        return RoundEstimate(cat, {"categorical": cat, "counts": cat.support_counts,
-                                   "n": cat.n, "epsilon": cat.epsilon})
+        return RoundEstimate(cat, cat, {"counts": cat.support_counts, "n": cat.n,
+                                        "epsilon": cat.epsilon})
 
     def csv_width(self, design: Design) -> int:
         assert isinstance(design, ldp_core.FrequencyOracle)
@@ -160,7 +160,7 @@ class CategoricalKind(QuestionKind):
                 f"sent changes by at most {ratio} from one answer to another (ε = {eps_text}).")
 
     def phone_results(self, estimate: Any, options: tuple[str, ...]) -> dict[str, Any]:
-        cat = estimate.categorical
+        cat = estimate.result
         # The raw unbiased estimates, as the projector's and the desk's first column: the
         # post-processed ones (Norm-Sub) are labelled there and not sent to phones.
         shares = cat.shares("raw") if cat is not None else None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -18,12 +19,34 @@ import numpy as np
 import ldp_core
 from classroom.display import format_value, value_decimals, value_interval
 from classroom.domain.errors import BadInput, BadReport
-from classroom.domain.vocabulary import MAX_UNIT_CHARS, clean_text, shown
+from classroom.domain.vocabulary import (
+    MAX_NUMERIC_BOUND,
+    MAX_UNIT_CHARS,
+    MIN_NUMERIC_SPAN,
+    clean_text,
+    shown,
+)
 from ldp_core import REPORT_TAIL, DuchiMechanism, NumericDesign
 
 from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems
 
-__all__ = ["NumericKind", "format_value", "numeric_class", "numeric_report", "value_decimals"]
+__all__ = ["NumericKind", "NumericResult", "format_value", "numeric_class", "numeric_report",
+           "value_decimals"]
+
+
+@dataclass(frozen=True)
+class NumericResult:
+    """A numeric round's result: the mean (ldp_core), the reports in the question's units
+    as sorted ``(value, count)`` pairs (the chart of what the phones sent) and whether they
+    fit the design at all."""
+
+    estimate: ldp_core.NumericEstimate
+    reports: tuple[tuple[float, int], ...]
+    check: ldp_core.Plausibility | None
+
+    @property
+    def plausibility(self) -> ldp_core.Plausibility | None:
+        return self.check if self.estimate.n else None
 
 
 def _decimals(num: Any) -> int:
@@ -131,6 +154,19 @@ class NumericKind(QuestionKind):
     def owns(self, design: object) -> bool:
         return isinstance(design, NumericDesign)
 
+    def out_of_limits(self, design: Design) -> str | None:
+        """Also the range: lo and hi within ±:data:`MAX_NUMERIC_BOUND`, hi - lo at least
+        :data:`MIN_NUMERIC_SPAN`."""
+        r = _numeric(design).range
+        for name, bound in (("lo", r.lo), ("hi", r.hi)):
+            if abs(bound) > MAX_NUMERIC_BOUND:
+                return (f"{name} must be within ±{MAX_NUMERIC_BOUND:,.0f}, got "
+                        f"{shown(bound)}")
+        if r.hi - r.lo < MIN_NUMERIC_SPAN:
+            return (f"hi must exceed lo by at least {MIN_NUMERIC_SPAN:g} (numbers are shown "
+                    f"with at most 6 decimals), got a range of width {r.hi - r.lo:.3g}")
+        return super().out_of_limits(design)
+
     def encode(self, design: Design, options: tuple[str, ...], answer: object) -> str:
         mech = _numeric(design).mechanism
         if isinstance(mech, DuchiMechanism):
@@ -189,10 +225,11 @@ class NumericKind(QuestionKind):
         groups = [(design_of(dj), np.asarray(r, dtype=float)) for dj, r in reports.items()]
         est = ldp_core.NumericEstimate.from_groups(groups)
         used = {dj for dj, _, _ in items} | ({fallback} if fallback else set())
-        return RoundEstimate(est, {
-            "numeric": est, "numeric_reports": tuple(sorted(in_units.items())),
-            "numeric_check": ldp_core.numeric_plausibility(groups), "counts": (),
-            "n": est.n, "epsilon": max((design_of(dj).epsilon for dj in used), default=0.0)})
+        result = NumericResult(est, tuple(sorted(in_units.items())),
+                               ldp_core.numeric_plausibility(groups))
+        return RoundEstimate(est, result, {
+            "counts": (), "n": est.n,
+            "epsilon": max((design_of(dj).epsilon for dj in used), default=0.0)})
 
     def csv_width(self, design: Design) -> int:
         return 1
@@ -232,12 +269,12 @@ class NumericKind(QuestionKind):
         return scheme
 
     def phone_input(self, text: str, options: tuple[str, ...],
-                    params: dict[str, Any]) -> tuple[tuple[int, ...], dict[str, Any] | None]:
+                    params: dict[str, Any]) -> tuple[tuple[int, ...], dict[str, Any]]:
         """No buttons: a slider over the range, in round steps, starting mid-range."""
         lo, hi = float(params["lo"]), float(params["hi"])
         step = _nice_step(lo, hi)
         digits = max(0, -math.floor(math.log10(step)))
-        return (), {"lo": lo, "hi": hi, "unit": self.unit(options), "step": step,
+        return (), {"type": "number", "lo": lo, "hi": hi, "unit": self.unit(options), "step": step,
                     "start": round(round((lo + hi) / 2 / step) * step, digits)}
 
     def privacy_note(self, design: Design, ratio: str, eps_text: str) -> str:
@@ -247,7 +284,7 @@ class NumericKind(QuestionKind):
                 "your number from it; the class average still comes through.")
 
     def phone_results(self, estimate: Any, options: tuple[str, ...]) -> dict[str, Any]:
-        num = estimate.numeric
+        num = estimate.result.estimate
         ci = num.interval()
         unit, decimals = self.unit(options), _decimals(num)
         return {"n": estimate.n, "numeric": {

@@ -33,7 +33,8 @@
     if (response.status !== 304) {
       try { body = await response.json(); } catch (err) { body = null; }
     }
-    return { status: response.status, body, etag: response.headers.get('ETag') };
+    return { status: response.status, body, etag: response.headers.get('ETag'),
+      retryAfter: response.headers.get('Retry-After') };
   }
 
   // The report not yet saved: in the tab's session storage, so that it survives a reload;
@@ -117,7 +118,19 @@
       area.append(el('p', { class: s.budget.over ? 'note error' : 'hint', id: 'budget', text: s.budget.text }));
       if (s.budget.over) return;
     }
-    if (q.kind === 'numeric') { showNumeric(q); return; }
+    const draw = INPUTS[q.input && q.input.type];
+    if (!draw) {
+      area.append(el('p', { class: 'note error', text: 'This page cannot show this question; reload it.' }));
+      return;
+    }
+    draw(q);
+  }
+
+  // One drawer per input the server names (QuestionKind.phone_input): the page never asks
+  // which kind of question it shows.
+  const INPUTS = { choice: showChoice, number: showNumeric };
+
+  function showChoice(q) {
     const group = el('div', { class: 'opts', role: 'group', 'aria-labelledby': 'question' });
     if (q.mode === 'physical') {
       area.append(el('p', { class: 'hint', text: q.physical_instructions }));
@@ -140,7 +153,7 @@
   }
 
   function showNumeric(q) {
-    const n = q.numeric;
+    const n = q.input;
     const unit = n.unit ? ` ${n.unit}` : '';
     area.append(el('p', { class: 'hint', text: `Enter your TRUE value, from ${n.lo}${unit} to ${n.hi}${unit}. Your phone adds random noise before sending: only the noisy number leaves this page.` }));
     const name = n.unit ? `My true value, in ${n.unit}` : 'My true value';

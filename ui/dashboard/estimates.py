@@ -75,7 +75,7 @@ def normal_caption(b, z: float) -> str:
 def binary_panel(q, est, rounds, projector: bool, points, note: str | None) -> None:
     """A yes/no question's round: its numbers, reports, trace, likelihood and rounds
     (``points``: the arrival trajectory; ``note``: the simulated class, or None)."""
-    b, counts = est.binary, est.binary_counts
+    b, counts = est.result.estimate, est.result.counts
     n, v = est.n, est.counts[1]
     one_design = len(counts.groups) == 1
     design = counts.groups[0][0] if one_design else q.design
@@ -287,7 +287,7 @@ def categorical_panel(q, est, rounds, projector: bool, points, note: str | None)
     """A categorical question's round: each option's estimated share with its CI, the
     reports and the rounds (``points``, the arrival trajectory, is not drawn; ``note``: the
     simulated class, or None)."""
-    c = est.categorical
+    c = est.result
     n = est.n
     level = 0.95
     # On the projector the status line above already names the design in full; the row

@@ -84,7 +84,7 @@ def numeric_panel(q, est, rounds, projector: bool, points, note: str | None) -> 
     """A numeric question's round: the mean, its SDs and CI, what the phones sent and the
     rounds (``points``, the arrival trajectory, unused; ``note``: the simulated class, or
     None)."""
-    num, unit, design = est.numeric, q.unit, q.design
+    num, unit, design = est.result.estimate, q.unit, q.design
     mech = design.mechanism
     n = est.n
     dec = _decimals(design)
@@ -130,7 +130,7 @@ def numeric_panel(q, est, rounds, projector: bool, points, note: str | None) -> 
     with left:
         st.markdown("**What the phones sent** (shaded: the range of answers; dashed: the "
                     "estimated mean)")
-        live_charts.show(live_charts.numeric_reports(est.numeric_reports, num.lo, num.hi,
+        live_charts.show(live_charts.numeric_reports(est.result.reports, num.lo, num.hi,
                                                      num.mean, unit=unit), big=projector,
                          # alone in its row of numbers and charts: taller than the
                          # yes/no question's two side by side

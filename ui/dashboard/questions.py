@@ -8,6 +8,7 @@ import streamlit as st
 import ldp_core
 from classroom import kinds
 from classroom.display import format_value, value_decimals
+from classroom.domain import EPSILON_RANGE, MAX_NUMERIC_BOUND
 from ui.dashboard.actions import cb_add_question, cb_start_exercise
 from ui.dashboard.formulas import (
     channel_text,
@@ -61,7 +62,7 @@ def _categorical_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
     raw = st.text_area("Options, one per line (2 to 20)", key="dash_q_cat_options",
                        value="Vanilla\nChocolate\nStrawberry\nPistachio")
     labels = tuple(line.strip() for line in raw.splitlines() if line.strip())
-    eps = st.slider("ε: privacy loss per student", 0.1, 5.0, 1.0, step=0.1,
+    eps = st.slider("ε: privacy loss per student", 0.1, EPSILON_RANGE[1], 1.0, step=0.1,
                     key="dash_q_cat_eps")
     k = len(labels)
     if k < 2:
@@ -125,9 +126,11 @@ def _numeric_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
     unit_col, lo_col, hi_col = st.columns([2, 1, 1])
     unit = unit_col.text_input("Unit (optional)", key="dash_q_num_unit", value="hours",
                                max_chars=24)
-    lo = lo_col.number_input("Smallest answer", key="dash_q_num_lo", value=0.0)
-    hi = hi_col.number_input("Largest answer", key="dash_q_num_hi", value=12.0)
-    eps = st.slider("ε: privacy loss per student", 0.1, 5.0, 1.1, step=0.1,
+    lo = lo_col.number_input("Smallest answer", key="dash_q_num_lo", value=0.0,
+                             min_value=-MAX_NUMERIC_BOUND, max_value=MAX_NUMERIC_BOUND)
+    hi = hi_col.number_input("Largest answer", key="dash_q_num_hi", value=12.0,
+                             min_value=-MAX_NUMERIC_BOUND, max_value=MAX_NUMERIC_BOUND)
+    eps = st.slider("ε: privacy loss per student", 0.1, EPSILON_RANGE[1], 1.1, step=0.1,
                     key="dash_q_num_eps")
     if not lo < hi:
         return None, (unit,), "The smallest answer must be below the largest."
