@@ -100,11 +100,18 @@ def measure(browser, svc, base_url: str) -> dict:
             arrived = arrived.replace(tzinfo=UTC)
     notice = page.locator("#notice")
     said = notice.inner_text() if notice.count() else ""
+    # The report's whole round trip as the page saw it (Resource Timing): the throttle's
+    # latency is added to the answer, so this, not the arrival, bears the 150 ms.
+    round_trip = page.evaluate("""() => {
+        const e = performance.getEntriesByType('resource').find((r) => r.name.endsWith('/report'));
+        return e ? e.responseEnd - e.startTime : null;
+    }""")
     ctx.close()
     return {"stored": stored, "trip_ms": None if arrived is None
             else arrived.timestamp() * 1000 - tap_ms,
             "after_next_ms": None if arrived is None else arrived.timestamp() * 1000 - next_ms,
             "next_after_tap_ms": next_ms - tap_ms, "screen_ms": receipt_ms - tap_ms,
+            "round_trip_ms": round_trip,
             "told": said.startswith("Your answer to the previous question was received")}
 
 
@@ -142,6 +149,8 @@ def main() -> int:
     after = [r["after_next_ms"] for r in runs if r["after_next_ms"] is not None]
     stored = sum(r["stored"] for r in runs)
     told = sum(r["told"] for r in runs)
+    trips_back = [r["round_trip_ms"] for r in runs if r["round_trip_ms"] is not None]
+    worst_back = max(trips_back) if trips_back else float("inf")
     worst = max(trips) if trips else float("inf")
     goal_ms = GOAL_SHARE * GRACE_S * 1000
     med = (lambda xs: statistics.median(xs) if xs else float("nan"))
@@ -154,6 +163,8 @@ def main() -> int:
     targets = [
         f"TARGET throttled_tap_to_server_max measured={worst:.0f}ms goal={goal_ms:.0f}ms "
         f"{'PASS' if worst <= goal_ms else 'MISS'}",
+        f"TARGET throttled_report_round_trip_max measured={worst_back:.0f}ms "
+        f"goal={goal_ms:.0f}ms {'PASS' if worst_back <= goal_ms else 'MISS'}",
         f"TARGET taps_before_next_stored measured={share:.0f}% goal=100% "
         f"{'PASS' if stored == len(runs) else 'MISS'}",
     ]
@@ -170,10 +181,15 @@ def main() -> int:
         "instructor's Next is written as soon as the tap has happened, with the report on its "
         f"way. The grace time is {GRACE_S:g} s (`classroom.service.GRACE_S`): a report that "
         "arrives within it after Next or Close is stored. Arrival is the report's stored "
-        "time; the page and the server share the machine's clock.", "",
+        "time; the page and the server share the machine's clock. DevTools adds its latency "
+        "to the answer, so the report itself reaches the server in tens of milliseconds and "
+        "the page's round trip carries the 150 ms. Goal: the slowest of either within "
+        f"{GOAL_SHARE:.0%} of the grace time, the rest being room for a resend.", "",
         "| | median | max |", "| --- | ---: | ---: |",
         f"| tap → report stored | {med(trips):.0f} ms | {worst:.0f} ms |",
-        f"| Next → report stored | {med(after):.0f} ms | "
+        f"| the report's round trip in the page (Resource Timing) | {med(trips_back):.0f} ms "
+        f"| {worst_back:.0f} ms |",
+        f"| Next → report stored (negative: before Next) | {med(after):.0f} ms | "
         f"{max(after) if after else float('nan'):.0f} ms |",
         f"| Next after the tap | {med([r['next_after_tap_ms'] for r in runs]):.0f} ms | "
         f"{max(r['next_after_tap_ms'] for r in runs):.0f} ms |",
