@@ -153,7 +153,10 @@ def main() -> int:
     worst_back = max(trips_back) if trips_back else float("inf")
     worst = max(trips) if trips else float("inf")
     goal_ms = GOAL_SHARE * GRACE_S * 1000
-    med = (lambda xs: statistics.median(xs) if xs else float("nan"))
+
+    def med(xs: list) -> float:
+        return statistics.median(xs) if xs else float("nan")
+
     print(f"{len(runs)} throttled taps just before Next: {stored} stored, {told} told so on the "
           f"next question; tap → arrival median {med(trips):.0f} ms, max {worst:.0f} ms; "
           f"arrival after Next median {med(after):.0f} ms, max "
