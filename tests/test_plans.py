@@ -412,3 +412,42 @@ def test_the_docs_show_the_shipped_file_and_its_true_messages():
 def test_a_numeric_design_outside_the_limits_names_its_field(design, field, message):
     problem = only_problem(plan_text(dict(SLEEP, design=design)))
     assert f"questions[1].design.{field}: {message}" in problem, problem
+
+
+# -- bounded import: any file up to the size cap is answered within a second of CPU ----------
+
+
+def _cpu_seconds(data: str) -> tuple[float, tuple[str, ...]]:
+    import time
+
+    start = time.process_time()
+    found = problems_of(data)
+    return time.process_time() - start, found
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    ("a." * 63_000 + "a = 1\n", "line 1: a key has more than 10 dotted parts"),
+    ("x = " + "[" * 50_000 + "]" * 50_000 + "\n", "nest more than 10 levels deep"),
+    ("x = " + "{a=" * 5_000 + "1" + "}" * 5_000 + "\n", "nest more than 10 levels deep"),
+    ('version = 1\ntitle = "t"\n\n[[questions]]\ntext = "Q?"\nkind = "binary"\n'
+     'options = ["a", "b"]\ndesign = ' + "{x=" * 11 + "1" + "}" * 11 + "\n",
+     "line 8: arrays and tables nest more than 10 levels deep"),
+], ids=["key-of-63k-parts", "arrays-50k-deep", "inline-tables-5k-deep", "eleven-deep"])
+def test_a_costly_file_is_refused_before_it_is_parsed(data, message):
+    assert len(data.encode()) <= plans.MAX_PLAN_BYTES
+    seconds, found = _cpu_seconds(data)
+    assert len(found) == 1 and message in found[0], found
+    assert seconds < 1.0
+
+
+def test_the_structure_check_reads_strings_and_comments_as_toml_does():
+    deep = "[" * 12 + "]" * 12
+    text = plan_text(dict(EXERCISE, text=f"Is {deep} a.b.c.d.e.f.g.h.i.j.k.l deep?"),
+                     description=f"''' \"\"\" {deep} a.b.c.d.e.f.g.h.i.j.k.l\n\\\" ' x")
+    text = f"# {deep} a.b.c.d.e.f.g.h.i.j.k.l\n" + text.replace(
+        "title = ", f"title = '{deep}'\n# ").replace("\n[[questions]]",
+                                                  f"\n'k' = '''{deep}''''\n[[questions]]")
+    problem = only_problem(text)  # parsed: the unknown key 'k' is what is wrong
+    assert problem.startswith("k: unknown field"), problem
+    unclosed = 'version = 1\ntitle = "t\n' + "[" * 20
+    assert only_problem(unclosed).startswith("the file is not valid TOML")

@@ -34,7 +34,7 @@ from classroom.domain import CLASS_EXERCISE, JOIN_CODE_ALPHABET
 from classroom.plans import CS208_PLAN, shipped_plan
 from classroom.store import SCHEMA_VERSION
 from classroom.store.migrations import KIND_CHECK_AT, _set_kind_check
-from tests.support.db import count_reports, submission_ids
+from tests.support.db import count_reports, past_grace, submission_ids
 
 DIE = dict(CLASS_EXERCISE)
 EPS1 = {"design": "epsilon", "epsilon": 1.0}
@@ -157,9 +157,15 @@ def _without_kind(text: str) -> str:
     return json.dumps(params, sort_keys=True, separators=(",", ":"))
 
 
+def _as_version_6_on(conn) -> None:
+    """Take away what version 7 added: when voting on a question's round ended."""
+    conn.execute(sa.text("ALTER TABLE questions DROP COLUMN closed_at"))
+
+
 def _as_version_5_on(conn) -> None:
-    """Take away what version 6 added: the kind in every stored design, and put back the
-    CHECK that lists the kinds."""
+    """Take away what versions 7 and 6 added: when voting ended, the kind in every stored
+    design, and put back the CHECK that lists the kinds."""
+    _as_version_6_on(conn)
     _set_kind_check(conn, KIND_CHECK_AT[6], KIND_CHECK_AT[5], 5)
     for table in ("questions", "rounds", "reports"):
         for key, text in conn.execute(sa.text(f"SELECT id, design_params FROM {table}")).all():
@@ -211,7 +217,7 @@ def test_a_version_1_database_is_upgraded_in_place(fresh_db):
     _as_version_1(db_url)
     s1 = Store(db_url)
     try:
-        assert s1.schema_version() == SCHEMA_VERSION == 6
+        assert s1.schema_version() == SCHEMA_VERSION == 7
         assert s1.columns("reports") == REPORT_COLUMNS
         assert "epsilon_budget" in s1.columns("polls")
         service = PollService.on(s1)
@@ -250,7 +256,7 @@ def test_a_version_3_database_gets_lesson_plans_and_countdowns(fresh_db):
     s0.close()
     s1 = Store(db_url)
     try:
-        assert s1.schema_version() == SCHEMA_VERSION == 6
+        assert s1.schema_version() == SCHEMA_VERSION == 7
         assert "countdown_s" in s1.columns("questions")
         assert s1.columns("plans") == {"id", "title", "document", "created_at", "updated_at"}
         service = PollService.on(s1)
@@ -280,7 +286,7 @@ def test_a_version_4_database_gets_deadlines(fresh_db):
     s0.close()
     s1 = Store(db_url)
     try:
-        assert s1.schema_version() == SCHEMA_VERSION == 6
+        assert s1.schema_version() == SCHEMA_VERSION == 7
         service = PollService.on(s1)
         # A question open before the upgrade has no deadline: it stays open until closed.
         before = service.polls.question(q.id)
@@ -315,7 +321,7 @@ def test_a_version_5_database_gets_designs_that_record_their_kind(fresh_db):
     s0.close()
     s1 = Store(db_url)
     try:
-        assert s1.schema_version() == SCHEMA_VERSION == 6
+        assert s1.schema_version() == SCHEMA_VERSION == 7
         service = PollService.on(s1)
         for table in ("questions", "rounds", "reports"):
             texts = [json.loads(t) for t in raw_column(s1, table)]
@@ -335,6 +341,32 @@ def test_a_version_5_database_gets_designs_that_record_their_kind(fresh_db):
 def raw_column(store, table: str) -> list[str]:
     with store.engine.begin() as conn:
         return list(conn.execute(sa.text(f"SELECT design_params FROM {table}")).scalars())
+
+
+def test_a_version_6_database_learns_when_voting_ended(fresh_db):
+    db_url = fresh_db()
+    s0 = Store(db_url)
+    service = PollService.on(s0)
+    poll = service.polls.create_poll("from version 6")
+    q = service.running.open_question(service.polls.add_question(poll.id, "Q?",
+                                                                 design_params=DIE).id)
+    service.running.close_question(q.id)  # closed before the upgrade: no time recorded
+    with s0.engine.begin() as conn:
+        _as_version_6_on(conn)
+        conn.execute(sa.text("UPDATE schema_version SET version = 6"))
+    s0.close()
+    s1 = Store(db_url)
+    try:
+        assert s1.schema_version() == SCHEMA_VERSION == 7
+        assert "closed_at" in s1.columns("questions")
+        service = PollService.on(s1)
+        with pytest.raises(QuestionClosed):  # no grace without the time voting ended
+            submit(service, poll, q, device="late-phone")
+        service.running.open_question(q.id)
+        service.running.close_question(q.id)
+        assert not submit(service, poll, q, device="late-phone").already_answered  # in grace
+    finally:
+        s1.close()
 
 
 def test_dedup_tokens_differ_across_rounds_and_questions(service, store, open_question):
@@ -417,6 +449,7 @@ def test_already_answered_is_returned_even_after_closing(service, open_question)
     service.running.close_question(q.id)
     again = submit(service, poll, q, device="late", sid="another-sid-1")
     assert again.already_answered and again.answer == first.answer
+    past_grace(service.store, q.id)
     with pytest.raises(QuestionClosed):
         submit(service, poll, q, device="never-answered")
 
@@ -467,7 +500,8 @@ def test_draft_question_is_refused(service, store):
 def test_closed_question_is_refused(service, store, open_question):
     poll, q = open_question()
     service.running.close_question(q.id)
-    with pytest.raises(QuestionClosed, match="voting is closed"):
+    past_grace(store, q.id)
+    with pytest.raises(QuestionClosed, match="after voting on this question closed"):
         submit(service, poll, q)
     assert n_reports(store) == 0
 

@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 import ldp_core
+from classroom.display import share_texts
 from classroom.domain.errors import BadInput, BadReport
 from classroom.domain.vocabulary import shown
 
@@ -227,5 +228,6 @@ class MultiSelectKind(QuestionKind):
         result: SetResult = estimate.result
         return {"n": estimate.n, "shares": [
             {"label": label, "share": finite(o.mu_hat), "ci_low": finite(o.exact_low),
-             "ci_high": finite(o.exact_high)}
+             "ci_high": finite(o.exact_high),
+             "shown": share_texts(o.mu_hat, o.exact_low, o.exact_high)}
             for label, o in zip(options, result.options, strict=True)]}

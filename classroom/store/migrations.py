@@ -41,6 +41,7 @@ KIND_CHECK_AT: Mapping[int, str] = MappingProxyType({
     4: check_in("kind", ("binary", "categorical", "numeric")),  # unchanged
     5: check_in("kind", ("binary", "categorical", "numeric")),  # unchanged
     6: "kind <> ''",  # any name: a new kind needs no migration
+    7: "kind <> ''",  # unchanged
 })
 _V2_KIND_CHECK, _V3_KIND_CHECK = KIND_CHECK_AT[2], KIND_CHECK_AT[3]
 
@@ -135,11 +136,18 @@ def _migrate_5_to_6(conn: Connection) -> None:
                      .values(design_params=with_kind(str(text), str(kind))))
 
 
+def _migrate_6_to_7(conn: Connection) -> None:
+    """Version 7: when voting on a question's current round ended (the grace time for
+    reports tapped before it is counted from it)."""
+    kind = "TIMESTAMP WITH TIME ZONE" if conn.dialect.name == "postgresql" else "DATETIME"
+    conn.execute(sa.text(f"ALTER TABLE questions ADD COLUMN closed_at {kind}"))
+
+
 #: ``MIGRATIONS[v](conn)`` upgrades a version-``v`` database to ``v + 1`` inside
 #: the start-up transaction.
 MIGRATIONS: Mapping[int, Callable[[Connection], None]] = MappingProxyType(
     {1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4, 4: _migrate_4_to_5,
-     5: _migrate_5_to_6})
+     5: _migrate_5_to_6, 6: _migrate_6_to_7})
 
 
 def ensure_schema(conn: Connection, masked_url: str,

@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 #: The schema version this code creates and understands.
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 def check_in(column: str, values: Iterable[str]) -> str:
@@ -103,6 +103,11 @@ questions = sa.Table(
     # when the question opens; a report whose arrival is not before it is refused, and
     # the question reads as closed from then on (schema version 5).
     sa.Column("closes_at", sa.DateTime(timezone=True), nullable=True),
+    # When voting on the current round ended (by Close, Next, another question opening, or
+    # its countdown's deadline); NULL while it is open, a draft, or never closed since it
+    # opened. A report tapped before it may still arrive within the grace time
+    # (classroom.service.reports.GRACE_S) after it (schema version 7).
+    sa.Column("closed_at", sa.DateTime(timezone=True), nullable=True),
     sa.CheckConstraint(KIND_CHECK, name="ck_questions_kind"),
     # The per-process closer asks for the next deadline every few seconds.
     sa.Index("ix_questions_closes_at", "closes_at"),
