@@ -106,7 +106,10 @@ def test_die_v30_n40_shows_mu_1_and_sd_sqrt_3_over_160(app_env):
     assert (f3(low), f3(high)) == ("0.676", "1.000")
     assert m["95% CI"] == "[0.676, 1.000]"
     # ...and the normal interval is kept beside it, labelled as the large-n approximation.
-    normal = f"[{f3(1 - 1.959964 * sd)}, {f3(1 + 1.959964 * sd)}]"
+    # Every interval on screen is rounded outward (classroom.display): [0.7316, 1.2684].
+    normal = f"[{math.floor(1000 * (1 - 1.959964 * sd)) / 1000:.3f}, " \
+             f"{math.ceil(1000 * (1 + 1.959964 * sd)) / 1000:.3f}]"
+    assert normal == "[0.731, 1.269]"
     assert f"large-n approximation $\\hat\\mu \\pm 1.96\\,\\mathrm{{SD}}$ = {normal}" in texts(at)
     assert m["Privacy loss ε"] == "1.10"
     # The plug-in SD: sqrt(ybar (1 - ybar) / ((n - 1)(a - b)^2)) with ybar = 3/4.

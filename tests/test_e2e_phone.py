@@ -16,6 +16,7 @@ import time
 
 import pytest
 
+from classroom.display import share_interval_percent, share_percent
 from classroom.domain import CLASS_EXERCISE
 from tests.support.browser import PHONE, chromium, require_browser
 from tests.support.db import count_reports, past_grace
@@ -229,10 +230,12 @@ def test_categorical_question(classroom, chromium):
     page.get_by_text("Class results").wait_for(timeout=WAIT_MS)
     est = svc.results.estimate(q.id).result
     text = page.locator("#main").inner_text()
-    for label, lo, hi in zip(("Red", "Green", "Blue"), est.ci_low, est.ci_high, strict=True):
-        # each option's exact interval, its ends rounded outward to whole percent
-        assert f"{label}: " in text
-        assert f"(95% interval {math.floor(100 * lo)}% to {math.ceil(100 * hi)}%)" in text
+    for label, share, lo, hi in zip(("Red", "Green", "Blue"), est.shares("raw"), est.ci_low,
+                                    est.ci_high, strict=True):
+        # each option's raw estimate and exact interval with the projector's digits, the
+        # interval rounded outward (classroom.display)
+        low, high = share_interval_percent(lo, hi)
+        assert f"{label}: {share_percent(share)} (95% interval {low} to {high})" in text
     assert "NaN" not in text
     ctx.close()
 
@@ -249,8 +252,9 @@ def test_next_question_and_results_appear_without_a_reload(classroom, chromium):
     page.get_by_text("Class results").wait_for(timeout=WAIT_MS)
     est = svc.results.estimate(q.id).result.estimate
     text = page.locator("#main").inner_text()
-    # the exact interval, its ends rounded outward to whole percent
-    assert f"{math.floor(100 * est.exact_low)}% to {math.ceil(100 * est.exact_high)}%" in text
+    # the exact interval with the projector's digits, rounded outward (classroom.display)
+    low, high = share_interval_percent(est.exact_low, est.exact_high)
+    assert f"{share_percent(est.mu_hat)} (95% interval {low} to {high})" in text
     assert "NaN" not in text
     _, nxt = _question(svc, "Tea or coffee?", options=("Tea", "Coffee"), poll=poll)
     opened = time.monotonic()

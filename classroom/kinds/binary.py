@@ -13,6 +13,7 @@ import numpy as np
 
 import ldp_core
 from classroom import designs
+from classroom.display import share_texts
 from classroom.domain.errors import BadInput, BadReport
 from classroom.domain.vocabulary import CLASS_EXERCISE, shown
 from classroom.privacy_numbers import at_least_percent
@@ -145,7 +146,9 @@ class BinaryKind(QuestionKind):
         b = estimate.result.estimate
         return {"n": estimate.n, "binary": {
             "label": options[1], "share": finite(b.mu_hat), "sd": finite(b.sd_worst),
-            "ci_low": finite(b.exact_low), "ci_high": finite(b.exact_high)}}
+            "ci_low": finite(b.exact_low), "ci_high": finite(b.exact_high),
+            # the same digits as the projector's (classroom.display)
+            "shown": share_texts(b.mu_hat, b.exact_low, b.exact_high)}}
 
 
 def _option_index(options: tuple[str, ...], answer: object, *, bools: bool) -> str:

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 import ldp_core
+from classroom.display import format_value, value_decimals, value_interval
 from classroom.domain.errors import BadInput, BadReport
 from classroom.domain.vocabulary import (
     MAX_NUMERIC_BOUND,
@@ -46,45 +47,6 @@ class NumericResult:
     @property
     def plausibility(self) -> ldp_core.Plausibility | None:
         return self.check if self.estimate.n else None
-
-
-def value_decimals(lo: object, hi: object) -> int:
-    """How many decimals every number of a numeric question gets: one rule for the whole
-    question (mean, SD, CI, the values the phones sent, on the projector and the phones),
-    so numbers side by side read alike. The last digit is about a thousandth of the width
-    of the range of answers: [0, 12] gives 2 decimals, [0, 100] 1, [0, 1] 3, [0, 5000] none.
-
-    >>> value_decimals(0, 12), value_decimals(0, 100), value_decimals(0, 1), value_decimals(0, 5000)
-    (2, 1, 3, 0)
-    >>> value_decimals(3, 3), value_decimals(None, 1)
-    (2, 2)
-    """
-    if not (isinstance(lo, (int, float)) and isinstance(hi, (int, float))
-            and math.isfinite(lo) and math.isfinite(hi)) or hi == lo:
-        return 2
-    return max(0, min(6, 3 - math.floor(math.log10(abs(float(hi) - float(lo))))))
-
-
-def format_value(value: float, unit: str = "", decimals: int | None = None) -> str:
-    """A numeric value as shown to people, with its unit: ``decimals`` decimals (a
-    question's :func:`value_decimals`), or 4 significant digits where no range applies.
-
-    >>> format_value(7.256, "hours"), format_value(-1234.6), format_value(0.5, "%")
-    ('7.256 hours', '−1235', '0.5 %')
-    >>> format_value(17.9863, "hours", 2), format_value(-6, "hours", 2), format_value(1234.5, "", 0)
-    ('17.99 hours', '−6.00 hours', '1,234')
-    >>> format_value(-0.001, "hours", 2)
-    '0.00 hours'
-    """
-    if decimals is not None:
-        text = f"{value:,.{decimals}f}"
-        if float(text.replace(",", "")) == 0:
-            text = text.lstrip("-")  # −0.00 reads as a sign without a number
-    else:
-        text = f"{value:.4g}"
-        if "e" in text:
-            text = f"{value:,.0f}"
-    return f"{text.replace('-', '−')} {unit}".strip()
 
 
 def _decimals(num: Any) -> int:
@@ -327,7 +289,8 @@ class NumericKind(QuestionKind):
         unit, decimals = self.unit(options), _decimals(num)
         return {"n": estimate.n, "numeric": {
             "mean": None if num.mean is None else format_value(num.mean, unit, decimals),
-            "ci": None if ci is None else [format_value(v, unit, decimals) for v in ci],
+            # rounded outward, as on the projector (classroom.display)
+            "ci": None if ci is None else list(value_interval(ci[0], ci[1], unit, decimals)),
             "outside": num.mean is not None and not num.lo <= num.mean <= num.hi}}
 
 

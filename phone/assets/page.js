@@ -18,9 +18,9 @@
     return node;
   }
   const pct = (x) => `${Math.round(100 * x)}%`;
-  // An interval's ends in whole percent, rounded outward so that it never reads narrower
-  // than it is (float noise beyond 12 digits dropped first, as for ε in flow.js).
-  const pctOut = (x, up) => `${(up ? Math.ceil : Math.floor)(Number((100 * x).toPrecision(12)))}%`;
+  // The numbers of the class results come written by the server (classroom/display.py),
+  // with the digits the projector shows: a share to 0.1%, an interval rounded outward.
+  const interval = (t) => (t && t.ci ? ` (95% interval ${t.ci[0]} to ${t.ci[1]})` : '');
 
   async function api(path, opts) {
     let response;
@@ -128,7 +128,27 @@
 
   // One drawer per input the server names (QuestionKind.phone_input): the page never asks
   // which kind of question it shows.
-  const INPUTS = { choice: showChoice, number: showNumeric };
+  const INPUTS = { choice: showChoice, number: showNumeric, checkboxes: showCheckboxes };
+
+  // One box per option; the set (a 0/1 per option, in the options' order) is randomized on
+  // the phone when sent. No box checked is an answer too.
+  function showCheckboxes(q) {
+    area.append(el('p', { class: 'hint', text: 'Check every TRUE answer, then send. Your phone randomizes your set before sending: only the randomized answer leaves this page.' }));
+    const group = el('fieldset', { class: 'boxes', 'aria-labelledby': 'question' });
+    const boxes = [];
+    for (const opt of q.options) {
+      const box = el('input', { type: 'checkbox', id: `box-${opt.value}`, 'data-answer': String(opt.value) });
+      boxes.push([opt.value, box]);
+      group.append(el('label', { class: 'box', for: `box-${opt.value}` }, box, el('span', { text: opt.label })));
+    }
+    const send = el('button', { type: 'button', class: 'opt primary', id: 'send-set', text: 'Send my answer' });
+    send.addEventListener('click', () => {
+      const chosen = new Array(q.options.length).fill(0);
+      for (const [value, box] of boxes) chosen[value] = box.checked ? 1 : 0;
+      flow.answer(chosen, q);
+    });
+    area.append(group, el('div', { class: 'opts' }, send));
+  }
 
   function showChoice(q) {
     const group = el('div', { class: 'opts', role: 'group', 'aria-labelledby': 'question' });
@@ -198,9 +218,8 @@
     if (!res.n) { area.append(el('p', { text: 'No answers were received.' })); return; }
     if (res.binary) {
       const b = res.binary;
-      if (b.share === null) return;
-      const interval = (b.ci_low !== null && b.ci_high !== null) ? ` (95% interval ${pctOut(b.ci_low, false)} to ${pctOut(b.ci_high, true)})` : '';
-      area.append(el('p', { text: `Estimated share who truly prefer ${b.label}: ${pct(b.share)}${interval}, from ${res.n} randomized answers.` }));
+      if (b.share === null || !b.shown || b.shown.share === null) return;
+      area.append(el('p', { text: `Estimated share who truly prefer ${b.label}: ${b.shown.share}${interval(b.shown)}, from ${res.n} randomized answers.` }));
       const bar = el('div', { class: 'bar', 'aria-hidden': 'true' }, el('span'));
       bar.firstChild.style.width = pct(Math.min(1, Math.max(0, b.share)));
       area.append(bar);
@@ -210,16 +229,20 @@
     } else if (res.numeric) {
       const m = res.numeric;
       if (m.mean === null) return;
-      const interval = m.ci ? ` (95% interval ${m.ci[0]} to ${m.ci[1]})` : '';
-      area.append(el('p', { text: `Estimated class average: ${m.mean}${interval}, from ${res.n} noisy answers.` }));
+      area.append(el('p', { text: `Estimated class average: ${m.mean}${interval(m)}, from ${res.n} noisy answers.` }));
       if (m.outside) {
         area.append(el('p', { class: 'hint', text: 'The unbiased estimate can fall outside the range of possible answers when few people answer: the noise is larger than the signal.' }));
       }
-    } else if (res.categorical) {
-      for (const c of res.categorical) {
-        if (c.share === null) continue;
-        const interval = (c.ci_low != null && c.ci_high != null) ? ` (95% interval ${pctOut(c.ci_low, false)} to ${pctOut(c.ci_high, true)})` : '';
-        area.append(el('p', { text: `${c.label}: ${pct(c.share)}${interval}` }));
+    } else if (res.categorical || res.shares) {
+      area.append(el('p', { class: 'hint', text: `Each option’s estimated share (unbiased, as on the projector), from ${res.n} randomized answers:` }));
+      let below = false;
+      for (const c of (res.categorical || res.shares)) {
+        if (c.share === null || !c.shown || c.shown.share === null) continue;
+        below = below || c.share < 0;
+        area.append(el('p', { text: `${c.label}: ${c.shown.share}${interval(c.shown)}` }));
+      }
+      if (below) {
+        area.append(el('p', { class: 'hint', text: 'An unbiased estimate can fall below 0% for a rare option when few people answer: the randomization’s noise is larger than the signal.' }));
       }
     }
   }

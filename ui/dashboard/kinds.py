@@ -22,12 +22,21 @@ import streamlit as st
 
 import ldp_core
 from classroom import kinds
+from classroom.display import value_decimals
 from classroom.domain import format_value
 from ui.dashboard.estimates import (
     binary_panel,
     binary_rounds,
     categorical_panel,
     categorical_rounds,
+)
+from ui.dashboard.multiselect import (
+    set_check,
+    set_control,
+    set_note,
+    set_panel,
+    set_rounds,
+    set_stuffers,
 )
 from ui.dashboard.numeric import numeric_panel, numeric_rounds
 from ui.fmt import fmt_count
@@ -158,7 +167,8 @@ def _numeric_control(question) -> object:
 
 
 def _numeric_note(question, tally: dict[str, Any], total: int) -> str:
-    mean = format_value(tally["value_sum"] / total, question.unit)
+    r = question.design.range  # the decimals of every value of the question
+    mean = format_value(tally["value_sum"] / total, question.unit, value_decimals(r.lo, r.hi))
     return (f"Simulated class: {fmt_count(total)} students with true mean {mean}, the "
             "mean the 95% CI is about.")
 
@@ -166,8 +176,9 @@ def _numeric_note(question, tally: dict[str, Any], total: int) -> str:
 def _numeric_stuffers(question, column) -> None:
     design = question.design
     top = ldp_core.fake_report(design.mechanism)
+    dec = value_decimals(design.range.lo, design.range.hi)
     st.caption(f"Each stuffer sends the largest report the server accepts, "
-               f"{format_value(design.value_of(top), question.unit)}, and pulls the "
+               f"{format_value(design.value_of(top), question.unit, dec)}, and pulls the "
                "mean up by far more than any student could.")
 
 
@@ -218,6 +229,12 @@ VIEWS: Mapping[str, KindView] = MappingProxyType({
         class_control=_numeric_control, class_note=_numeric_note, stuffers=_numeric_stuffers,
         check_help=_numeric_check, plan_line=_numeric_line,
         recommendation=_numeric_recommendation),
+    "multiselect": KindView(
+        title="Check all that apply", results=set_panel, rounds=set_rounds,
+        first_design="survey", options_hint=" (each one a box to check)",
+        class_control=set_control, class_note=set_note, stuffers=set_stuffers,
+        check_help=set_check, plan_line=lambda q: f"{len(q.options)} boxes to check",
+        fixed_params=lambda labels: {"d": len(labels)}),
 })
 
 

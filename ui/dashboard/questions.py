@@ -7,12 +7,14 @@ import streamlit as st
 
 import ldp_core
 from classroom import kinds
-from classroom.domain import EPSILON_RANGE, MAX_NUMERIC_BOUND, format_value
+from classroom.display import format_value, value_decimals
+from classroom.domain import EPSILON_RANGE, MAX_NUMERIC_BOUND
 from ldp_core.planning import MAX_EXACT_N
 from ui.dashboard.actions import cb_add_question, cb_start_exercise
 from ui.dashboard.formulas import (
     channel_text,
     design_text,
+    design_with_eps,
     eps_formula,
     mu_formula,
     sd_formula,
@@ -79,7 +81,7 @@ def _categorical_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
         design = ldp_core.oracle(oracle, k, eps)
     except ValueError as exc:
         return None, labels, str(exc)
-    st.caption(f"Design: {design_text(design)}; {fmt_eps(design.epsilon, 3)}.")
+    st.caption(f"Design: {design_with_eps(design, design.epsilon)}.")
     n = st.number_input("Expected class size n", 2, 100_000, 30, step=10, key="dash_q_cat_n",
                         help="How many students you expect to answer: the smallest share "
                         "the class can find depends on it.")
@@ -154,7 +156,8 @@ def _numeric_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
     central = ldp_core.central_numeric_sd(n, eps, design.range)
     sds = {m: ldp_core.NumericDesign(ldp_core.numeric_mechanism(m, eps), design.range)
            .worst_sd() for m in names}
-    worst = ", ".join(f"{_SHORT[m]} {format_value(sd, unit)}" for m, sd in sds.items())
+    dec = value_decimals(lo, hi)  # one number of decimals for every value of the form
+    worst = ", ".join(f"{_SHORT[m]} {format_value(sd, unit, dec)}" for m, sd in sds.items())
     st.caption(
         f"ldp_core recommends {ldp_core.numeric_mechanism(rec, 1.0).label} at {fmt_eps(eps, 1)}: "
         f"the smallest worst-case variance. Duchi et al.'s beats the Piecewise Mechanism "
@@ -163,8 +166,8 @@ def _numeric_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
         f"{ldp_core.HYBRID_EPSILON_STAR:.2f} (below it, it is Duchi et al.'s); the Laplace "
         f"mechanism is never the best. SD of one report in the worst case: {worst}. "
         f"With n = {n}, the SD of the mean is at most "
-        f"{format_value(design.worst_sd(n), unit)}; a trusted curator's would be "
-        f"{format_value(central, unit)}. The phone accepts answers in the range only.")
+        f"{format_value(design.worst_sd(n), unit, dec)}; a trusted curator's would be "
+        f"{format_value(central, unit, dec)}. The phone accepts answers in the range only.")
     return design.params(), (unit.strip(),), None
 
 
