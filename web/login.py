@@ -134,6 +134,8 @@ async def _form(request: Request) -> dict[str, str] | None:
             if len(body) > _MAX_FORM_BYTES:
                 return {}
     except ClientDisconnect:
+        _LOG.warning("a login form's connection closed before its body arrived; nothing "
+                     "was done")
         return None
     try:
         return dict(parse_qsl(body.decode("utf-8"), max_num_fields=4))
