@@ -30,6 +30,26 @@ function countdownText(ms) {
   return `${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, '0')}`;
 }
 
+// A screen reader hears the time left when the countdown first shows, then as it passes
+// each of these marks (s): the countdown's line is a timer (role="timer"), which a screen
+// reader leaves silent, so the page says these in its status line instead (WCAG 4.1.3).
+const ANNOUNCE_LEFT_AT_S = [60, 30, 10];
+
+// What the status line says when the time left goes from `before` to `now` (ms; `before`
+// null when the countdown was not shown yet), or null. `closes` names what ends: answering
+// (the question on screen) or voting (after the receipt).
+function timeLeftAnnouncement(before, now, closes) {
+  if (now === null || now === undefined || now <= 0) return null;
+  const secs = Math.ceil(now / 1000);
+  const end = closes === 'voting' ? 'until voting closes' : 'to answer';
+  const mins = Math.floor(secs / 60), rest = secs % 60;
+  const words = [mins ? `${mins} minute${mins === 1 ? '' : 's'}` : '',
+    rest || !mins ? `${rest} second${rest === 1 ? '' : 's'}` : ''].filter(Boolean).join(' ');
+  const was = before === null || before === undefined ? null : Math.ceil(before / 1000);
+  const passed = was === null || ANNOUNCE_LEFT_AT_S.some((at) => was > at && secs <= at);
+  return passed ? `${words} left ${end}.` : null;
+}
+
 // How long a long-poll asks the server to hold it (s); the server holds at most
 // phone/routes.py's MAX_WAIT_S, below a proxy's read timeout (deploy/nginx-site.conf.template).
 const LONG_POLL_S = 50;
