@@ -18,12 +18,38 @@ from .domain import (
     Design,
     QuestionEstimate,
     canonical_design,
-    kind_of_params,
+    kind_of_json,
 )
 from .estimates import estimate_from_groups
 
 __all__ = ["CSV_COLUMNS", "MAX_CSV_ROWS", "csv_safe", "csv_unsafe", "replay_from_csv",
            "write_csv"]
+
+#: The kind of a design cell that records none: files exported before schema version 6,
+#: when every design name belonged to one kind (multiple choice: GRR, unary encoding and
+#: OLH; numeric: the four mechanisms; yes/no: every other name, which ldp_core checks).
+#: History, like the migrations' old checks: a design exported since records its kind.
+_KIND_BEFORE_6 = {"grr": "categorical", "ue": "categorical", "olh": "categorical",
+                  "duchi": "numeric", "piecewise": "numeric", "hybrid": "numeric",
+                  "laplace": "numeric"}
+
+
+def _recorded_kind(params: object) -> str:
+    """The kind a design cell records (or, written before designs recorded one, the kind
+    its design name then belonged to: :data:`_KIND_BEFORE_6`).
+
+    >>> _recorded_kind({"kind": "binary", "design": "grr"}), _recorded_kind({"design": "ue"})
+    ('binary', 'categorical')
+    """
+    if not isinstance(params, dict):
+        raise ValueError(f"design parameters must be a dict, got {type(params).__name__}")
+    named = params.get("kind")
+    if named is None:
+        return _KIND_BEFORE_6.get(str(params.get("design")), "binary")
+    if not isinstance(named, str) or named not in kinds.KINDS:
+        raise ValueError(f"kind must be one of {list(kinds.KINDS)}, got {str(named)[:24]!r}")
+    return named
+
 
 #: Columns of an exported question, in order. No tokens, no submission ids.
 CSV_COLUMNS = ("round", "answer", "answer_label", "design_params", "created_at")
@@ -86,7 +112,7 @@ class _Replay:
             raise BadInput(f"row {i}, column 'round': expected a round number >= 1, "
                            f"got {raw_round[:24]!r}")
         design, design_json = self._design(i, str(row["design_params"] or ""))
-        kind = self._kind_of(i, design)
+        kind = self._kind_of(i, design, kinds.kind(kind_of_json(design_json)))
         placeholder = tuple(str(j) for j in range(self.k or 0))
         try:
             stored = kind.encode(design, placeholder, csv_unsafe(str(row["answer"] or "").strip()))
@@ -105,14 +131,14 @@ class _Replay:
             cached = self._designs.get(raw)
             if cached is None:
                 params = json.loads(raw)
-                cached = self._designs[raw] = canonical_design(kind_of_params(params), params)
+                cached = self._designs[raw] = canonical_design(_recorded_kind(params), params)
         except (ValueError, TypeError) as exc:
             raise BadInput(f"row {i}, column 'design_params': {exc}") from exc
         return cached
 
-    def _kind_of(self, i: int, design: Design) -> kinds.QuestionKind:
+    def _kind_of(self, i: int, design: Design, row_kind: kinds.QuestionKind
+                 ) -> kinds.QuestionKind:
         """The question's kind, the same on every row, as its number of options."""
-        row_kind = kinds.kind_of_design(design)
         if self.kind is None:
             self.kind = row_kind
         elif row_kind is not self.kind:

@@ -5,7 +5,6 @@ rehearsal's exact simulated class all use them.
 """
 
 
-import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -22,8 +21,7 @@ from .domain import (
     Design,
     QuestionEstimate,
     TrajectoryPoint,
-    canonical_design,
-    kind_of_params,
+    design_from_json,
 )
 from .kinds import numeric_class
 
@@ -32,8 +30,8 @@ __all__ = ["estimate_from_groups", "exact_class", "numeric_class",
 
 
 def parse_design(text: str) -> Design:
-    params = json.loads(text)
-    return canonical_design(kind_of_params(params), params)[0]
+    """The design of a stored design JSON, built by the kind it records."""
+    return design_from_json(text)
 
 
 def parse_binary_design(text: str) -> BinaryDesign:
@@ -123,7 +121,7 @@ def estimate_from_groups(*, question_id: int | None, kind: str, options: tuple[s
     def design_of(text: str) -> Design:
         d = cache.get(text)
         if d is None:
-            d = cache[text] = canonical_design(kind, json.loads(text))[0]
+            d = cache[text] = design_from_json(text)
         return d
 
     by_round: dict[int, list[tuple[str, str, int]]] = defaultdict(list)
@@ -144,7 +142,7 @@ def estimate_from_groups(*, question_id: int | None, kind: str, options: tuple[s
                                         round_designs.get(number), tuple(options), level)
         history.append((number, found.summary))
         if number == round_number:
-            chosen = found.fields
+            chosen = {**found.fields, "result": found.result}
     return QuestionEstimate(
         question_id=question_id, kind=kind, options=tuple(options), round_number=round_number,
         rounds=numbers, n_simulated=simulated.get(round_number, 0), history=tuple(history),

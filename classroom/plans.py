@@ -53,7 +53,9 @@ __all__ = [
     "CS208_PLAN",
     "FORMAT_VERSION",
     "MAX_DESCRIPTION_CHARS",
+    "MAX_KEY_PARTS",
     "MAX_PLAN_BYTES",
+    "MAX_PLAN_NESTING",
     "MAX_PLAN_QUESTIONS",
     "SHIPPED_DIR",
     "LessonPlan",
@@ -75,6 +77,15 @@ FORMAT_VERSION = 1
 MAX_PLAN_BYTES = 128 * 1024
 MAX_PLAN_QUESTIONS = 60
 MAX_DESCRIPTION_CHARS = 2000
+#: How deep arrays and inline tables may nest in a plan file (the shipped plan nests 2
+#: deep), and how many dotted parts a key may have (its deepest is ``questions.design``).
+#: Checked before the file is parsed: :mod:`tomllib` recurses once per level (50,000
+#: nested arrays raise ``RecursionError``) and spends time quadratic in a key's parts (one
+#: key of 64,000 parts, 126 KB, takes minutes), so within these limits any file up to
+#: :data:`MAX_PLAN_BYTES` is read, or refused, within a fraction of a second
+#: (``bench/bench_plan_import.py``).
+MAX_PLAN_NESTING = 10
+MAX_KEY_PARTS = 10
 #: Problems listed in one message at most (the rest are counted).
 _MAX_PROBLEMS = 12
 
@@ -249,8 +260,10 @@ def _unknown(raw: Mapping[str, Any], known: Sequence[str], path: str,
     extra = [k for k in raw if k not in known]
     if extra:
         where = f"{path}." if path else ""
-        problems.append(f"{where}{extra[0]}: unknown field" if len(extra) == 1 else
-                        f"{path or 'the plan'}: unknown fields {', '.join(extra)}")
+        named = ", ".join(_clip(k) for k in extra[:8]) + (
+            f" and {len(extra) - 8} more" if len(extra) > 8 else "")
+        problems.append(f"{where}{_clip(extra[0])}: unknown field" if len(extra) == 1 else
+                        f"{path or 'the plan'}: unknown fields {named}")
 
 
 def _design_problem(path: str, message: str, params: Mapping[str, Any]) -> str:
@@ -517,11 +530,62 @@ def loads(data: bytes | str) -> LessonPlan:
     else:
         text = data
     text = text.removeprefix("\ufeff")
+    problem = _structure_problem(text)
+    if problem is not None:
+        raise PlanError([problem])
     try:
         parsed = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise PlanError([f"the file is not valid TOML: {exc}"]) from None
+    except RecursionError:  # not within the limits above; kept as a last guard
+        raise PlanError([f"the file nests too deep; a lesson plan nests at most "
+                         f"{MAX_PLAN_NESTING} levels"]) from None
     return plan_from_dict(parsed, lines=_Lines(text))
+
+
+#: What the structure check looks at outside strings and comments: brackets, dots, the
+#: signs that end a key, newlines; and where strings and comments start.
+_TOKEN = re.compile(r"""\"\"\"|'''|["'#\[\]{}.=,\n]""")
+#: Where a string that starts with the key's token ends (TOML 1.0: a basic string has
+#: escapes, a literal one none; a multi-line one may end with up to two more quotes).
+_STRING_END = {
+    '"""': re.compile(r'(?:[^"\\]|\\.|"(?!""))*"""(?:""|")?', re.S),
+    "'''": re.compile(r"(?:[^']|'(?!''))*'''(?:''|')?"),
+    '"': re.compile(r'(?:[^"\\\n]|\\.)*"'),
+    "'": re.compile(r"[^'\n]*'"),
+}
+
+
+def _structure_problem(text: str) -> str | None:
+    """Why a plan file is refused before it is parsed: arrays and inline tables nested
+    deeper than :data:`MAX_PLAN_NESTING`, or a key of more than :data:`MAX_KEY_PARTS`
+    dotted parts; None if neither. One pass over the text, strings and comments skipped.
+    A string left open ends the pass: the parser reports it, having read no further."""
+    depth = dots = 0
+    line, pos = 1, 0
+    while (m := _TOKEN.search(text, pos)) is not None:
+        token, pos = m.group(), m.end()
+        if token in _STRING_END:
+            end = _STRING_END[token].match(text, pos)
+            if end is None:
+                return None
+            line, pos = line + text.count("\n", pos, end.end()), end.end()
+        elif token == "#":
+            newline = text.find("\n", pos)
+            pos = len(text) if newline < 0 else newline
+        elif token == ".":
+            dots += 1
+            if dots >= MAX_KEY_PARTS:
+                return (f"line {line}: a key has more than {MAX_KEY_PARTS} dotted parts; a "
+                        f"lesson plan's keys have at most {MAX_KEY_PARTS}")
+        else:
+            dots = 0
+            line += token == "\n"
+            depth += (token in "[{") - (token in "]}")
+            if depth > MAX_PLAN_NESTING:
+                return (f"line {line}: arrays and tables nest more than {MAX_PLAN_NESTING} "
+                        f"levels deep; a lesson plan nests at most {MAX_PLAN_NESTING}")
+    return None
 
 
 # -- the app's own plans --------------------------------------------------------------------

@@ -134,7 +134,7 @@ def dashboard(browser, base: str, key: str, svc, poll, question) -> None:
     added = svc.results.add_simulated_reports(question.id, REHEARSAL_N, REHEARSAL_SHARE, seed=SEED)
     assert added == REHEARSAL_N, added
     wait_metric(page, "Reports received", str(REHEARSAL_N))
-    est = svc.results.estimate(question.id).binary
+    est = svc.results.estimate(question.id).result.estimate
     wait_metric(page, "Estimate μ̂", f"{est.mu_hat:.3f}".replace("-", "−"))
     wait_charts(page, 3)
     settle(page)

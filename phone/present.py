@@ -24,14 +24,14 @@ __all__ = ["device_scheme", "epoch_ms", "join_error", "physical_instructions",
            "privacy_note", "question_view", "receipt_view", "results_view"]
 
 
-def device_scheme(design_params: dict[str, Any]) -> dict[str, Any]:
+def device_scheme(kind_name: str, design_params: dict[str, Any]) -> dict[str, Any]:
     """What the browser needs to randomize exactly, derived from the design in ldp_core by
     the question's kind (:meth:`classroom.kinds.QuestionKind.phone_scheme`): integer branch
     weights for binary designs (``sampling_weights``) and Duchi et al.'s bit, probabilities
     on the 2**-53 grid for categorical ones (``device_pq``) and the Piecewise Mechanism's
     window, all rounded toward privacy, the Hybrid Mechanism's coin (which does not enter
     ε), and the cells a continuous numeric report is snapped to (``device_grid``)."""
-    kind = kinds.kind(kinds.kind_of_params(design_params))
+    kind = kinds.kind(kind_name)
     return kind.phone_scheme(kind.build(design_params), design_params)
 
 
@@ -75,16 +75,16 @@ def question_view(question: Question, est: QuestionEstimate | None) -> dict[str,
     clock; the phone counts down against the server's time sent with the state, never
     its own clock); ``timed_out`` says the countdown closed the question."""
     params = question.design_params
-    order, numeric = kinds.kind(question.kind).phone_input(question.text, question.options,
-                                                          params)
+    order, shown = kinds.kind(question.kind).phone_input(question.text, question.options,
+                                                        params)
     return {
         "id": question.id, "round": question.round_number, "text": question.text,
         "kind": question.kind, "state": question.state, "revealed": question.revealed,
         "mode": question.mode,
         "options": [{"value": i, "label": question.options[i]} for i in order],
-        "numeric": numeric,
+        "input": shown,
         "labels": {str(i): label for i, label in enumerate(question.options)},
-        "params": params, "scheme": device_scheme(params),
+        "params": params, "scheme": device_scheme(question.kind, params),
         "epsilon": question.epsilon, "privacy_note": privacy_note(question),
         "physical_instructions": physical_instructions(question),
         "results": None if est is None else results_view(question, est),

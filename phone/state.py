@@ -39,7 +39,7 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 
-from classroom.domain import StoreUnavailable
+from classroom.domain import Question, StoreUnavailable, design_problem
 from classroom.service import PollService
 
 from .present import question_view
@@ -68,11 +68,9 @@ def build_snapshot(service: PollService, code: str) -> Snapshot:
     """Read the poll and its current question (one pass) and serialise them."""
     poll = service.polls.poll_by_code(code)
     question = service.polls.current_question(poll.id)
-    est = (service.results.estimate(question.id)
-           if question is not None and question.revealed else None)
     state: dict[str, Any] = {
         "poll": {"code": poll.join_code, "title": poll.title, "budget": poll.epsilon_budget},
-        "question": None if question is None else question_view(question, est),
+        "question": None if question is None else _drawn(service, question),
     }
     digest = hashlib.sha256(json.dumps(state, sort_keys=True, ensure_ascii=False,
                                        default=str).encode()).hexdigest()[:20]
@@ -83,6 +81,34 @@ def build_snapshot(service: PollService, code: str) -> Snapshot:
     return Snapshot(digest, body, poll.id, poll.join_code,
                     None if question is None else question.id,
                     None if shown is None else shown["privacy_note"], closes)
+
+
+def _drawn(service: PollService, question: Question) -> dict[str, Any] | None:
+    """The question as the phones see it, or None (the phones wait for the next one) when
+    it cannot be drawn: a design outside the limits every question keeps, stored before
+    they were checked, must not take the rest of the poll down. Logged once per question;
+    the dashboard shows the instructor the same error."""
+    try:
+        problem = design_problem(question.design_json)
+        if problem is not None:
+            raise ValueError(problem)
+        est = service.results.estimate(question.id) if question.revealed else None
+        view = question_view(question, est)
+        json.dumps(view, allow_nan=False, default=str)  # JSON has no NaN and no infinity
+    except (ArithmeticError, ValueError, TypeError) as exc:
+        seen = (question.id, question.design_json)
+        if seen not in _UNDRAWABLE:
+            if len(_UNDRAWABLE) > 1000:
+                _UNDRAWABLE.clear()
+            _UNDRAWABLE.add(seen)
+            _LOG.error("question %d cannot be shown on the phones (%s): %s", question.id,
+                       type(exc).__name__, exc)
+        return None
+    return view
+
+
+#: The questions (id and design) already logged as impossible to draw.
+_UNDRAWABLE: set[tuple[int, str]] = set()
 
 
 @dataclass

@@ -26,6 +26,7 @@ SCRIPTS = [
     pytest.param("bench_read_model.py", id="read_model"),
     pytest.param("bench_study_pages.py", id="study_pages"),
     pytest.param("bench_shuffle.py", id="shuffle"),
+    pytest.param("bench_plan_import.py", id="plan_import"),
     pytest.param("load.py", id="load", marks=pytest.mark.server),
     pytest.param("profile_server.py", id="profile_server", marks=pytest.mark.server),
     pytest.param("bench_phone_weight.py", id="phone_weight", marks=pytest.mark.server),

@@ -106,7 +106,10 @@ def test_die_v30_n40_shows_mu_1_and_sd_sqrt_3_over_160(app_env):
     assert (f3(low), f3(high)) == ("0.676", "1.000")
     assert m["95% CI"] == "[0.676, 1.000]"
     # ...and the normal interval is kept beside it, labelled as the large-n approximation.
-    normal = f"[{f3(1 - 1.959964 * sd)}, {f3(1 + 1.959964 * sd)}]"
+    # Every interval on screen is rounded outward (classroom.display): [0.7316, 1.2684].
+    normal = f"[{math.floor(1000 * (1 - 1.959964 * sd)) / 1000:.3f}, " \
+             f"{math.ceil(1000 * (1 + 1.959964 * sd)) / 1000:.3f}]"
+    assert normal == "[0.731, 1.269]"
     assert f"large-n approximation $\\hat\\mu \\pm 1.96\\,\\mathrm{{SD}}$ = {normal}" in texts(at)
     assert m["Privacy loss ε"] == "1.10"
     # The plug-in SD: sqrt(ybar (1 - ybar) / ((n - 1)(a - b)^2)) with ybar = 3/4.
@@ -168,7 +171,7 @@ def test_second_design_exact_numbers(app_env, design, yes, mu, sd, eps, mu_tex, 
 
 def test_estimate_matches_the_service(app_env):
     _, q = seed(app_env, DIE, 23, 37)
-    est = app_env.results.estimate(q.id).binary
+    est = app_env.results.estimate(q.id).result.estimate
     m = metrics(dashboard())
     assert m["Estimate μ̂"] == f3(est.mu_hat)
     assert m["SD, fixed class"] == f3(est.sd_worst)
@@ -368,7 +371,7 @@ def test_categorical_panel_raw_and_post_processed(app_env):
     app_env.running.set_revealed(q.id, True)
     at = dashboard()
     assert_clean(at)
-    est = app_env.results.estimate(q.id).categorical
+    est = app_env.results.estimate(q.id).result
     assert metrics(at)["Reports received"] == "15"
     table = at.table[0].value
     names = ldp_core.POSTPROCESSING
@@ -535,7 +538,7 @@ def test_stuffers_in_rehearsal_move_the_estimate_and_raise_the_warning(app_env):
     app_env.running.open_question(q.id)
     app_env.results.add_simulated_reports(q.id, 40, 0.6, seed=5)
     app_env.running.set_revealed(q.id, True)
-    before = app_env.results.estimate(q.id).binary.mu_hat
+    before = app_env.results.estimate(q.id).result.estimate.mu_hat
     at = dashboard()
     assert at.selectbox(key=f"dash_stuff_target_{q.id}").value == 1  # "Vanilla"
     assert "by (1 − b)/(a − b) = 1.5, where an honest student" in texts(at)
@@ -544,7 +547,7 @@ def test_stuffers_in_rehearsal_move_the_estimate_and_raise_the_warning(app_env):
     assert_clean(at)
     est = app_env.results.estimate(q.id)
     assert est.n_simulated == 50 and est.counts[1] >= 10
-    assert 50 * est.binary.mu_hat == pytest.approx(40 * before + 10 * 1.5)
+    assert 50 * est.result.estimate.mu_hat == pytest.approx(40 * before + 10 * 1.5)
     assert "10 stuffed reports added" in texts(at)
     assert "These reports do not fit the design" not in texts(at)
     at.number_input(key="dash_stuff_n").set_value(200).run()

@@ -54,10 +54,11 @@ def test_the_form_preselects_the_recommended_mechanism_and_adds_the_question(app
     # ε = 1.1 on [0, 12], n = 100: the Hybrid's worst SD of the mean is 6 √Var / 10, the
     # central model's √2 · 12 / (100 · 1.1); one report's worst SD for each mechanism.
     sd = 6 * math.sqrt(ldp_core.HybridMechanism(1.1).worst_variance())
-    assert f"the SD of the mean is at most {sd / 10:.4g} hours" in texts(at)
-    assert f"a trusted curator's would be {math.sqrt(2) * 12 / 110:.4g} hours" in texts(at)
+    # Every value of the form with the question's decimals (two on [0, 12]).
+    assert f"the SD of the mean is at most {sd / 10:.2f} hours" in texts(at)
+    assert f"a trusted curator's would be {math.sqrt(2) * 12 / 110:.2f} hours" in texts(at)
     c = (math.exp(1.1) + 1) / (math.exp(1.1) - 1)
-    assert f"Duchi {6 * c:.4g} hours, Piecewise" in texts(at) and f"Hybrid {sd:.4g}" in texts(at)
+    assert f"Duchi {6 * c:.2f} hours, Piecewise" in texts(at) and f"Hybrid {sd:.2f}" in texts(at)
     at.slider(key="dash_q_num_eps").set_value(0.5).run()
     assert at.radio(key="dash_q_num_mech_duchi").value == "duchi"
     assert "recommends Duchi" in texts(at)
@@ -94,13 +95,15 @@ def test_the_numeric_panel_shows_the_exact_mean_sd_and_central_sd(app_env):
     assert shown["Reports received"] == "30"
     assert shown["Estimated mean"] == "10.00 hours"
     assert shown["SD, worst case"] == hours(12 / math.sqrt(30))
-    est = app_env.results.estimate(q.id).numeric
+    est = app_env.results.estimate(q.id).result.estimate
     # Duchi et al.'s reports are randomized response (3/4, 1/4) on a bit of mean (1 + x)/2:
     # the exact (Clopper-Pearson) interval of 20 "+c" of 30, mapped to [0, 12].
     bit_low, bit_high = ldp_core.exact_interval(0.75, 0.25, 30, 20)
     low, high = 12 * bit_low, 12 * bit_high
     assert est.interval() == pytest.approx((low, high))
-    assert shown["95% CI"] == f"{low:.2f} to {high:.2f} hours"
+    # rounded outward, as on every screen (classroom.display)
+    assert shown["95% CI"] == (f"{math.floor(100 * low) / 100:.2f} to "
+                               f"{math.ceil(100 * high) / 100:.2f} hours")
     page = texts(at)
     assert f"would have had SD {hours(math.sqrt(2) * 12 / (30 * LN3))}" in page
     assert "one of two values, −6.00 hours or 18.00 hours" in page  # ±c_ε = ±2 on [0, 12]
@@ -156,8 +159,8 @@ def test_a_numeric_rehearsal_says_the_class_mean_it_is_about(app_env):
     app_env.running.set_revealed(q.id, True)
     at.run()
     assert_clean(at)
-    assert "Simulated class: 50 students with true mean 7 hours" in texts(at)
-    est = app_env.results.estimate(q.id).numeric
+    assert "Simulated class: 50 students with true mean 7.00 hours" in texts(at)
+    est = app_env.results.estimate(q.id).result.estimate
     assert abs(est.mean - 7.0) <= 4 * est.sd_worst
 
 
@@ -290,11 +293,13 @@ def test_the_numeric_ci_is_the_mean_plus_or_minus_t_times_the_sd_shown(app_env):
     at = dashboard()
     assert_clean(at)
     shown = metrics(at)
-    est = app_env.results.estimate(q.id).numeric
+    est = app_env.results.estimate(q.id).result.estimate
     sd = q.design.worst_sd(12)
     assert shown["SD, worst case"] == hours(sd)
     half = ldp_core.t_quantile(0.95, 11) * sd
-    assert shown["95% CI"] == f"{est.mean - half:.2f} to {hours(est.mean + half)}"
+    low, high = est.mean - half, est.mean + half  # rounded outward (classroom.display)
+    assert shown["95% CI"] == (f"{math.floor(100 * low) / 100:.2f} to "
+                               f"{hours(math.ceil(100 * high) / 100)}")
     assert any(e.label == "What the stuffing check can and cannot see" for e in at.expander)
     assert "stealthy stuffing" in texts(at)
 

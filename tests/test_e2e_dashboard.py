@@ -99,9 +99,9 @@ def test_class_exercise_projected_with_twenty_phones(classroom, chromium):
 
     # Reveal: the projector shows the service's estimate of the stored reports.
     proj.get_by_role("button", name="Reveal results").click()
-    mu = est.binary.mu_hat
+    mu = est.result.estimate.mu_hat
     wait_metric(proj, "Estimate μ̂", _fmt3(mu))
-    assert metric(proj, "SD, fixed class") == _fmt3(est.binary.sd_worst)
+    assert metric(proj, "SD, fixed class") == _fmt3(est.result.estimate.sd_worst)
     assert metric(proj, "SD, fixed class") == _fmt3((3 / (4 * 20)) ** 0.5)
     assert metric(proj, "Reported “Vanilla”") == f"{est.counts[1]} of 20"
     assert metric(proj, "Privacy loss ε") == "1.10"

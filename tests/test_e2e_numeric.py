@@ -65,7 +65,7 @@ def test_add_a_numeric_question_vote_from_phones_and_see_the_mean(classroom, chr
     watcher.goto(f"{base}/join/{poll.join_code}")
     watcher.locator("#value").wait_for(timeout=WAIT_MS)
     desk.get_by_role("button", name="Reveal results").first.click()
-    mean = svc.results.estimate(q.id).numeric.mean
+    mean = svc.results.estimate(q.id).result.estimate.mean
     # The dashboard writes every number of the question with 2 decimals on [0, 12].
     wait_metric(desk, "Estimated mean", fmt_value(mean, "hours", 2))
     watcher.get_by_text("Estimated class average").wait_for(timeout=WAIT_MS)
@@ -75,7 +75,7 @@ def test_add_a_numeric_question_vote_from_phones_and_see_the_mean(classroom, chr
     # far outside [0, 12], or a Piecewise report on its grid within 6 ± 6 C hours.
     hm = q.design.mechanism
     c, big_c = hm.duchi.c_epsilon, hm.piecewise.big_c
-    for v, _ in svc.results.estimate(q.id).numeric_reports:
+    for v, _ in svc.results.estimate(q.id).result.reports:
         y = (v - 6) / 6
         assert round(abs(y), 9) == round(c, 9) or (
             abs(y) < big_c and hm.piecewise.snap(y) == pytest.approx(y, abs=1e-9)), v

@@ -161,7 +161,7 @@ def test_a_typed_number_never_leaves_the_phone(classroom):
     assert abs(sent - x) <= 4 * se, (sent, x, se)
     spread = math.sqrt(sum((r - sent) ** 2 for r in reports) / (len(reports) - 1))
     assert spread > sd / 2  # power: the truth itself, sent as is, would not spread
-    est = svc.results.estimate(q.id).numeric
+    est = svc.results.estimate(q.id).result.estimate
     assert est.n == NUMERIC_VOTES and est.mean == pytest.approx(6 + 6 * sent)
 
 
@@ -189,7 +189,7 @@ def test_the_phone_samplers_are_unbiased_and_on_their_grid(classroom, name):
 
     base, _ = classroom
     mech = ldp_core.numeric_mechanism(name, 1.0)
-    scheme = device_scheme({**SLEEP, "design": name})
+    scheme = device_scheme("numeric", {**SLEEP, "design": name})
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = browser.new_page()

@@ -91,8 +91,8 @@ def test_rehearse_forty_students_then_clear(classroom, chromium):
     wait_metric(page, "Reports received", str(N))
     est = svc.results.estimate(q.id)
     assert est.n == N and est.n_simulated == N
-    shown = wait_metric(page, "Estimate μ̂", fmt_fixed(est.binary.mu_hat, 3))
-    assert shown == fmt_fixed(svc.results.estimate(q.id).binary.mu_hat, 3)
+    shown = wait_metric(page, "Estimate μ̂", fmt_fixed(est.result.estimate.mu_hat, 3))
+    assert shown == fmt_fixed(svc.results.estimate(q.id).result.estimate.mu_hat, 3)
     assert metric(page, "SD, fixed class") == fmt_fixed((3 / (4 * N)) ** 0.5, 3) == "0.137"
     # The simulated class has exactly 60% of 40 = 24 true Vanilla fans, and says so.
     page.get_by_text("Simulated class: 24 of 40 truly “Vanilla” (60%)").wait_for(

@@ -29,7 +29,7 @@ import pytest
 from bench.cluster import APP_ROOT, running_server
 from classroom.domain import CLASS_EXERCISE
 from tests.support.browser import GUARD_BANNER, GUARD_LOG_LINE
-from tests.support.db import count_reports
+from tests.support.db import count_reports, past_grace
 from tests.support.phone_client import PhoneResponse, PhoneStudent, new_session
 from tests.support.protocol import ProtocolError, Tab
 
@@ -217,6 +217,7 @@ def test_a_closed_question_takes_no_report(server):
         async with PhoneStudent(srv.url, poll.join_code, timeout=30) as p:
             await p.join()
             svc.running.close_question(q.id)
+            past_grace(svc.store, q.id)  # closed longer ago than the grace time
             return await p.vote(1)
 
     _error(asyncio.run(scenario()), 409, "closed")

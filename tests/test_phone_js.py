@@ -59,7 +59,7 @@ def test_the_phone_has_a_randomizer_for_every_scheme_type_the_kinds_emit():
     assert {row["sampler"] for row in table} == set(kinds.KINDS), \
         "tests/support/js_cases.py needs rows for every kind"
     emitted = {row[which]["type"] for row in table for which in ("scheme", "wrong")}
-    emitted |= {device_scheme(dict(k.example_params))["type"]
+    emitted |= {device_scheme(k.name, dict(k.example_params))["type"]
                 for k in kinds.REGISTRY.values()}
     source = (ROOT / "phone" / "assets" / "randomizer.js").read_text(encoding="utf-8")
     block = re.search(r"^const RANDOMIZERS = \{\n(.*?)^\};", source, re.M | re.S)

@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 
 import web
 from classroom.domain import Conflict, DiskFull, StoreUnavailable
-from classroom.service import Polls, PollService, Reports
+from classroom.service import GRACE_S, Polls, PollService, Reports
 from phone import page
 from phone.routes import (
     JOIN_MISSES_PER_ADDRESS,
@@ -28,7 +28,7 @@ from phone.routes import (
     make_routes,
 )
 from tests.conftest import DIE
-from tests.support.db import count_reports
+from tests.support.db import count_reports, past_grace
 from tests.support.web import local_edge, local_middleware
 
 ORIGIN = "http://testserver"
@@ -247,7 +247,7 @@ def test_revealed_results_carry_the_estimate_and_its_interval(client, svc):
     svc.results.add_simulated_reports(q.id, 40, 0.6, seed=1)
     svc.running.set_revealed(q.id, True)
     res = client.get(f"/api/poll/{poll.join_code}").json()["question"]["results"]
-    est = svc.results.estimate(q.id).binary
+    est = svc.results.estimate(q.id).result.estimate
     assert res["n"] == 40
     assert res["binary"]["share"] == pytest.approx(est.mu_hat)
     # the headline interval: exact, at least 95% coverage at any n (not the normal one)
@@ -264,7 +264,7 @@ def test_revealed_categorical_results_carry_each_options_exact_interval(client, 
     svc.results.add_simulated_reports(q.id, 30, [0.6, 0.3, 0.1], seed=2)
     svc.running.set_revealed(q.id, True)
     res = client.get(f"/api/poll/{poll.join_code}").json()["question"]["results"]
-    est = svc.results.estimate(q.id).categorical
+    est = svc.results.estimate(q.id).result
     assert [r["label"] for r in res["categorical"]] == ["A", "B", "C"]
     assert [r["ci_low"] for r in res["categorical"]] == pytest.approx(est.ci_low)
     assert [r["ci_high"] for r in res["categorical"]] == pytest.approx(est.ci_high)
@@ -561,6 +561,7 @@ def test_a_phone_beyond_the_networks_new_cookies_is_asked_to_wait(svc):
 def test_voting_closed_writes_nothing(client, svc):
     poll, q = _open(svc)
     svc.running.close_question(q.id)
+    past_grace(svc.store, q.id)
     r = _vote(client, poll.join_code, q)
     assert r.status_code == 409 and r.json()["error"] == "closed"
     assert r.json()["message"].startswith("Voting closed")
@@ -691,7 +692,7 @@ def test_a_numeric_question_gives_the_phone_its_range_and_exact_sampler(client, 
     poll, q = _open_numeric(svc)
     shown = client.get(f"/api/poll/{poll.join_code}").json()["question"]
     assert shown["kind"] == "numeric" and shown["options"] == []
-    assert shown["numeric"] == {"lo": 0.0, "hi": 12.0, "unit": "hours", "step": 0.1,
+    assert shown["input"] == {"type": "number", "lo": 0.0, "hi": 12.0, "unit": "hours", "step": 0.1,
                                 "start": 6.0}
     pm = ldp_core.PiecewiseMechanism(1.0)
     assert shown["scheme"] == {
@@ -703,8 +704,8 @@ def test_a_numeric_question_gives_the_phone_its_range_and_exact_sampler(client, 
                                         "hi": 0.6})
     duchi = client.get(f"/api/poll/{duchi_poll.join_code}").json()
     # The slider starts mid-range on its own step, with no floating-point tail.
-    assert duchi["question"]["numeric"]["step"] == 0.001
-    assert duchi["question"]["numeric"]["start"] == 0.35
+    assert duchi["question"]["input"]["step"] == 0.001
+    assert duchi["question"]["input"]["start"] == 0.35
     assert duchi["question"]["scheme"]["weights"] == \
         list(ldp_core.DuchiMechanism(1.0).device_weights())
 
@@ -766,7 +767,7 @@ def test_revealed_numeric_results_are_formatted_in_the_units(client, svc):
     svc.results.add_simulated_reports(q.id, 60, 7.0, seed=2)
     svc.running.set_revealed(q.id, True)
     res = client.get(f"/api/poll/{poll.join_code}").json()["question"]["results"]
-    est = svc.results.estimate(q.id).numeric
+    est = svc.results.estimate(q.id).result.estimate
     assert res["n"] == 60 and res["numeric"]["mean"].endswith(" hours")
     assert float(res["numeric"]["mean"].split()[0].replace("\u2212", "-")) == \
         pytest.approx(est.mean, rel=1e-3)
@@ -878,13 +879,42 @@ def test_a_report_after_the_countdown_gets_voting_closed_and_writes_nothing(time
     client, svc, clock = timed
     poll, q = _open(svc, countdown_s=10)
     assert _vote(client, poll.join_code, q, sid="sid-intime-1").status_code == 200
-    clock.jump(10)
+    clock.jump(10 + GRACE_S)
     r = _vote(client, poll.join_code, q, sid="sid-late-0001",
               cookies={web.DEVICE_COOKIE: client.edge.devices.sign("another-phone")})
     assert r.status_code == 409 and r.json()["error"] == "closed"
     assert r.json()["message"] == ("Voting closed: voting on this question ended before your "
                                    "answer arrived, so nothing was saved.")
     assert _rows(svc, q) == 1
+
+
+def test_a_report_on_its_way_at_the_countdowns_end_is_stored_within_the_grace_time(timed):
+    client, svc, clock = timed
+    poll, q = _open(svc, countdown_s=10)
+    clock.jump(10 + GRACE_S - 1)  # the deadline passed, the phone's report is still on its way
+    r = _vote(client, poll.join_code, q, sid="sid-on-its-way")
+    assert r.status_code == 200, r.text
+    assert r.json()["receipt"]["question_id"] == q.id and _rows(svc, q) == 1
+
+
+def test_a_report_on_its_way_at_next_gets_its_receipt_and_the_phone_sees_the_next_question(
+        client, svc):
+    """The instructor pressed Next while the report travelled: it is stored for the
+    question it names, once however often it is resent, and the state shows the next one."""
+    poll, q = _open(svc)
+    second = svc.polls.add_question(poll.id, "Second?", options=("No", "Yes"),
+                                    design_params=DIE)
+    svc.running.next_question(q.id)
+    r = _vote(client, poll.join_code, q, sid="sid-racing-next")
+    assert r.status_code == 200, r.text
+    receipt = r.json()["receipt"]
+    assert receipt["question_id"] == q.id and not receipt["already_answered"]
+    again = _vote(client, poll.join_code, q, sid="sid-racing-next")  # the resend
+    assert again.status_code == 200 and again.json()["receipt"]["already_answered"]
+    assert _rows(svc, q) == 1
+    state = client.get(f"/api/poll/{poll.join_code}?me=1").json()
+    assert state["question"]["id"] == second.id and state["me"]["receipt"] is None
+    assert state["me"]["spent_epsilon"] == pytest.approx(receipt["spent_epsilon"])
 
 
 # -- numbers no page sends, on every backend -------------------------------------------------

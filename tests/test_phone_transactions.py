@@ -22,7 +22,7 @@ import web
 from classroom.domain import CLASS_EXERCISE, QuestionClosed
 from classroom.service import PollService
 from phone.routes import ANSWERED_COOKIE, PhoneApi, direct, make_routes
-from tests.support.db import Transactions
+from tests.support.db import Transactions, past_grace
 from tests.support.web import local_edge
 
 LN3 = math.log(3)
@@ -155,6 +155,7 @@ def test_every_outcome_of_submit_report_is_one_transaction(store, budget):
     assert outcomes == [False, True, "BadReport", "AddressLimit",
                         "OverBudget" if budget else False]
     service.running.close_question(q.id)
+    past_grace(store, q.id)
     with Transactions(store) as tx, pytest.raises(QuestionClosed):
         submit("d", "sid-floor-1005")
     assert tx.count == 1

@@ -103,7 +103,7 @@ def test_a_bad_file_is_refused_and_nothing_is_written(service, store, case):
     message = str(err.value)
     expected = {
         "unknown design": "questions[3].design: unknown binary design 'wheel'",
-        "epsilon out of range": "questions[6].design.epsilon: must be in [0.001, 20]",
+        "epsilon out of range": "questions[6].design.epsilon: must be in [0.01, 5]",
         "unaffordable budget": "budget: ε = 3 does not cover the plan",
         "malformed": "the file is not valid TOML",
         "too large": "a lesson plan may be at most 128 KB",
@@ -176,7 +176,8 @@ def test_a_plan_with_problems_starts_nothing(service, store):
 def test_a_class_is_written_in_one_transaction(service, store):
     """A row the database refuses half-way (a countdown outside its CHECK) leaves no poll."""
     good = {"text": "Q?", "kind": "binary", "options_json": '["No", "Yes"]',
-            "design_json": '{"design":"two_coin"}', "mode": "device", "countdown_s": None}
+            "design_json": '{"design":"two_coin","kind":"binary"}', "mode": "device",
+            "countdown_s": None}
     bad = dict(good, countdown_s=5)
     with pytest.raises(Conflict):
         store.insert_class(join_code="ABCDEF", title="Half", rehearsal=False, budget=None,

@@ -101,7 +101,7 @@ def test_a_rehearsal_class_is_estimated_within_4_sd(service, params):
     assert min(truths) >= 0 and max(truths) <= 12
     assert service.results.add_simulated_answers(q.id, truths, seed=4) == 400
     est = service.results.estimate(q.id)
-    num = est.numeric
+    num = est.result.estimate
     assert est.n == num.n == 400 and est.n_simulated == 400
     assert abs(num.mean - 7.0) <= 4 * num.sd_worst
     assert num.sd == pytest.approx(num.sd_worst, rel=0.25)
@@ -115,7 +115,8 @@ def test_an_empty_numeric_round_has_no_numbers(service):
     poll = service.polls.create_poll("t")
     q = add(service, poll)
     est = service.results.estimate(q.id)
-    assert est.n == 0 and est.numeric.mean is None and est.numeric.interval() is None
+    num = est.result.estimate
+    assert est.n == 0 and num.mean is None and num.interval() is None
     assert est.epsilon == pytest.approx(1.0)
 
 
@@ -127,9 +128,9 @@ def test_the_csv_replays_to_the_same_estimate(service, params):
     text = service.results.export_csv(q.id, include_simulated=True)
     assert "hours" in text.splitlines()[1]
     replay = replay_from_csv(text)
-    ours = service.results.estimate(q.id).numeric
-    assert replay.kind == "numeric" and replay.numeric.n == 50
-    assert replay.numeric.mean == pytest.approx(ours.mean, rel=1e-12)
+    ours = service.results.estimate(q.id).result.estimate
+    assert replay.kind == "numeric" and replay.result.estimate.n == 50
+    assert replay.result.estimate.mean == pytest.approx(ours.mean, rel=1e-12)
 
 
 def test_a_hybrid_round_keeps_both_parts_reports_exactly(service):
@@ -144,10 +145,10 @@ def test_a_hybrid_round_keeps_both_parts_reports_exactly(service):
     for answer in (c, c, -c, 0.25, -3.5):
         submit(service, poll, q, answer)
     est = service.results.estimate(q.id)
-    sent = dict(est.numeric_reports)
+    sent = dict(est.result.reports)
     assert sent[6 + 6 * c] == 2 and sent[6 - 6 * c] == 1 and sent[7.5] == 1 and sent[-15.0] == 1
-    assert est.numeric.mean == pytest.approx(6 + 6 * (c + 0.25 - 3.5) / 5)
-    assert est.numeric.sd_worst == pytest.approx(6 * math.sqrt(hm.worst_variance() / 5))
+    assert est.result.estimate.mean == pytest.approx(6 + 6 * (c + 0.25 - 3.5) / 5)
+    assert est.result.estimate.sd_worst == pytest.approx(6 * math.sqrt(hm.worst_variance() / 5))
     assert est.epsilon == pytest.approx(1.0)
 
 
@@ -169,7 +170,7 @@ def test_one_forged_laplace_report_is_refused_or_flagged(service, store):
     bound = q.design.mechanism.device_grid()[1]
     submit(service, poll, q, bound)
     after = service.results.estimate(q.id)
-    assert after.n == 101 and after.numeric.mean - before.numeric.mean > 2  # hours
+    assert after.n == 101 and after.result.estimate.mean - before.result.estimate.mean > 2  # hours
     assert not after.plausibility.fits and after.plausibility.direction == "extreme_high"
 
 

@@ -22,6 +22,7 @@ import sqlalchemy as sa
 from classroom import BadInput, OverBudget, PollService, QuestionClosed, Store
 from classroom.domain import CLASS_EXERCISE, as_utc
 from classroom.plans import CS208_PLAN, shipped_plan
+from classroom.service import GRACE_S
 from classroom.store import questions
 from tests.support.db import count_reports
 
@@ -109,15 +110,27 @@ def test_opening_stores_the_deadline_and_the_question_closes_at_it(svc, clock):
     assert svc.running.next_deadline() is None
 
 
-def test_a_report_arriving_at_the_deadline_is_refused_and_writes_nothing(svc, clock):
+def test_a_report_within_the_grace_time_after_the_deadline_is_stored_a_later_one_not(svc,
+                                                                                     clock):
+    """The countdown's deadline closes the question; a report tapped before it that is
+    still on its way is stored if it arrives within the grace time, never after."""
     poll, (q, _, _) = lecture(svc, countdowns={0: 10})
     q = svc.running.open_question(q.id)
     clock.advance(9.999)
     assert not submit(svc, poll, q, "early").already_answered
     clock.advance(0.001)
-    with pytest.raises(QuestionClosed, match="voting is closed"):
+    assert svc.polls.question(q.id).timed_out  # closed for every reader
+    assert not submit(svc, poll, q, "on-its-way").already_answered
+    clock.advance(GRACE_S - 0.001)
+    assert not submit(svc, poll, q, "just-in-grace").already_answered
+    clock.advance(0.001)
+    with pytest.raises(QuestionClosed, match=f"arrived {GRACE_S:.1f} s after voting"):
         submit(svc, poll, q, "late")
-    assert count_reports(svc.store, q.id) == 1
+    assert count_reports(svc.store, q.id) == 3
+    svc.running.close_expired()  # written down: the same end, the same grace
+    with pytest.raises(QuestionClosed):
+        submit(svc, poll, q, "late-2")
+    assert count_reports(svc.store, q.id) == 3
     # The phone that answered in time still gets its receipt back.
     assert submit(svc, poll, q, "early").already_answered
 
@@ -135,6 +148,9 @@ def test_the_report_transaction_itself_checks_the_deadline_against_the_arrival(s
         assert unit.round_open(rnd.round_id, q.closes_at - timedelta(microseconds=1))
         assert not unit.round_open(rnd.round_id, q.closes_at)
         assert not unit.round_open(rnd.round_id)  # by default: now
+        grace = timedelta(seconds=GRACE_S)
+        assert unit.round_open(rnd.round_id, grace=grace)  # arrived within the grace time
+        assert not unit.round_open(rnd.round_id, q.closes_at + grace, grace=grace)
 
 
 def test_two_processes_agree_on_the_close_and_write_it_once(svc, other, clock):
@@ -143,7 +159,7 @@ def test_two_processes_agree_on_the_close_and_write_it_once(svc, other, clock):
     clock.advance(19.5)
     assert submit(other, poll, q, "a") and submit(svc, poll, q, "b")
     assert other.polls.question(q.id).is_open and other.running.next_deadline() == q.closes_at
-    clock.advance(0.5)
+    clock.advance(0.5 + GRACE_S)
     for process in (svc, other):  # both refuse, both read it closed, nothing written yet
         with pytest.raises(QuestionClosed):
             submit(process, poll, q, "late")
@@ -264,10 +280,13 @@ def test_next_closes_this_question_and_opens_the_next_by_position(svc, clock):
     assert (opened.id, opened.state) == (q2.id, "open") and opened.closes_at is None
     assert svc.polls.current_question(poll.id).id == q2.id
     assert [q.state for q in svc.polls.questions(poll.id)] == ["closed", "open", "draft"]
-    # A report still on its way to the question left is refused; the next one takes them.
+    # A report still on its way to the question left is stored within the grace time, and
+    # refused after it; the next question takes the new ones.
+    assert not submit(svc, poll, q1, "b").already_answered
+    clock.advance(GRACE_S)
     with pytest.raises(QuestionClosed):
-        submit(svc, poll, q1, "b")
-    assert submit(svc, poll, q2, "b") and count_reports(svc.store, q1.id) == 1
+        submit(svc, poll, q1, "c")
+    assert submit(svc, poll, q2, "b") and count_reports(svc.store, q1.id) == 2
 
 
 def test_next_follows_positions_not_ids(svc):

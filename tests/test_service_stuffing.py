@@ -35,7 +35,8 @@ def test_stuffed_yes_no_reports_move_the_count_by_1_5_each_and_raise_the_alarm(
     assert after.n == after.n_simulated == 120
     assert after.counts[1] == before.counts[1] + 20  # every stuffer sent "1"
     # The estimated count n μ̂ = 2V − n/2 grows by exactly 1.5 per stuffer.
-    assert 120 * after.binary.mu_hat == pytest.approx(100 * before.binary.mu_hat + 20 * 1.5)
+    mu_before, mu_after = before.result.estimate.mu_hat, after.result.estimate.mu_hat
+    assert 120 * mu_after == pytest.approx(100 * mu_before + 20 * 1.5)
     service.results.add_stuffed_reports(q.id, 300)
     check = service.results.estimate(q.id).plausibility
     assert not check.fits and check.direction == "too_many_yes"
@@ -63,7 +64,7 @@ def test_stuffed_categorical_reports_support_the_target_only(service, open_quest
     assert est.counts == (0, 0, 50, 0)  # each stuffed report supports Strawberry alone
     oracle = q.design
     gain = ldp_core.fake_report_gain(oracle, 2)
-    assert est.categorical.raw[2] == pytest.approx(50 * gain - 0 * oracle.q)
+    assert est.result.raw[2] == pytest.approx(50 * gain - 0 * oracle.q)
     assert gain == pytest.approx(3.0 if params is OUE4 else 2.5)
     if params is OUE4:  # unary encoding's check counts the 1-bits per report
         assert not est.plausibility.fits
@@ -79,8 +80,8 @@ def test_stuffed_numeric_reports_are_the_largest_the_server_accepts(service, ope
     service.results.add_stuffed_reports(q.id, 300)
     est = service.results.estimate(q.id)
     top = ldp_core.fake_report(q.design.mechanism)
-    assert dict(est.numeric_reports)[q.design.value_of(top)] >= 300
-    assert not est.plausibility.fits and est.numeric.mean > 6
+    assert dict(est.result.reports)[q.design.value_of(top)] >= 300
+    assert not est.plausibility.fits and est.result.estimate.mean > 6
 
 
 def test_stuffers_are_simulated_left_out_of_exports_and_cleared(service, open_question):

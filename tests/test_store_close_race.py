@@ -14,8 +14,9 @@ import threading
 import pytest
 
 from classroom.domain import CLASS_EXERCISE, QuestionClosed, utcnow
-from classroom.service import PollService, dedup_token
+from classroom.service import PollService, Reports, dedup_token
 from classroom.store import Store
+from tests.support.db import past_grace
 
 EXERCISE = dict(CLASS_EXERCISE)
 
@@ -65,6 +66,7 @@ def test_a_round_superseded_before_the_report_looked_takes_no_report(service):
     with svc.store.report_unit() as unit:
         _, _, rnd = unit.context(poll.join_code, q.id)
         assert not unit.round_open(rnd.round_id)
+    past_grace(svc.store, q.id)
     with pytest.raises(QuestionClosed):
         svc.reports.submit_report(poll.join_code, q.id, answer=1, design_params=EXERCISE,
                                   submission_id="sub-race-0002", device_id="dev")
@@ -81,14 +83,16 @@ def test_answered_device_racing_a_close_gets_its_receipt(svc):
 
 
 def test_concurrent_close_never_leaves_a_report_behind_it(svc):
+    """Without a grace time (``grace_s=0``), no report is stored after the close."""
     poll, q = _open_question(svc)
+    strict = Reports(svc.store, grace_s=0)
     accepted: list[str] = []
     closed_at = []
     lock = threading.Lock()
 
     def student(i: int) -> None:
         try:
-            r = svc.reports.submit_report(poll.join_code, q.id, answer=i % 2,
+            r = strict.submit_report(poll.join_code, q.id, answer=i % 2,
                                           design_params=EXERCISE,
                                           submission_id=f"sub-race-{i:06d}", device_id=f"dev-{i}")
         except QuestionClosed:

@@ -150,15 +150,15 @@ def test_answer_encoding_and_labels():
     assert encode_answer("binary", die, opts, 1) == "1"
     assert encode_answer("binary", die, opts, "0") == "0"
     assert encode_answer("binary", die, opts, True) == "1"
-    assert answer_label(die, opts, "1") == "Vanilla"
+    assert answer_label("binary", die, opts, "1") == "Vanilla"
     ue = ldp_core.UnaryEncoding(3, 0.75, 0.25)
     assert encode_answer("categorical", ue, ("A", "B", "C"), [0, 1, 1]) == "011"
-    assert answer_label(ue, ("A", "B", "C"), "011") == "B, C"
-    assert answer_label(ue, ("A", "B", "C"), "000") == "(none)"
-    assert answer_label(ldp_core.GRR(3, 1.0), ("A", "B", "C"), "2") == "C"
+    assert answer_label("categorical", ue, ("A", "B", "C"), "011") == "B, C"
+    assert answer_label("categorical", ue, ("A", "B", "C"), "000") == "(none)"
+    assert answer_label("categorical", ldp_core.GRR(3, 1.0), ("A", "B", "C"), "2") == "C"
     duchi = ldp_core.numeric_design_from_params(
         {"design": "duchi", "epsilon": 1.0, "lo": 0.0, "hi": 10.0})
-    assert answer_label(duchi, ("km",), "0") == \
+    assert answer_label("numeric", duchi, ("km",), "0") == \
         f"\u2212{5 / math.tanh(0.5) - 5:.3g} km"  # a true minus sign
 
 

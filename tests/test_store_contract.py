@@ -33,7 +33,8 @@ from classroom import (
 from classroom.domain import CLASS_EXERCISE, JOIN_CODE_ALPHABET
 from classroom.plans import CS208_PLAN, shipped_plan
 from classroom.store import SCHEMA_VERSION
-from tests.support.db import count_reports, submission_ids
+from classroom.store.migrations import KIND_CHECK_AT, _set_kind_check
+from tests.support.db import count_reports, past_grace, submission_ids
 
 DIE = dict(CLASS_EXERCISE)
 EPS1 = {"design": "epsilon", "epsilon": 1.0}
@@ -147,24 +148,35 @@ def test_missing_migration_leaves_the_database_unchanged(fresh_db):
 
 def _narrow_kind_check(conn) -> None:
     """Put back the version-2 check on questions.kind (no numeric questions)."""
-    old = "kind IN ('binary', 'categorical')"
-    if conn.dialect.name == "postgresql":
-        conn.execute(sa.text("ALTER TABLE questions DROP CONSTRAINT ck_questions_kind"))
-        conn.execute(sa.text(f"ALTER TABLE questions ADD CONSTRAINT ck_questions_kind "
-                             f"CHECK ({old})"))
-        return
-    sql = conn.execute(sa.text("SELECT sql FROM sqlite_master WHERE name = 'questions'")
-                       ).scalar_one()
-    version = conn.execute(sa.text("PRAGMA schema_version")).scalar_one()
-    conn.execute(sa.text("PRAGMA writable_schema = ON"))
-    conn.execute(sa.text("UPDATE sqlite_master SET sql = :sql WHERE name = 'questions'"),
-                 {"sql": sql.replace("kind IN ('binary', 'categorical', 'numeric')", old)})
-    conn.execute(sa.text(f"PRAGMA schema_version = {version + 1}"))
-    conn.execute(sa.text("PRAGMA writable_schema = OFF"))
+    _set_kind_check(conn, KIND_CHECK_AT[5], KIND_CHECK_AT[2], 2)
+
+
+def _without_kind(text: str) -> str:
+    params = json.loads(text)
+    params.pop("kind")
+    return json.dumps(params, sort_keys=True, separators=(",", ":"))
+
+
+def _as_version_6_on(conn) -> None:
+    """Take away what version 7 added: when voting on a question's round ended."""
+    conn.execute(sa.text("ALTER TABLE questions DROP COLUMN closed_at"))
+
+
+def _as_version_5_on(conn) -> None:
+    """Take away what versions 7 and 6 added: when voting ended, the kind in every stored
+    design, and put back the CHECK that lists the kinds."""
+    _as_version_6_on(conn)
+    _set_kind_check(conn, KIND_CHECK_AT[6], KIND_CHECK_AT[5], 5)
+    for table in ("questions", "rounds", "reports"):
+        for key, text in conn.execute(sa.text(f"SELECT id, design_params FROM {table}")).all():
+            conn.execute(sa.text(f"UPDATE {table} SET design_params = :t WHERE id = :i"),
+                         {"t": _without_kind(text), "i": key})
 
 
 def _as_version_4_on(conn) -> None:
-    """Take away what version 5 added: the deadline of a round opened with a countdown."""
+    """Take away what versions 5 and 6 added: the deadline of a round opened with a
+    countdown, and the kind in every stored design."""
+    _as_version_5_on(conn)
     conn.execute(sa.text("DROP INDEX ix_questions_closes_at"))
     conn.execute(sa.text("ALTER TABLE questions DROP COLUMN closes_at"))
 
@@ -186,8 +198,8 @@ def _as_version_1(db_url: str) -> None:
             conn.execute(sa.text("DROP INDEX ix_reports_round_address"))
             conn.execute(sa.text("ALTER TABLE reports DROP COLUMN address_tag"))
             conn.execute(sa.text("ALTER TABLE polls DROP COLUMN epsilon_budget"))
-            _narrow_kind_check(conn)
             _as_version_3_on(conn)
+            _narrow_kind_check(conn)
             conn.execute(sa.text("UPDATE schema_version SET version = 1"))
     finally:
         s.close()
@@ -205,7 +217,7 @@ def test_a_version_1_database_is_upgraded_in_place(fresh_db):
     _as_version_1(db_url)
     s1 = Store(db_url)
     try:
-        assert s1.schema_version() == SCHEMA_VERSION == 5
+        assert s1.schema_version() == SCHEMA_VERSION == 7
         assert s1.columns("reports") == REPORT_COLUMNS
         assert "epsilon_budget" in s1.columns("polls")
         service = PollService.on(s1)
@@ -220,9 +232,9 @@ def test_a_version_1_database_is_upgraded_in_place(fresh_db):
             poll.id, "Hours?", kind="numeric", options=("hours",),
             design_params={"design": "duchi", "epsilon": 1.0, "lo": 0, "hi": 12})
         assert service.polls.question(numeric.id).kind == "numeric"
-        with pytest.raises(sa.exc.IntegrityError):  # the check itself is still there
+        with pytest.raises(sa.exc.IntegrityError):  # a kind is still a name
             with s1.engine.begin() as conn:
-                conn.execute(sa.text("UPDATE questions SET kind = 'other'"))
+                conn.execute(sa.text("UPDATE questions SET kind = ''"))
         assert service.results.estimate(q.id).n == 2  # the rounds and reports survived the upgrade
         assert service.polls.question(q.id).countdown_s is None  # version 4's column
         assert service.plans.save_plan(shipped_plan(CS208_PLAN)).plan() == shipped_plan(CS208_PLAN)
@@ -244,7 +256,7 @@ def test_a_version_3_database_gets_lesson_plans_and_countdowns(fresh_db):
     s0.close()
     s1 = Store(db_url)
     try:
-        assert s1.schema_version() == SCHEMA_VERSION == 5
+        assert s1.schema_version() == SCHEMA_VERSION == 7
         assert "countdown_s" in s1.columns("questions")
         assert s1.columns("plans") == {"id", "title", "document", "created_at", "updated_at"}
         service = PollService.on(s1)
@@ -274,7 +286,7 @@ def test_a_version_4_database_gets_deadlines(fresh_db):
     s0.close()
     s1 = Store(db_url)
     try:
-        assert s1.schema_version() == SCHEMA_VERSION == 5
+        assert s1.schema_version() == SCHEMA_VERSION == 7
         service = PollService.on(s1)
         # A question open before the upgrade has no deadline: it stays open until closed.
         before = service.polls.question(q.id)
@@ -284,6 +296,75 @@ def test_a_version_4_database_gets_deadlines(fresh_db):
         assert reopened.closes_at is not None
         assert 59 <= reopened.seconds_left(service.running.now()) <= 60
         assert service.running.next_deadline() == reopened.closes_at
+    finally:
+        s1.close()
+
+
+def test_a_version_5_database_gets_designs_that_record_their_kind(fresh_db):
+    """Every stored design learns its question's kind (a yes/no design, a categorical GRR
+    design, their rounds and reports), and the CHECK on a kind stops listing kinds."""
+    db_url = fresh_db()
+    s0 = Store(db_url)
+    service = PollService.on(s0)
+    poll = service.polls.create_poll("from version 5")
+    q = service.running.open_question(
+        service.polls.add_question(poll.id, "Q?", design_params=DIE).id)
+    submit(service, poll, q, device="old-phone")
+    grr = {"design": "grr", "d": 3, "epsilon": 1.0}
+    cat = service.polls.add_question(poll.id, "Colour?", kind="categorical",
+                                     options=("R", "G", "B"), design_params=grr)
+    with s0.engine.begin() as conn:
+        _as_version_5_on(conn)
+        conn.execute(sa.text("UPDATE schema_version SET version = 5"))
+        assert "kind" not in conn.execute(sa.text("SELECT design_params FROM reports")
+                                          ).scalar_one()
+    s0.close()
+    s1 = Store(db_url)
+    try:
+        assert s1.schema_version() == SCHEMA_VERSION == 7
+        service = PollService.on(s1)
+        for table in ("questions", "rounds", "reports"):
+            texts = [json.loads(t) for t in raw_column(s1, table)]
+            assert texts and all(t["kind"] in ("binary", "categorical") for t in texts)
+        assert service.polls.question(cat.id).design_json == \
+            '{"d":3,"design":"grr","epsilon":1.0,"kind":"categorical"}'
+        assert service.polls.question(cat.id).design_params == grr
+        assert service.results.estimate(q.id).n == 1  # the old report reads back
+        submit(service, poll, q, device="new-phone")  # and a new one joins its group
+        assert service.results.estimate(q.id).n == 2
+        with s1.engine.begin() as conn:  # any name will do for the database now
+            conn.execute(sa.text(f"UPDATE questions SET kind = 'rating' WHERE id = {cat.id}"))
+    finally:
+        s1.close()
+
+
+def raw_column(store, table: str) -> list[str]:
+    with store.engine.begin() as conn:
+        return list(conn.execute(sa.text(f"SELECT design_params FROM {table}")).scalars())
+
+
+def test_a_version_6_database_learns_when_voting_ended(fresh_db):
+    db_url = fresh_db()
+    s0 = Store(db_url)
+    service = PollService.on(s0)
+    poll = service.polls.create_poll("from version 6")
+    q = service.running.open_question(service.polls.add_question(poll.id, "Q?",
+                                                                 design_params=DIE).id)
+    service.running.close_question(q.id)  # closed before the upgrade: no time recorded
+    with s0.engine.begin() as conn:
+        _as_version_6_on(conn)
+        conn.execute(sa.text("UPDATE schema_version SET version = 6"))
+    s0.close()
+    s1 = Store(db_url)
+    try:
+        assert s1.schema_version() == SCHEMA_VERSION == 7
+        assert "closed_at" in s1.columns("questions")
+        service = PollService.on(s1)
+        with pytest.raises(QuestionClosed):  # no grace without the time voting ended
+            submit(service, poll, q, device="late-phone")
+        service.running.open_question(q.id)
+        service.running.close_question(q.id)
+        assert not submit(service, poll, q, device="late-phone").already_answered  # in grace
     finally:
         s1.close()
 
@@ -368,6 +449,7 @@ def test_already_answered_is_returned_even_after_closing(service, open_question)
     service.running.close_question(q.id)
     again = submit(service, poll, q, device="late", sid="another-sid-1")
     assert again.already_answered and again.answer == first.answer
+    past_grace(service.store, q.id)
     with pytest.raises(QuestionClosed):
         submit(service, poll, q, device="never-answered")
 
@@ -418,7 +500,8 @@ def test_draft_question_is_refused(service, store):
 def test_closed_question_is_refused(service, store, open_question):
     poll, q = open_question()
     service.running.close_question(q.id)
-    with pytest.raises(QuestionClosed, match="voting is closed"):
+    past_grace(store, q.id)
+    with pytest.raises(QuestionClosed, match="after voting on this question closed"):
         submit(service, poll, q)
     assert n_reports(store) == 0
 
@@ -672,13 +755,13 @@ def test_estimate_with_no_reports_is_a_state_not_nan(service, open_question):
     _, q = open_question()
     est = service.results.estimate(q.id)
     assert est.empty and est.n == 0 and est.counts == (0, 0)
-    assert est.binary.mu_hat is None and est.binary.sd_worst is None
+    assert est.result.estimate.mu_hat is None and est.result.estimate.sd_worst is None
     assert est.epsilon == pytest.approx(math.log(3))
     assert no_nan(est)
     _, cat = open_question(options=("A", "B", "C"), kind="categorical", design_params=UE3)
     cest = service.results.estimate(cat.id)
-    assert cest.empty and cest.categorical.raw is None and cest.counts == (0, 0, 0)
-    assert cest.categorical.shares() is None
+    assert cest.empty and cest.result.raw is None and cest.counts == (0, 0, 0)
+    assert cest.result.shares() is None
     assert no_nan(cest)
 
 
@@ -689,10 +772,11 @@ def test_binary_estimate_is_ldp_core_on_the_counts(service, open_question):
         submit(service, poll, q, answer=a, device=f"student-{i}")
     est = service.results.estimate(q.id)
     ref = ldp_core.BinaryCounts.single(ldp_core.DieRR(4, 3), yes=30, n=40).summary()
-    assert est.binary == ref
+    assert est.result.estimate == ref
     assert est.counts == (10, 30) and est.n == 40
-    assert est.binary.mu_hat == pytest.approx(2 * 30 / 40 - 0.5)  # the class exercise formula
-    assert est.binary.sd_worst == pytest.approx(math.sqrt(3 / (4 * 40)))
+    # the class exercise formula
+    assert est.result.estimate.mu_hat == pytest.approx(2 * 30 / 40 - 0.5)
+    assert est.result.estimate.sd_worst == pytest.approx(math.sqrt(3 / (4 * 40)))
 
 
 def test_mixed_designs_within_a_round_use_each_reports_own_design(service, store,
@@ -710,11 +794,11 @@ def test_mixed_designs_within_a_round_use_each_reports_own_design(service, store
     est = service.results.estimate(q.id)
     ref = ldp_core.BinaryCounts(((ldp_core.DieRR(4, 3), 6, 4),
                                  (ldp_core.EpsilonRR(1.0), 4, 1)))
-    assert est.n == 10 and len(est.binary_counts.groups) == 2
-    assert est.binary.mu_hat == pytest.approx(ref.unbiased())
-    assert est.binary.mle == pytest.approx(ref.mle())
+    assert est.n == 10 and len(est.result.counts.groups) == 2
+    assert est.result.estimate.mu_hat == pytest.approx(ref.unbiased())
+    assert est.result.estimate.mle == pytest.approx(ref.mle())
     assert est.epsilon == pytest.approx(max(math.log(3), 1.0))
-    assert est.binary_counts.sd_at(0.5) == pytest.approx(ref.sd_at(0.5))
+    assert est.result.counts.sd_at(0.5) == pytest.approx(ref.sd_at(0.5))
 
 
 def test_history_has_one_estimate_per_round(service, open_question):
@@ -753,7 +837,7 @@ def test_categorical_estimate_is_ldp_core_on_support_counts(service, open_questi
     support = oracle.support_counts(reports)
     raw, ns = _categorical_reference(oracle, support, 60)
     est = service.results.estimate(q.id)
-    cat = est.categorical
+    cat = est.result
     assert est.counts == tuple(support) == cat.support_counts
     np.testing.assert_allclose(cat.raw, raw)
     np.testing.assert_allclose(cat.norm_sub, ns)
@@ -772,7 +856,7 @@ def test_simulated_reports_are_validated_counted_and_cleared(service, store, ope
     assert service.results.add_simulated_reports(q.id, 300, 0.8, seed=3) == 300
     est = service.results.estimate(q.id)
     assert est.n == 301 and est.n_simulated == 300
-    assert 0.6 < est.binary.mu_hat < 1.0
+    assert 0.6 < est.result.estimate.mu_hat < 1.0
     assert service.results.estimate(q.id, include_simulated=False).n == 1
     assert service.results.clear_simulated(q.id) == 300
     assert n_reports(store) == 1
@@ -790,7 +874,7 @@ def test_simulated_reports_are_validated_counted_and_cleared(service, store, ope
 def test_simulated_categorical_reports(service, open_question):
     _, q = open_question(options=("A", "B", "C"), kind="categorical", design_params=UE3)
     assert service.results.add_simulated_reports(q.id, 500, [0.6, 0.3, 0.1], seed=11) == 500
-    cat = service.results.estimate(q.id).categorical
+    cat = service.results.estimate(q.id).result
     assert cat.n == 500 and cat.norm_sub[0] > cat.norm_sub[2]
     with pytest.raises(BadInput, match="3 non-negative shares"):
         service.results.add_simulated_reports(q.id, 5, [0.5, 0.5])
@@ -830,7 +914,7 @@ def test_export_has_no_tokens_or_submission_ids(service, store, open_question):
     assert len(rows) == 2
     assert [(r["answer"], r["answer_label"]) for r in rows] == [("1", "Vanilla"),
                                                                ("0", "Chocolate")]
-    assert json.loads(rows[0]["design_params"]) == DIE
+    assert json.loads(rows[0]["design_params"]) == {**DIE, "kind": "binary"}  # records its kind
     for row in raw_rows(store, "reports"):
         assert row["dedup_token"] not in text and row["submission_id"] not in text
     assert "d1" not in text
@@ -853,10 +937,11 @@ def test_import_round_trips_binary_rounds_with_mixed_designs(service, open_quest
     live = service.results.estimate(q.id)
     assert replay.question_id is None and replay.options == ("Chocolate", "Vanilla")
     assert replay.rounds == live.rounds == (1, 2)
-    assert replay.binary == live.binary
+    assert replay.result.estimate == live.result.estimate
     assert replay.history == live.history
-    assert service.results.import_csv(service.results.export_csv(q.id), round_number=1).binary == \
-        service.results.estimate(q.id, round_number=1).binary
+    replayed = service.results.import_csv(service.results.export_csv(q.id), round_number=1)
+    live = service.results.estimate(q.id, round_number=1)
+    assert replayed.result.estimate == live.result.estimate
 
 
 def test_import_round_trips_categorical(service, open_question):
@@ -865,7 +950,7 @@ def test_import_round_trips_categorical(service, open_question):
     replay = service.results.import_csv(service.results.export_csv(q.id, include_simulated=True))
     live = service.results.estimate(q.id)
     assert replay.kind == "categorical" and replay.counts == live.counts
-    assert replay.categorical == live.categorical
+    assert replay.result == live.result
 
 
 # -- network addresses: counted per round, never stored, optionally limited ----------------

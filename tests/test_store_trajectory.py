@@ -54,7 +54,7 @@ def test_points_follow_arrival_order_and_end_at_the_estimate(svc):
         lo, hi = first.exact_interval()  # the headline interval, as on the dashboard
         assert (p.ci_low, p.ci_high) == (pytest.approx(lo, abs=1e-12), pytest.approx(hi))
         assert 0.0 <= p.ci_low <= p.ci_high <= 1.0
-    final = svc.results.estimate(q.id).binary
+    final = svc.results.estimate(q.id).result.estimate
     assert traj[-1].mu_hat == pytest.approx(final.mu_hat)
     assert traj[-1].ci_high - traj[-1].ci_low < traj[0].ci_high - traj[0].ci_low
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 import math
 from typing import TypeGuard
 
-from classroom.kinds import format_value, value_decimals
+from classroom import display
+from classroom.display import format_value, value_decimals
 from classroom.privacy_numbers import (
     epsilon_down,
     epsilon_up,
@@ -33,6 +34,8 @@ __all__ = [
     "fmt_eps_value",
     "fmt_fixed",
     "fmt_interval",
+    "fmt_share",
+    "fmt_value_interval",
     "fmt_pct",
     "fmt_pct_down",
     "fmt_power",
@@ -196,11 +199,45 @@ def fmt_pct_down(x: object, decimals: int = 1) -> str:
     return f"{round_down(100 * float(x), decimals):.{decimals}f}%"  # type: ignore[arg-type]  # a number: _special() returned None
 
 
+def fmt_share(x: object) -> str:
+    """A share (μ̂, an option's estimate) as every screen writes it
+    (:func:`classroom.display.share`, three decimals).
+
+    >>> fmt_share(0.55), fmt_share(-0.0674), fmt_share(None)
+    ('0.550', '−0.067', '—')
+    """
+    special = _special(x)
+    if special is not None:
+        return special
+    return display.share(float(x))  # type: ignore[arg-type]  # a number: _special() returned None
+
+
 def fmt_interval(lo: object, hi: object, decimals: int = 3) -> str:
-    """``[lo, hi]``, or a dash when either end is missing."""
+    """``[lo, hi]`` rounded outward, as every screen rounds an interval
+    (:func:`classroom.display.interval`), or a dash when either end is missing.
+
+    >>> fmt_interval(0.24951, 0.99049), fmt_interval(-0.0004, 1.0)
+    ('[0.249, 0.991]', '[−0.001, 1.000]')
+    """
     if _special(lo) == DASH or _special(hi) == DASH:
         return DASH
-    return f"[{fmt_fixed(lo, decimals)}, {fmt_fixed(hi, decimals)}]"
+    if _special(lo) is not None or _special(hi) is not None:  # an infinite end
+        return f"[{fmt_fixed(lo, decimals)}, {fmt_fixed(hi, decimals)}]"
+    low, high = display.interval(float(lo), float(hi), decimals)  # type: ignore[arg-type]  # numbers: _special() returned None
+    return f"[{low}, {high}]"
+
+
+def fmt_value_interval(lo: object, hi: object, unit: str, decimals: int) -> str:
+    """A numeric question's interval in its units, rounded outward
+    (:func:`classroom.display.value_interval`): ``2.62 to 11.08 hours``.
+
+    >>> fmt_value_interval(2.6249, 11.0751, "hours", 2), fmt_value_interval(None, 1, "", 2)
+    ('2.62 to 11.08 hours', '—')
+    """
+    if not (is_number(lo) and is_number(hi)):
+        return DASH
+    low, high = display.value_interval(lo, hi, unit, decimals)
+    return f"{low.removesuffix(unit).strip()} to {high}"
 
 
 def fmt_pvalue(p: object) -> str:

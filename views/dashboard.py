@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from classroom.domain import ClassroomError
+from classroom.domain import ClassroomError, design_problem
 from ui import session
 from ui.dashboard.actions import cb_projector, show_flash, take_notices
 from ui.dashboard.budget import budget_panel
@@ -120,6 +120,13 @@ def _render_desk(svc, polls) -> None:
         manage_panel(poll, None)
         return
     question_bar(questions, question)
+    if (problem := design_problem(question.design_json)) is not None:
+        st.error(f"This question cannot be run: {problem}. The phones wait as if no question "
+                 "were open; remove it below and add it again within the limits.",
+                 icon=":material/error:")
+        add_question_panel(poll, expanded=False)
+        manage_panel(poll, question)
+        return
     controls_panel(svc, poll, shown, questions)
     join_col, live_col = st.columns([1, 2.2], gap="large")
     with join_col:

@@ -8,7 +8,6 @@ from classroom.kinds import (
     Design,
     format_value,
     kind,
-    kind_of_design,
     numeric_report,
     ue_label,
 )
@@ -22,7 +21,8 @@ def encode_answer(kind_name: str, design: Design, options: tuple[str, ...],
     return kind(kind_name).encode(design, options, answer)
 
 
-def answer_label(design: Design, options: tuple[str, ...], stored: str) -> str:
-    """Human label of a stored answer under ``design``: the option, for UE the options
-    whose bit is 1, for a numeric question the report in the question's units."""
-    return kind_of_design(design).answer_label(design, options, stored)
+def answer_label(kind_name: str, design: Design, options: tuple[str, ...], stored: str) -> str:
+    """Human label of a stored answer of a ``kind_name`` question under ``design``: the
+    option, for UE the options whose bit is 1, for a numeric question the report in the
+    question's units."""
+    return kind(kind_name).answer_label(design, options, stored)

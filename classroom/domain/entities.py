@@ -3,7 +3,6 @@ the time they carry (UTC)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -12,7 +11,7 @@ from typing import Any
 from classroom.kinds import kind
 
 from .answers import answer_label
-from .design import Designed
+from .design import Designed, design_params_of
 
 __all__ = ["BudgetStatus", "Poll", "Question", "Receipt", "Round", "as_utc", "current_of",
            "state_at", "utcnow"]
@@ -84,8 +83,9 @@ class Question(Designed):
 
     @property
     def design_params(self) -> dict[str, Any]:
-        """The current design's parameters (a fresh dict each call)."""
-        return json.loads(self.design_json)
+        """The current design's ldp_core parameters, without its kind (a fresh dict each
+        call)."""
+        return design_params_of(self.design_json)
 
     @property
     def is_open(self) -> bool:
@@ -114,7 +114,7 @@ class Question(Designed):
 
     def label(self, stored_answer: str) -> str:
         """The label of a stored answer string under the current design."""
-        return answer_label(self.design, self.options, stored_answer)
+        return answer_label(self.kind, self.design, self.options, stored_answer)
 
     @property
     def unit(self) -> str:
@@ -148,7 +148,7 @@ class Round(Designed):
 
     @property
     def design_params(self) -> dict[str, Any]:
-        return json.loads(self.design_json)
+        return design_params_of(self.design_json)
 
 
 @dataclass(frozen=True)

@@ -8,15 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import ldp_core
-from classroom.kinds import CategoricalEstimate
-from ldp_core import (
-    BinaryCounts,
-    BinaryEstimate,
-    NumericEstimate,
-    Plausibility,
-    ShuffleGuarantee,
-    binary_plausibility,
-)
+from classroom.kinds import CategoricalEstimate, KindResult
+from ldp_core import Plausibility, ShuffleGuarantee
 
 from .entities import Question, Round
 
@@ -69,14 +62,10 @@ class QuestionEstimate:
     n_simulated: int
     counts: tuple[int, ...]
     epsilon: float
-    binary: BinaryEstimate | None = None
-    binary_counts: BinaryCounts | None = None
-    categorical: CategoricalEstimate | None = None
-    numeric: NumericEstimate | None = None
-    #: A numeric round's reports in the question's units: sorted ``(value, count)`` pairs.
-    numeric_reports: tuple[tuple[float, int], ...] = ()
-    #: Whether a numeric round's reports fit its design (``plausibility`` gives it).
-    numeric_check: Plausibility | None = None
+    #: The kind's own result of the round (:class:`classroom.kinds.BinaryResult`,
+    #: :class:`~classroom.kinds.CategoricalEstimate`, :class:`~classroom.kinds.NumericResult`
+    #: ...), which its dashboard view and phone results read.
+    result: KindResult | None = None
     history: tuple[tuple[int, Any], ...] = field(default=())
     #: Distinct network addresses among the round's real reports (each stored only as a
     #: per-round HMAC); None when none of them carried one (imported or simulated).
@@ -95,11 +84,7 @@ class QuestionEstimate:
     def plausibility(self) -> Plausibility | None:
         """Whether the reports fit the design for some class at all (ldp_core's check
         against ballot stuffing); None when there is nothing to check."""
-        if self.binary_counts is not None and self.n:
-            return binary_plausibility(self.binary_counts)
-        if self.numeric is not None and self.n:
-            return self.numeric_check
-        return None if self.categorical is None else self.categorical.plausibility
+        return None if self.result is None or not self.n else self.result.plausibility
 
 
 def finite_or_inf(values: list[float]) -> float:

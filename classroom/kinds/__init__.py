@@ -5,31 +5,38 @@ Each kind of question (yes/no, multiple choice, numeric) is one module holding o
 options, designs, the stored report (encode, validate, label), rehearsal classes, the
 estimate of a round, its CSV and what the phone gets. Everything else asks the registry:
 
->>> kind("numeric").has_unit, kind_of_params({"design": "grr", "d": 3, "epsilon": 1.0})
+>>> kind("numeric").has_unit, kind("categorical").label
 (True, 'categorical')
 
 To add a kind: write its module (a subclass of :class:`QuestionKind`) and add its instance
-to :data:`REGISTRY` below. The store's CHECK on ``questions.kind`` is generated from
-:data:`KINDS` (a schema migration, see :mod:`classroom.store.migrations`); pages that draw
-a panel of their own for a kind look it up by name.
+to :data:`REGISTRY` below. Nothing else names kinds: a stored design records its kind
+(:mod:`classroom.domain.design`), the database stores any kind name (its CHECK is not a
+list of kinds), and the pages ask the kind for what they draw.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
 
 from classroom.domain.errors import BadInput
 from classroom.domain.vocabulary import MODES
 
-from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems
-from .binary import BinaryKind
+from .base import Design, DesignOf, KindResult, QuestionKind, RoundEstimate, RoundItems
+from .binary import BinaryKind, BinaryResult
 from .categorical import CategoricalEstimate, CategoricalKind, ue_label
-from .numeric import NumericKind, format_value, numeric_class, numeric_report, value_decimals
+from .numeric import (
+    NumericKind,
+    NumericResult,
+    format_value,
+    numeric_class,
+    numeric_report,
+    value_decimals,
+)
 
 __all__ = [
     "BINARY_DESIGNS",
+    "BinaryResult",
     "CATEGORICAL_DESIGNS",
     "KINDS",
     "NUMERIC_DESIGNS",
@@ -37,6 +44,8 @@ __all__ = [
     "CategoricalEstimate",
     "Design",
     "DesignOf",
+    "KindResult",
+    "NumericResult",
     "QuestionKind",
     "RoundEstimate",
     "RoundItems",
@@ -44,8 +53,6 @@ __all__ = [
     "clean_options",
     "format_value",
     "kind",
-    "kind_of_design",
-    "kind_of_params",
     "numeric_class",
     "numeric_report",
     "ue_label",
@@ -71,30 +78,6 @@ def kind(name: object) -> QuestionKind:
     if found is None:
         raise ValueError(f"kind must be one of {list(KINDS)}, got {name!r}")
     return found
-
-
-def kind_of_design(design: object) -> QuestionKind:
-    """The kind whose ldp_core objects include ``design``."""
-    for k in REGISTRY.values():
-        if k.owns(design):
-            return k
-    raise ValueError(f"no question kind uses a {type(design).__name__}")
-
-
-def kind_of_params(params: Any) -> str:
-    """The kind whose designs include ``params["design"]`` (OLH counts as categorical);
-    ``"binary"`` for any other, whose names ldp_core checks.
-
-    >>> kind_of_params({"design": "olh"}), kind_of_params({"design": "die"})
-    ('categorical', 'binary')
-    """
-    name = params.get("design") if isinstance(params, dict) else None
-    if name == "olh":
-        return "categorical"
-    for k in REGISTRY.values():
-        if name in k.designs:
-            return k.name
-    return "binary"
 
 
 def clean_options(options: object, kind_name: str) -> tuple[str, ...]:

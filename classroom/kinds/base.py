@@ -16,12 +16,14 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
+import ldp_core
 from classroom.domain.errors import BadInput
 from classroom.domain.vocabulary import (
+    EPSILON_RANGE,
     MAX_OPTION_CHARS,
     MAX_OPTIONS,
     MIN_OPTIONS,
@@ -30,7 +32,8 @@ from classroom.domain.vocabulary import (
 )
 from ldp_core import BinaryDesign, FrequencyOracle, NumericDesign
 
-__all__ = ["Design", "DesignOf", "QuestionKind", "RoundEstimate", "RoundItems"]
+__all__ = ["Design", "DesignOf", "KindResult", "QuestionKind", "RoundEstimate", "RoundItems",
+           "epsilon_problem"]
 
 #: The ldp_core object behind a question's design, whatever its kind.
 Design = BinaryDesign | FrequencyOracle | NumericDesign
@@ -42,13 +45,25 @@ RoundItems = list[tuple[str, str, int]]
 DesignOf = Callable[[str], Any]
 
 
+class KindResult(Protocol):
+    """What every kind's result of a round says alike (the rest is the kind's own, read by
+    its dashboard view and its phone results): whether the reports fit the design for some
+    class at all (ldp_core's check against ballot stuffing), None when there is nothing to
+    check."""
+
+    @property
+    def plausibility(self) -> ldp_core.Plausibility | None: ...
+
+
 @dataclass(frozen=True)
 class RoundEstimate:
     """One round's estimate as a kind computes it: ``summary`` goes into the question's
-    history, ``fields`` are the :class:`~classroom.domain.QuestionEstimate` fields this kind
-    fills (``n``, ``epsilon``, ``counts`` and its own)."""
+    history, ``result`` is the kind's own result object (the
+    :class:`~classroom.domain.QuestionEstimate`'s ``result``), ``fields`` the fields every
+    kind fills alike (``n``, ``epsilon``, ``counts``)."""
 
     summary: object
+    result: KindResult
     fields: dict[str, Any] = field(default_factory=dict)
 
 
@@ -127,6 +142,13 @@ class QuestionKind(ABC):
         """Refuse (:class:`BadInput`) a valid design the question cannot use."""
         return None
 
+    def out_of_limits(self, design: Design) -> str | None:
+        """Why a design ldp_core accepts is outside the limits every question keeps
+        (:data:`~classroom.domain.vocabulary.EPSILON_RANGE`), starting with the parameter
+        it is about when one is; None when it is within them. A kind with parameters of its
+        own (a numeric range) adds their limits."""
+        return epsilon_problem(float(design.epsilon), named="epsilon" in design.params())
+
     # -- a report -------------------------------------------------------------------------
     @abstractmethod
     def encode(self, design: Design, options: tuple[str, ...], answer: object) -> str:
@@ -186,9 +208,13 @@ class QuestionKind(ABC):
         """What the browser needs to randomize exactly, from the design in ldp_core."""
 
     def phone_input(self, text: str, options: tuple[str, ...],
-                    params: dict[str, Any]) -> tuple[tuple[int, ...], dict[str, Any] | None]:
-        """The buttons' order and, for a typed answer, its input (range, step, start)."""
-        return self.display_order(text, options), None
+                    params: dict[str, Any]) -> tuple[tuple[int, ...], dict[str, Any]]:
+        """The options' order and the input the phone draws, named by its ``type`` (the
+        page has one drawer per input type and never asks for the kind): ``"choice"``,
+        one button per option (the default); ``"number"``, a slider over a range (with
+        ``lo``, ``hi``, ``unit``, ``step``, ``start``); ``"checkboxes"``, one box per
+        option and a send button."""
+        return self.display_order(text, options), {"type": "choice"}
 
     @abstractmethod
     def privacy_note(self, design: Design, ratio: str, eps_text: str) -> str:
@@ -199,6 +225,23 @@ class QuestionKind(ABC):
     def phone_results(self, estimate: Any, options: tuple[str, ...]) -> dict[str, Any]:
         """The revealed results of a round with reports (:class:`QuestionEstimate`) as
         JSON for the phone: never NaN."""
+
+
+def epsilon_problem(eps: float, *, named: bool) -> str | None:
+    """Why a question cannot have ε = ``eps`` (outside :data:`EPSILON_RANGE`), starting with
+    ``epsilon`` when the design names it (``named``); None when it can.
+
+    >>> epsilon_problem(1.0, named=True) is None, epsilon_problem(10.0, named=True)[:28]
+    (True, 'epsilon must be in [0.01, 5]')
+    """
+    lo, hi = EPSILON_RANGE
+    if lo * (1 - 1e-9) <= eps <= hi * (1 + 1e-9):  # ε computed from γ or p may round
+        return None
+    limits = f"must be in [{lo:g}, {hi:g}], where the 95% intervals keep their coverage"
+    if named and math.isfinite(eps):
+        return f"epsilon {limits}, got {eps:g}"
+    shown = "∞: some of its reports reveal the answer" if math.isinf(eps) else f"{eps:.4g}"
+    return f"this design gives ε = {shown}; a question's ε {limits}"
 
 
 def finite(x: float | None) -> float | None:

@@ -6,19 +6,34 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
 import ldp_core
 from classroom import designs
+from classroom.display import share_texts
 from classroom.domain.errors import BadInput, BadReport
 from classroom.domain.vocabulary import CLASS_EXERCISE, shown
 from classroom.privacy_numbers import at_least_percent
 
 from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems, finite
 
-__all__ = ["BinaryKind"]
+__all__ = ["BinaryKind", "BinaryResult"]
+
+
+@dataclass(frozen=True)
+class BinaryResult:
+    """A yes/no round's result: ldp_core's summary (the estimate, its SDs and intervals)
+    and the counts per design it came from."""
+
+    estimate: ldp_core.BinaryEstimate
+    counts: ldp_core.BinaryCounts
+
+    @property
+    def plausibility(self) -> ldp_core.Plausibility | None:
+        return ldp_core.binary_plausibility(self.counts) if self.counts.n else None
 
 
 class BinaryKind(QuestionKind):
@@ -96,9 +111,9 @@ class BinaryKind(QuestionKind):
         counts = ldp_core.BinaryCounts(
             tuple((design_of(dj), n, yes) for dj, (n, yes) in per.items()))
         summary = counts.summary(level)
-        return RoundEstimate(summary, {
-            "binary": summary, "binary_counts": counts, "n": counts.n,
-            "counts": (counts.n - counts.yes, counts.yes), "epsilon": counts.epsilon})
+        return RoundEstimate(summary, BinaryResult(summary, counts), {
+            "n": counts.n, "counts": (counts.n - counts.yes, counts.yes),
+            "epsilon": counts.epsilon})
 
     def csv_options(self, k: int) -> tuple[str, ...]:
         return ("No", "Yes")
@@ -128,10 +143,12 @@ class BinaryKind(QuestionKind):
                 "instructor, can be sure from it what you really think.")
 
     def phone_results(self, estimate: Any, options: tuple[str, ...]) -> dict[str, Any]:
-        b = estimate.binary
+        b = estimate.result.estimate
         return {"n": estimate.n, "binary": {
             "label": options[1], "share": finite(b.mu_hat), "sd": finite(b.sd_worst),
-            "ci_low": finite(b.exact_low), "ci_high": finite(b.exact_high)}}
+            "ci_low": finite(b.exact_low), "ci_high": finite(b.exact_high),
+            # the same digits as the projector's (classroom.display)
+            "shown": share_texts(b.mu_hat, b.exact_low, b.exact_high)}}
 
 
 def _option_index(options: tuple[str, ...], answer: object, *, bools: bool) -> str:

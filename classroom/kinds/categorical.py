@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 import ldp_core
+from classroom.display import share_texts
 from classroom.domain.errors import BadInput, BadReport
 from classroom.domain.vocabulary import shown
 
@@ -135,8 +136,8 @@ class CategoricalKind(QuestionKind):
     def estimate_round(self, design_of: DesignOf, items: RoundItems, fallback: str | None,
                        options: tuple[str, ...], level: float) -> RoundEstimate:
         cat = _categorical_round(design_of, items, fallback, len(options))
-        return RoundEstimate(cat, {"categorical": cat, "counts": cat.support_counts,
-                                   "n": cat.n, "epsilon": cat.epsilon})
+        return RoundEstimate(cat, cat, {"counts": cat.support_counts, "n": cat.n,
+                                        "epsilon": cat.epsilon})
 
     def csv_width(self, design: Design) -> int:
         assert isinstance(design, ldp_core.FrequencyOracle)
@@ -159,15 +160,18 @@ class CategoricalKind(QuestionKind):
                 f"sent changes by at most {ratio} from one answer to another (ε = {eps_text}).")
 
     def phone_results(self, estimate: Any, options: tuple[str, ...]) -> dict[str, Any]:
-        cat = estimate.categorical
-        shares = cat.shares() if cat is not None else None
+        cat = estimate.result
+        # The raw unbiased estimates, as the projector's and the desk's first column: the
+        # post-processed ones (Norm-Sub) are labelled there and not sent to phones.
+        shares = cat.shares("raw") if cat is not None else None
         none: list[float | None] = [None] * len(options)
         lows = list(cat.ci_low) if cat is not None and cat.ci_low is not None else none
         highs = list(cat.ci_high) if cat is not None and cat.ci_high is not None else none
         return {"n": estimate.n, "categorical": [
             {"label": label, "share": None if shares is None else finite(s),
              # each option's exact 95% CI, the dashboard's own
-             "ci_low": finite(lo), "ci_high": finite(hi)}
+             "ci_low": finite(lo), "ci_high": finite(hi),
+             "shown": share_texts(None if shares is None else s, lo, hi)}
             for label, s, lo, hi in zip(options, shares or none, lows, highs, strict=True)]}
 
 

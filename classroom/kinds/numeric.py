@@ -10,58 +10,43 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
 
 import ldp_core
+from classroom.display import format_value, value_decimals, value_interval
 from classroom.domain.errors import BadInput, BadReport
-from classroom.domain.vocabulary import MAX_UNIT_CHARS, clean_text, shown
+from classroom.domain.vocabulary import (
+    MAX_NUMERIC_BOUND,
+    MAX_UNIT_CHARS,
+    MIN_NUMERIC_SPAN,
+    clean_text,
+    shown,
+)
 from ldp_core import REPORT_TAIL, DuchiMechanism, NumericDesign
 
 from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems
 
-__all__ = ["NumericKind", "format_value", "numeric_class", "numeric_report", "value_decimals"]
+__all__ = ["NumericKind", "NumericResult", "format_value", "numeric_class", "numeric_report",
+           "value_decimals"]
 
 
-def value_decimals(lo: object, hi: object) -> int:
-    """How many decimals every number of a numeric question gets: one rule for the whole
-    question (mean, SD, CI, the values the phones sent, on the projector and the phones),
-    so numbers side by side read alike. The last digit is about a thousandth of the width
-    of the range of answers: [0, 12] gives 2 decimals, [0, 100] 1, [0, 1] 3, [0, 5000] none.
+@dataclass(frozen=True)
+class NumericResult:
+    """A numeric round's result: the mean (ldp_core), the reports in the question's units
+    as sorted ``(value, count)`` pairs (the chart of what the phones sent) and whether they
+    fit the design at all."""
 
-    >>> value_decimals(0, 12), value_decimals(0, 100), value_decimals(0, 1), value_decimals(0, 5000)
-    (2, 1, 3, 0)
-    >>> value_decimals(3, 3), value_decimals(None, 1)
-    (2, 2)
-    """
-    if not (isinstance(lo, (int, float)) and isinstance(hi, (int, float))
-            and math.isfinite(lo) and math.isfinite(hi)) or hi == lo:
-        return 2
-    return max(0, min(6, 3 - math.floor(math.log10(abs(float(hi) - float(lo))))))
+    estimate: ldp_core.NumericEstimate
+    reports: tuple[tuple[float, int], ...]
+    check: ldp_core.Plausibility | None
 
-
-def format_value(value: float, unit: str = "", decimals: int | None = None) -> str:
-    """A numeric value as shown to people, with its unit: ``decimals`` decimals (a
-    question's :func:`value_decimals`), or 4 significant digits where no range applies.
-
-    >>> format_value(7.256, "hours"), format_value(-1234.6), format_value(0.5, "%")
-    ('7.256 hours', '−1235', '0.5 %')
-    >>> format_value(17.9863, "hours", 2), format_value(-6, "hours", 2), format_value(1234.5, "", 0)
-    ('17.99 hours', '−6.00 hours', '1,234')
-    >>> format_value(-0.001, "hours", 2)
-    '0.00 hours'
-    """
-    if decimals is not None:
-        text = f"{value:,.{decimals}f}"
-        if float(text.replace(",", "")) == 0:
-            text = text.lstrip("-")  # −0.00 reads as a sign without a number
-    else:
-        text = f"{value:.4g}"
-        if "e" in text:
-            text = f"{value:,.0f}"
-    return f"{text.replace('-', '−')} {unit}".strip()
+    @property
+    def plausibility(self) -> ldp_core.Plausibility | None:
+        return self.check if self.estimate.n else None
 
 
 def _decimals(num: Any) -> int:
@@ -169,6 +154,19 @@ class NumericKind(QuestionKind):
     def owns(self, design: object) -> bool:
         return isinstance(design, NumericDesign)
 
+    def out_of_limits(self, design: Design) -> str | None:
+        """Also the range: lo and hi within ±:data:`MAX_NUMERIC_BOUND`, hi - lo at least
+        :data:`MIN_NUMERIC_SPAN`."""
+        r = _numeric(design).range
+        for name, bound in (("lo", r.lo), ("hi", r.hi)):
+            if abs(bound) > MAX_NUMERIC_BOUND:
+                return (f"{name} must be within ±{MAX_NUMERIC_BOUND:,.0f}, got "
+                        f"{shown(bound)}")
+        if r.hi - r.lo < MIN_NUMERIC_SPAN:
+            return (f"hi must exceed lo by at least {MIN_NUMERIC_SPAN:g} (numbers are shown "
+                    f"with at most 6 decimals), got a range of width {r.hi - r.lo:.3g}")
+        return super().out_of_limits(design)
+
     def encode(self, design: Design, options: tuple[str, ...], answer: object) -> str:
         mech = _numeric(design).mechanism
         if isinstance(mech, DuchiMechanism):
@@ -227,10 +225,11 @@ class NumericKind(QuestionKind):
         groups = [(design_of(dj), np.asarray(r, dtype=float)) for dj, r in reports.items()]
         est = ldp_core.NumericEstimate.from_groups(groups)
         used = {dj for dj, _, _ in items} | ({fallback} if fallback else set())
-        return RoundEstimate(est, {
-            "numeric": est, "numeric_reports": tuple(sorted(in_units.items())),
-            "numeric_check": ldp_core.numeric_plausibility(groups), "counts": (),
-            "n": est.n, "epsilon": max((design_of(dj).epsilon for dj in used), default=0.0)})
+        result = NumericResult(est, tuple(sorted(in_units.items())),
+                               ldp_core.numeric_plausibility(groups))
+        return RoundEstimate(est, result, {
+            "counts": (), "n": est.n,
+            "epsilon": max((design_of(dj).epsilon for dj in used), default=0.0)})
 
     def csv_width(self, design: Design) -> int:
         return 1
@@ -270,12 +269,12 @@ class NumericKind(QuestionKind):
         return scheme
 
     def phone_input(self, text: str, options: tuple[str, ...],
-                    params: dict[str, Any]) -> tuple[tuple[int, ...], dict[str, Any] | None]:
+                    params: dict[str, Any]) -> tuple[tuple[int, ...], dict[str, Any]]:
         """No buttons: a slider over the range, in round steps, starting mid-range."""
         lo, hi = float(params["lo"]), float(params["hi"])
         step = _nice_step(lo, hi)
         digits = max(0, -math.floor(math.log10(step)))
-        return (), {"lo": lo, "hi": hi, "unit": self.unit(options), "step": step,
+        return (), {"type": "number", "lo": lo, "hi": hi, "unit": self.unit(options), "step": step,
                     "start": round(round((lo + hi) / 2 / step) * step, digits)}
 
     def privacy_note(self, design: Design, ratio: str, eps_text: str) -> str:
@@ -285,12 +284,13 @@ class NumericKind(QuestionKind):
                 "your number from it; the class average still comes through.")
 
     def phone_results(self, estimate: Any, options: tuple[str, ...]) -> dict[str, Any]:
-        num = estimate.numeric
+        num = estimate.result.estimate
         ci = num.interval()
         unit, decimals = self.unit(options), _decimals(num)
         return {"n": estimate.n, "numeric": {
             "mean": None if num.mean is None else format_value(num.mean, unit, decimals),
-            "ci": None if ci is None else [format_value(v, unit, decimals) for v in ci],
+            # rounded outward, as on the projector (classroom.display)
+            "ci": None if ci is None else list(value_interval(ci[0], ci[1], unit, decimals)),
             "outside": num.mean is not None and not num.lo <= num.mean <= num.hi}}
 
 

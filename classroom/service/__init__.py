@@ -27,12 +27,13 @@ from ..store import Store
 from .common import new_join_code
 from .plans import Plans
 from .polls import Polls
-from .reports import BURST_LOG_AT, Reports, address_tag, dedup_token
+from .reports import BURST_LOG_AT, GRACE_S, Reports, address_tag, dedup_token
 from .results import MAX_SIMULATED, Results
 from .running import Running
 
 __all__ = [
     "BURST_LOG_AT",
+    "GRACE_S",
     "MAX_SIMULATED",
     "Plans",
     "PollService",
@@ -59,10 +60,13 @@ class PollService:
     plans: Plans
 
     @classmethod
-    def on(cls, store: Store, *, max_reports_per_address: int | None = None) -> PollService:
+    def on(cls, store: Store, *, max_reports_per_address: int | None = None,
+           grace_s: float = GRACE_S) -> PollService:
         """One of each use case on ``store``. ``max_reports_per_address``: the optional
         limit of reports per network address and round (None: no limit; see
-        :func:`classroom.config.max_reports_per_address`)."""
+        :func:`classroom.config.max_reports_per_address`); ``grace_s``: the grace time of
+        a report still on its way when voting ended (:data:`GRACE_S`)."""
         return cls(store, Polls(store), Running(store),
-                   Reports(store, max_reports_per_address=max_reports_per_address),
+                   Reports(store, max_reports_per_address=max_reports_per_address,
+                           grace_s=grace_s),
                    Results(store), Plans(store))

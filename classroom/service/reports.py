@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import logging
 import re
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from ..domain import (
@@ -30,6 +29,7 @@ from ..domain import (
     answer_label,
     canonical_design,
     design_epsilon,
+    design_params_of,
     encode_answer,
     finite_or_inf,
     normalize_join_code,
@@ -39,11 +39,21 @@ from ..privacy_numbers import epsilon_up
 from ..store import ReportRow, ReportUnit, Store
 from .common import poll_found, question_found, row_id
 
-__all__ = ["BURST_LOG_AT", "Reports", "address_tag", "check_report", "dedup_token"]
+__all__ = ["BURST_LOG_AT", "GRACE_S", "Reports", "address_tag", "check_report", "dedup_token"]
 
 _LOG = logging.getLogger(__name__)
 _SUBMISSION_ID = re.compile(r"[A-Za-z0-9_.:\-]{8,100}")
 _MAX_DEVICE_ID = 256
+
+#: The grace time (s): a report that reaches the server less than this long after voting on
+#: its round ended (the instructor's Close or Next, another question opening, or the
+#: countdown's deadline) is stored as if it had arrived before. A phone sends its report at
+#: the tap, while the question is open on its screen; the grace time covers the trip of
+#: one still on its way when the instructor moves on: on a throttled phone (1.6 Mbit/s,
+#: 150 ms latency) a report takes well under 1 s (``bench/bench_late_taps.py``), so 5 s
+#: also leaves room for one resend after a dropped connection. The count of a revealed
+#: question may grow during it.
+GRACE_S = 5.0
 
 #: One network address reaching one of these report counts in a round is logged: far
 #: more than one phone, which a lecture hall behind one NAT also does.
@@ -75,6 +85,16 @@ def _submission_id(value: object) -> str:
     return value
 
 
+def _closed_sentence(ended: datetime | str, arrived: datetime) -> str:
+    """Why a report was refused as closed: when it arrived after voting ended, by how much
+    (the grace time is :data:`GRACE_S`)."""
+    if isinstance(ended, str):
+        return "voting is closed for this question"
+    late = max(0.0, (arrived - ended).total_seconds())
+    return (f"your answer arrived {late:.1f} s after voting on this question closed, later "
+            "than an answer on its way may take, so it was not counted")
+
+
 def _make_receipt(question: Question, round_number: int, answer: str, design: Design,
                   created_at: datetime, *, already: bool, simulated: bool,
                   spent: float | None = None) -> Receipt:
@@ -83,7 +103,7 @@ def _make_receipt(question: Question, round_number: int, answer: str, design: De
     return Receipt(
         question_id=question.id, question_text=question.text, round_number=round_number,
         answer=answer,
-        answer_label=answer_label(design, question.options, answer),
+        answer_label=answer_label(question.kind, design, question.options, answer),
         created_at=created_at, epsilon=design_epsilon(design), already_answered=already,
         simulated=simulated, spent_epsilon=spent)
 
@@ -120,7 +140,7 @@ def check_report(question: Question, answer: object, design_params: object
     except ValueError as exc:
         raise BadReport(f"the report's design parameters are not valid: {exc}") from exc
     if text != question.design_json:
-        diff = _params_diff(json.loads(text), question.design_params)
+        diff = _params_diff(design_params_of(text), question.design_params)
         raise BadReport(f"the report's design parameters differ from this round's design "
                         f"({diff}); reload the question and answer again")
     stored = encode_answer(question.kind, design, question.options, answer)
@@ -130,11 +150,15 @@ def check_report(question: Question, answer: object, design_params: object
 class Reports:
     """The students' side: one report, its receipt, a device's status in a poll."""
 
-    def __init__(self, store: Store, *, max_reports_per_address: int | None = None) -> None:
+    def __init__(self, store: Store, *, max_reports_per_address: int | None = None,
+                 grace_s: float = GRACE_S) -> None:
         """``max_reports_per_address``: the optional limit of reports per network address
-        and round (None: no limit; see :func:`classroom.config.max_reports_per_address`)."""
+        and round (None: no limit; see :func:`classroom.config.max_reports_per_address`);
+        ``grace_s``: how long after voting ended a report on its way is still stored
+        (:data:`GRACE_S`)."""
         self._store = store
         self._max_per_address = max_reports_per_address
+        self._grace = timedelta(seconds=max(0.0, float(grace_s)))
 
     def _holds_poll(self, poll: Poll) -> bool:
         """Whether a report to ``poll`` is decided with the poll's row held: when it counts
@@ -145,6 +169,11 @@ class Reports:
                       design_params: dict[str, Any], submission_id: str, device_id: str,
                       simulated: bool = False, address: str | None = None) -> Receipt:
         """Store one randomized report, or explain why not (nothing is written then).
+
+        A report that arrives after voting on its round ended is stored if it arrives
+        within the grace time (:data:`GRACE_S`) of that end, and refused
+        (:class:`QuestionClosed`, saying how late it was) after it: the phone sends at the
+        tap, while the question is open on its screen.
 
         A device that already answered this round (double tap, refresh, second
         tab) gets its FIRST receipt back with ``already_answered=True``.
@@ -193,8 +222,9 @@ class Reports:
         if own is not None:  # a double tap, a refresh, a second tab: the first receipt
             return _receipt(question, own, rnd.number, already=True,
                             spent=finite_or_inf(spent)), 0
-        if not unit.round_open(rnd.round_id, arrived):  # closed, a new round, time is up
-            raise QuestionClosed("voting is closed for this question")
+        ended = unit.round_ended(rnd.round_id, arrived, self._grace)
+        if ended is not None:  # closed (beyond the grace time), a new round, time is up
+            raise QuestionClosed(_closed_sentence(ended, arrived))
         stored, design_json, design = check_report(question, answer, design_params)
         total = finite_or_inf([*spent, design_epsilon(design)])
         if poll.epsilon_budget is not None and total > poll.epsilon_budget * (1 + 1e-9):

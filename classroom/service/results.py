@@ -83,7 +83,7 @@ class Results:
         def label(design_json: str, answer: str) -> str:
             if design_json not in designs:
                 designs[design_json] = parse_design(design_json)
-            return answer_label(designs[design_json], q.options, answer)
+            return answer_label(q.kind, designs[design_json], q.options, answer)
 
         return write_csv(
             (number, answer, label(design_json, answer), design_json, created.isoformat())

@@ -1,8 +1,8 @@
 """The store: the only part of the classroom with SQL in it, split the way Optuna splits
 its storage.
 
-* :mod:`.schema`: the tables, their CHECK constraints generated from the domain's
-  vocabulary, and :data:`SCHEMA_VERSION`;
+* :mod:`.schema`: the tables, their CHECK constraints (mode and state generated from the
+  domain's vocabulary; a kind is any name), and :data:`SCHEMA_VERSION`;
 * :mod:`.migrations`: :data:`MIGRATIONS` and :func:`ensure_schema`, which upgrade an
   existing database in place;
 * :mod:`.engine`: :func:`make_engine` (one per process), its pool, what a driver error

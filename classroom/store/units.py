@@ -34,7 +34,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from ..domain import Poll, Question, Round, as_utc, state_at
+from ..domain import Poll, Question, Round, as_utc, check_stored_design, state_at
 from .rows import QUESTION_COLS, ReportRow, RoundSecret, RoundUse, poll_of, question_of, round_of
 from .schema import polls, questions, reports, rounds
 
@@ -54,9 +54,11 @@ def set_state(conn: Connection, question_id: int, state: str, now: datetime, *,
         row = _open(conn, question_id, now)
     elif state == "closed" and close_open(conn, this, now):
         row = conn.execute(sa.select(*QUESTION_COLS).where(this)).first()
-    else:
-        row = conn.execute(questions.update().where(this)
-                           .values(state=state, updated_at=now, closes_at=None)
+    else:  # a draft, or a close of a question not open (which keeps when voting ended)
+        values: dict[str, Any] = {"state": state, "updated_at": now, "closes_at": None}
+        if state != "closed":
+            values["closed_at"] = None
+        row = conn.execute(questions.update().where(this).values(**values)
                            .returning(*QUESTION_COLS)).first()
     if row is not None and close_others:
         close_open(conn, sa.and_(questions.c.poll_id == row.poll_id,
@@ -72,7 +74,7 @@ def _open(conn: Connection, question_id: int, now: datetime) -> Any:
         return None
     closes = None if seconds[0] is None else now + timedelta(seconds=seconds[0])
     return conn.execute(questions.update().where(questions.c.id == question_id)
-                        .values(state="open", updated_at=now, closes_at=closes)
+                        .values(state="open", updated_at=now, closes_at=closes, closed_at=None)
                         .returning(*QUESTION_COLS)).first()
 
 
@@ -81,7 +83,7 @@ def close_open(conn: Connection, where: Any, now: datetime) -> int:
 
     One whose deadline has passed closed at its deadline, which it keeps (its countdown
     closed it, whether or not anything wrote that down yet); any other closes ``now``
-    and forgets its deadline.
+    and forgets its deadline. Either way ``closed_at`` records when voting ended.
     """
     at = sa.literal(now, questions.c.closes_at.type)
     ended = sa.and_(questions.c.closes_at.is_not(None), questions.c.closes_at <= at)
@@ -89,6 +91,7 @@ def close_open(conn: Connection, where: Any, now: datetime) -> int:
         questions.update().where(where, questions.c.state == "open")
         .values(state="closed",
                 updated_at=sa.case((ended, questions.c.closes_at), else_=at),
+                closed_at=sa.case((ended, questions.c.closes_at), else_=at),
                 closes_at=sa.case((ended, questions.c.closes_at), else_=sa.null()))
     ).rowcount)
 
@@ -113,6 +116,7 @@ def set_design(conn: Connection, question_id: int, design_json: str,
                        .returning(*QUESTION_COLS)).first()
     if row is None:
         return None
+    check_stored_design(design_json)  # raises: the unit of work is rolled back
     conn.execute(rounds.update()
                  .where(rounds.c.question_id == question_id, rounds.c.number == row.round_count)
                  .values(design_params=design_json))
@@ -123,7 +127,8 @@ def insert_round(conn: Connection, question_id: int, design_json: str | None, sa
                  now: datetime, state: str) -> Round | None:
     """Start round n + 1 (``design_json`` None keeps the design); None if no question."""
     values: dict[str, Any] = {"round_count": questions.c.round_count + 1, "state": "draft",
-                              "revealed": False, "updated_at": now, "closes_at": None}
+                              "revealed": False, "updated_at": now, "closes_at": None,
+                              "closed_at": None}
     if design_json is not None:
         values["design_params"] = design_json
     row = conn.execute(questions.update().where(questions.c.id == question_id)
@@ -132,6 +137,8 @@ def insert_round(conn: Connection, question_id: int, design_json: str | None, sa
                                   questions.c.kind, questions.c.poll_id)).first()
     if row is None:
         return None
+    if design_json is not None:
+        check_stored_design(design_json)  # raises: the unit of work is rolled back
     if state == "open":
         close_open(conn, sa.and_(questions.c.poll_id == row.poll_id,
                                  questions.c.id != question_id), now)
@@ -147,6 +154,7 @@ def add_question(conn: Connection, *, poll_id: int, position: int | None = None,
                  now: datetime, countdown_s: int | None = None) -> Question:
     """Insert a draft question and its round 1 (``position`` None: after the poll's last
     question; the caller holds the poll's row, so two additions get distinct positions)."""
+    check_stored_design(design_json)
     if position is None:
         position = conn.execute(
             sa.select(sa.func.coalesce(sa.func.max(questions.c.position), 0))
@@ -272,7 +280,8 @@ def _context_stmt() -> sa.Select[Any]:
                       polls.c.title.label("p_title"), polls.c.created_at.label("p_created"),
                       polls.c.rehearsal.label("p_rehearsal"),
                       polls.c.epsilon_budget.label("p_budget"), *QUESTION_COLS,
-                      rounds.c.id.label("r_id"), rounds.c.salt.label("r_salt"))
+                      rounds.c.id.label("r_id"), rounds.c.salt.label("r_salt"),
+                      questions.c.closed_at.label("q_closed_at"))
             .select_from(polls.outerjoin(
                 questions, sa.and_(questions.c.poll_id == polls.c.id, questions.c.id == qid))
                 .outerjoin(rounds, sa.and_(rounds.c.question_id == questions.c.id,
@@ -287,7 +296,7 @@ _HOLD_POLL = sa.select(polls.c.id).where(polls.c.id == sa.bindparam("poll_id")).
 # Whether the round is still its question's current round and the question open (its state
 # and deadline), with the question's row share-locked (PostgreSQL) until the insert commits:
 # a close or a new round either committed before, and the report is refused, or waits for it.
-_ROUND_OPEN = (sa.select(questions.c.state, questions.c.closes_at)
+_ROUND_OPEN = (sa.select(questions.c.state, questions.c.closes_at, questions.c.closed_at)
                .select_from(rounds.join(questions, rounds.c.question_id == questions.c.id))
                .where(rounds.c.id == sa.bindparam("round_id"),
                       rounds.c.number == questions.c.round_count)
@@ -360,7 +369,7 @@ class ReportUnit:
         self._backend = backend
         self._insert = insert_stmt
         self._clock = clock
-        self._open_at_begin: tuple[int, str, datetime | None] | None = None
+        self._open_at_begin: tuple[int, str, datetime | None, datetime | None] | None = None
 
     def context(self, join_code: str, question_id: int, *,
                 hold_poll: Callable[[Poll], bool] | None = None
@@ -393,25 +402,44 @@ class ReportUnit:
             return poll, None, None
         # SQLite: this transaction began with BEGIN IMMEDIATE, so nothing changes under it
         # and the question's state as read here holds until the commit.
-        self._open_at_begin = (row.r_id, row.state, row.closes_at)
+        self._open_at_begin = (row.r_id, row.state, row.closes_at, row.q_closed_at)
         return poll, question_of(row, self._clock()), RoundSecret(row.r_id, row.round_count,
                                                                 bytes.fromhex(row.r_salt))
 
-    def round_open(self, round_id: int, at: datetime | None = None) -> bool:
+    def round_open(self, round_id: int, at: datetime | None = None,
+                   grace: timedelta = timedelta(0)) -> bool:
         """Whether the round is its question's current round and the question is open, now
         and until this transaction commits, for a report that arrived ``at`` (default:
         now): one that arrived at or after the round's deadline finds it closed, however
-        long it waited for this transaction."""
+        long it waited for this transaction. With ``grace``, a round whose voting ended
+        (its deadline, or the close written down) less than ``grace`` before ``at`` still
+        takes it; a round that is the question's current one only as a draft never does."""
+        return self.round_ended(round_id, at, grace) is None
+
+    def round_ended(self, round_id: int, at: datetime | None = None,
+                    grace: timedelta = timedelta(0)) -> datetime | str | None:
+        """:meth:`round_open`'s answer with its reason: None when the round takes a report
+        that arrived ``at``; else when its voting ended (a report that arrived later than
+        ``grace`` after it is refused), or ``"not open"`` (a draft, not the current round,
+        or closed with no time recorded)."""
         when = self._clock() if at is None else at
         if self._backend == "sqlite" and self._open_at_begin is not None \
                 and self._open_at_begin[0] == round_id:
-            _, state, closes_at = self._open_at_begin
+            _, state, closes_at, closed_at = self._open_at_begin
         else:
             row = self._conn.execute(_ROUND_OPEN, {"round_id": round_id}).first()
             if row is None:
-                return False
-            state, closes_at = row.state, row.closes_at
-        return state_at(state, closes_at, when) == "open"
+                return "not open"
+            state, closes_at, closed_at = row.state, row.closes_at, row.closed_at
+        if state_at(state, closes_at, when) == "open":
+            return None
+        if state == "open" and closes_at is not None:  # its countdown ended (written or not)
+            ended = as_utc(closes_at)
+        elif state == "closed" and closed_at is not None:
+            ended = as_utc(closed_at)
+        else:
+            return "not open"
+        return None if when < ended + grace else ended
 
     def poll_rounds(self, poll_id: int) -> list[RoundSecret]:
         return poll_round_secrets(self._conn, poll_id)

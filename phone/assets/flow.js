@@ -50,6 +50,22 @@ function timeLeftAnnouncement(before, now, closes) {
   return passed ? `${words} left ${end}.` : null;
 }
 
+// A report that could not be delivered (no connection, the server busy: 0, 502, 503, 504 or
+// the database away) is sent again by itself, with the same submission id so that it is
+// stored once, at most RESENDS times: after the server's Retry-After when it gives one,
+// else after RESEND_MS, 2 × RESEND_MS, …; each wait is drawn in [1, 1.5) times that, so
+// that phones told to wait together do not all come back together. A report tapped while
+// the question was open is still counted if it reaches the server within the grace time
+// after the instructor's Next or Close (classroom/service/reports.py's GRACE_S, 5 s).
+const RESENDS = 3;
+const RESEND_MS = 1000;
+
+function retryDelay(attempt, retryAfter, draw) {
+  const told = Number.parseFloat(retryAfter);
+  const base = Number.isFinite(told) && told >= 0 ? told * 1000 : RESEND_MS * 2 ** attempt;
+  return base * (1 + 0.5 * draw);
+}
+
 // How long a long-poll asks the server to hold it (s); the server holds at most
 // phone/routes.py's MAX_WAIT_S, below a proxy's read timeout (deploy/nginx-site.conf.template).
 const LONG_POLL_S = 50;
@@ -58,7 +74,8 @@ function createFlow(env) {
   // env: api(path, opts) -> Promise<{status, body, etag}>; pending: {get(), set(value)},
   // the report not yet saved, kept across reloads; show(screen); say(text) for screen
   // readers; warn(text) for the alert line; lock() when a tap is taken (disable inputs);
-  // animate(scheme, draw) -> Promise<story>; sid() -> a fresh submission id; wait(ms);
+  // animate(scheme, draw) -> Promise<story>, played while the report travels; sid() -> a
+  // fresh submission id; wait(ms); jitter() -> a number in [0, 1) (optional: the CSPRNG);
   // go(url) to leave the page; now() -> milliseconds on a clock that only moves forward
   // (performance.now), used only to measure time since the last state arrived.
   const m = {
@@ -252,17 +269,33 @@ function createFlow(env) {
     if (last.kind === 'stored') return `Your answer to the previous question was received at ${localTime(last.receipt.received_at)}.`;
     if (last.kind === 'already') return 'You had already answered the previous question; nothing new was stored.';
     if (last.kind === 'unsaved') return 'Your answer to the previous question was not confirmed (the connection failed), and the class has moved on.';
-    if (last.error === 'closed') return 'Voting on the previous question closed before your answer arrived, so it was not counted.';
+    if (last.error === 'closed') return 'Your answer to the previous question arrived after it closed and was not counted.';
     return `Your answer to the previous question was not accepted: ${last.text}`;
   }
 
-  async function send(item) {
+  const undelivered = (r) => [0, 502, 503, 504].includes(r.status) || (r.body && r.body.error === 'unavailable');
+
+  // The report to the server, sent again while it could not be delivered (RESENDS).
+  async function post(item) {
+    const body = JSON.stringify(item.report);
+    for (let attempt = 0; ; attempt++) {
+      const r = await env.api(`/api/poll/${enc(m.code)}/report`, {
+        method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+      if (!undelivered(r) || attempt >= RESENDS) return r;
+      env.say('Sending your randomized answer again…');
+      await env.wait(retryDelay(attempt, r.retryAfter, env.jitter ? env.jitter() : unit()));
+    }
+  }
+
+  // Sends the report and, meanwhile, plays `story` (a promise of the randomization's
+  // story: the roll's animation); the screen follows when both have ended.
+  async function send(item, story) {
     m.busy = true;
     m.notice = null;
     env.pending.set(item);
     env.say('Sending your randomized answer…');
-    const r = await env.api(`/api/poll/${enc(m.code)}/report`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(item.report) });
+    const [r, told] = await Promise.all([post(item), story || null]);
+    if (told) m.story = { sid: item.report.submission_id, text: told };
     const base = { qid: item.report.question_id, round: item.round, sid: item.report.submission_id };
     if (r.status === 200 && r.body && r.body.receipt) {
       const receipt = r.body.receipt;
@@ -310,14 +343,13 @@ function createFlow(env) {
       report = r.report;
       if (r.draw === undefined) {
         story = 'Your phone randomized your answer.';
-      } else {  // a draw the page animates (the die, coins or spinner)
-        env.say('Your phone is randomizing your answer…');
-        story = await env.animate(q.scheme, r.draw);
+      } else {  // a draw the page animates (the die, coins or spinner) while it is sent
+        story = env.animate(q.scheme, r.draw);
       }
     }
     const next = item(q, report);
-    m.story = story ? { sid: next.report.submission_id, text: story } : null;
-    await send(next);
+    m.story = null;
+    await send(next, story);
     return true;
   }
 
@@ -325,13 +357,14 @@ function createFlow(env) {
   // added on the device.
   async function answerNumber(value, shown) {
     const q = takes(shown);
-    if (!q || q.kind !== 'numeric' || !(value >= q.numeric.lo && value <= q.numeric.hi)) return false;
+    const range = q && q.input;
+    if (!range || range.type !== 'number' || !(value >= range.lo && value <= range.hi)) return false;
     m.busy = true;
     env.lock();
     env.say('Your phone is adding noise to your answer…');
     const next = item(q, randomize(q.scheme, value).report);
-    m.story = { sid: next.report.submission_id, text: 'Your phone moved your number at random before sending it. One report says little about you; the average of many reports is close to the class average.' };
-    await send(next);
+    m.story = null;
+    await send(next, 'Your phone moved your number at random before sending it. One report says little about you; the average of many reports is close to the class average.');
     return true;
   }
 

@@ -18,9 +18,9 @@
     return node;
   }
   const pct = (x) => `${Math.round(100 * x)}%`;
-  // An interval's ends in whole percent, rounded outward so that it never reads narrower
-  // than it is (float noise beyond 12 digits dropped first, as for ε in flow.js).
-  const pctOut = (x, up) => `${(up ? Math.ceil : Math.floor)(Number((100 * x).toPrecision(12)))}%`;
+  // The numbers of the class results come written by the server (classroom/display.py),
+  // with the digits the projector shows: a share to 0.1%, an interval rounded outward.
+  const interval = (t) => (t && t.ci ? ` (95% interval ${t.ci[0]} to ${t.ci[1]})` : '');
 
   async function api(path, opts) {
     let response;
@@ -33,7 +33,8 @@
     if (response.status !== 304) {
       try { body = await response.json(); } catch (err) { body = null; }
     }
-    return { status: response.status, body, etag: response.headers.get('ETag') };
+    return { status: response.status, body, etag: response.headers.get('ETag'),
+      retryAfter: response.headers.get('Retry-After') };
   }
 
   // The report not yet saved: in the tab's session storage, so that it survives a reload;
@@ -128,7 +129,19 @@
       area.append(el('p', { class: s.budget.over ? 'note error' : 'hint', id: 'budget', text: s.budget.text }));
       if (s.budget.over) return;
     }
-    if (q.kind === 'numeric') { showNumeric(q); return; }
+    const draw = INPUTS[q.input && q.input.type];
+    if (!draw) {
+      area.append(el('p', { class: 'note error', text: 'This page cannot show this question; reload it.' }));
+      return;
+    }
+    draw(q);
+  }
+
+  // One drawer per input the server names (QuestionKind.phone_input): the page never asks
+  // which kind of question it shows.
+  const INPUTS = { choice: showChoice, number: showNumeric };
+
+  function showChoice(q) {
     const group = el('div', { class: 'opts', role: 'group', 'aria-labelledby': 'question' });
     if (q.mode === 'physical') {
       area.append(el('p', { class: 'hint', text: q.physical_instructions }));
@@ -151,7 +164,7 @@
   }
 
   function showNumeric(q) {
-    const n = q.numeric;
+    const n = q.input;
     const unit = n.unit ? ` ${n.unit}` : '';
     area.append(el('p', { class: 'hint', text: `Enter your TRUE value, from ${n.lo}${unit} to ${n.hi}${unit}. Your phone adds random noise before sending: only the noisy number leaves this page.` }));
     const name = n.unit ? `My true value, in ${n.unit}` : 'My true value';
@@ -196,9 +209,8 @@
     if (!res.n) { area.append(el('p', { text: 'No answers were received.' })); return; }
     if (res.binary) {
       const b = res.binary;
-      if (b.share === null) return;
-      const interval = (b.ci_low !== null && b.ci_high !== null) ? ` (95% interval ${pctOut(b.ci_low, false)} to ${pctOut(b.ci_high, true)})` : '';
-      area.append(el('p', { text: `Estimated share who truly prefer ${b.label}: ${pct(b.share)}${interval}, from ${res.n} randomized answers.` }));
+      if (b.share === null || !b.shown || b.shown.share === null) return;
+      area.append(el('p', { text: `Estimated share who truly prefer ${b.label}: ${b.shown.share}${interval(b.shown)}, from ${res.n} randomized answers.` }));
       const bar = el('div', { class: 'bar', 'aria-hidden': 'true' }, el('span'));
       bar.firstChild.style.width = pct(Math.min(1, Math.max(0, b.share)));
       area.append(bar);
@@ -208,16 +220,20 @@
     } else if (res.numeric) {
       const m = res.numeric;
       if (m.mean === null) return;
-      const interval = m.ci ? ` (95% interval ${m.ci[0]} to ${m.ci[1]})` : '';
-      area.append(el('p', { text: `Estimated class average: ${m.mean}${interval}, from ${res.n} noisy answers.` }));
+      area.append(el('p', { text: `Estimated class average: ${m.mean}${interval(m)}, from ${res.n} noisy answers.` }));
       if (m.outside) {
         area.append(el('p', { class: 'hint', text: 'The unbiased estimate can fall outside the range of possible answers when few people answer: the noise is larger than the signal.' }));
       }
     } else if (res.categorical) {
+      area.append(el('p', { class: 'hint', text: `Each option’s estimated share (unbiased, as on the projector), from ${res.n} randomized answers:` }));
+      let below = false;
       for (const c of res.categorical) {
-        if (c.share === null) continue;
-        const interval = (c.ci_low != null && c.ci_high != null) ? ` (95% interval ${pctOut(c.ci_low, false)} to ${pctOut(c.ci_high, true)})` : '';
-        area.append(el('p', { text: `${c.label}: ${pct(c.share)}${interval}` }));
+        if (c.share === null || !c.shown || c.shown.share === null) continue;
+        below = below || c.share < 0;
+        area.append(el('p', { text: `${c.label}: ${c.shown.share}${interval(c.shown)}` }));
+      }
+      if (below) {
+        area.append(el('p', { class: 'hint', text: 'An unbiased estimate can fall below 0% for a rare option when few people answer: the randomization’s noise is larger than the signal.' }));
       }
     }
   }

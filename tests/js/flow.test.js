@@ -59,6 +59,7 @@ function phone(first, options) {
   const shown = [], posts = [];
   const store = opts.store || { value: null };
   let sids = 0, locks = 0;
+  const waits = [];
   const api = async (path, init) => {
     server.calls.push(path);
     if (path.endsWith('/me')) return server.me();
@@ -83,7 +84,7 @@ function phone(first, options) {
     api, show: (s) => shown.push(s), say() {}, warn() {}, lock: () => { locks++; },
     pending: { get: () => store.value && JSON.parse(store.value), set: (v) => { store.value = v ? JSON.stringify(v) : null; } },
     animate: opts.animate || (async (scheme, draw) => `You rolled ${draw + 1}: ${draw < 3 ? 'report the truth' : 'report the opposite'}.`),
-    sid: () => `submission-${++sids}`, wait: async () => {}, go: (url) => { server.went = url; },
+    sid: () => `submission-${++sids}`, wait: async (ms) => { waits.push(ms); }, go: (url) => { server.went = url; },
     now: () => clock.t,
   });
   const screen = () => shown[shown.length - 1];
@@ -91,7 +92,7 @@ function phone(first, options) {
     flow.start(`/join/${CODE}`, new URLSearchParams(''));
     await until(() => shown.length, 'the first screen');
   };
-  return { flow, server, shown, posts, screen, ready, store, clock, locks: () => locks };
+  return { flow, server, shown, posts, screen, ready, store, clock, waits, locks: () => locks };
 }
 
 test('a tap sends one randomized report, a double tap nothing more, and the receipt says how', async () => {
@@ -123,7 +124,7 @@ test('a tap sends one randomized report, a double tap nothing more, and the rece
 const ENDINGS = [
   ['stored', (q) => ({ status: 200, body: { receipt: receipt(q) } }), /^Your answer to the previous question was received at /],
   ['already answered', (q) => ({ status: 200, body: { receipt: receipt(q, { already_answered: true }) } }), /^You had already answered the previous question; nothing new was stored\.$/],
-  ['closed', () => ({ status: 409, body: { error: 'closed', message: 'Voting closed: voting on this question ended before your answer arrived, so nothing was saved.' } }), /^Voting on the previous question closed before your answer arrived, so it was not counted\.$/],
+  ['closed', () => ({ status: 409, body: { error: 'closed', message: 'Voting closed: voting on this question ended before your answer arrived, so nothing was saved.' } }), /^Your answer to the previous question arrived after it closed and was not counted\.$/],
   ['over budget', () => ({ status: 409, body: { error: 'over_budget', message: 'Answering would take you past the budget.' } }), /^Your answer to the previous question was not accepted: Answering would take you past the budget\.$/],
   ['network error', () => ({ status: 0, body: { error: 'offline', message: 'No connection to the class server.' } }), /not confirmed \(the connection failed\)/],
   ['database away', () => ({ status: 503, body: { error: 'unavailable', message: 'Not saved yet.' } }), /not confirmed/],
@@ -156,8 +157,11 @@ for (const [how, reply, notice] of ENDINGS) {
       'this device\'s state with the first state, then for the new question');
     // And the new question takes an answer at once.
     p.server.reply = (body) => ({ status: 200, body: { receipt: receipt(q2, { question_id: body.question_id }) } });
+    const before = p.posts.length;  // the report and, undelivered, its resends
+    assert.ok(p.posts.every((b) => JSON.stringify(b) === JSON.stringify(p.posts[0])), 'resent as it was');
     assert.equal(await p.flow.answer(0, q2), true);
-    assert.equal(p.posts[1].question_id, 2);
+    assert.equal(p.posts.length, before + 1);
+    assert.equal(p.posts[before].question_id, 2);
     assert.equal(p.screen().view, 'receipt');
     assert.equal(p.screen().notice, null);
   });
@@ -175,7 +179,58 @@ test('a Next while the die is still rolling ends on the new question', async () 
   await tap;
   assert.equal(p.screen().view, 'question');
   assert.equal(p.screen().q.id, 2);
-  assert.match(p.screen().notice, /closed before your answer arrived/);
+  assert.match(p.screen().notice, /arrived after it closed and was not counted/);
+});
+
+test('the report leaves at the tap: the roll plays while it travels, never before it', async () => {
+  const q1 = question(1);
+  const rolling = deferred(), held = deferred();
+  const p = phone(state(q1), { animate: () => rolling.promise });
+  await p.ready();
+  p.server.reply = () => held.promise;
+  const tap = p.flow.answer(1, q1);
+  await until(() => p.posts.length === 1, 'the report, sent while the die rolls');
+  held.resolve({ status: 200, body: { receipt: receipt(q1) } });
+  for (let i = 0; i < 20; i++) await new Promise((done) => setImmediate(done));  // the receipt is in
+  assert.notEqual(p.screen().view, 'receipt', 'the roll is not cut short by the receipt');
+  rolling.resolve('You rolled 2: report the truth.');
+  await tap;
+  assert.equal(p.screen().view, 'receipt');
+  assert.equal(p.screen().explain, 'You rolled 2: report the truth.');
+  assert.equal(p.posts.length, 1);
+});
+
+test('undelivered: resent by itself with the same submission id, after a jittered Retry-After', async () => {
+  const q1 = question(1);
+  const p = phone(state(q1));
+  await p.ready();
+  const replies = [
+    { status: 503, body: null, retryAfter: '4' },
+    { status: 0, body: { error: 'offline', message: 'No connection to the class server.' } },
+    { status: 200, body: { receipt: receipt(q1) } },
+  ];
+  p.server.reply = () => replies.shift();
+  await p.flow.answer(1, q1);
+  assert.equal(p.posts.length, 3);
+  assert.ok(p.posts.every((b) => b.submission_id === 'submission-1'), 'one submission id');
+  assert.equal(p.waits.length, 2);
+  assert.ok(p.waits[0] >= 4000 && p.waits[0] < 6000, `Retry-After 4 s, jittered: ${p.waits[0]}`);
+  assert.ok(p.waits[1] >= 2000 && p.waits[1] < 3000, `the second back-off, jittered: ${p.waits[1]}`);
+  assert.equal(p.screen().view, 'receipt');
+  assert.equal(p.store.value, null);
+});
+
+test('still undelivered after the resends: kept, with "Send it again"', async () => {
+  const q1 = question(1);
+  const p = phone(state(q1));
+  await p.ready();
+  p.server.reply = () => ({ status: 503, body: { error: 'unavailable', message: 'Not saved yet.' } });
+  await p.flow.answer(1, q1);
+  assert.equal(p.posts.length, 4);  // the tap and three resends
+  assert.equal(new Set(p.posts.map((b) => b.submission_id)).size, 1);
+  const s = p.screen();
+  assert.deepEqual([s.view, s.resend], ['note', true]);
+  assert.ok(p.store.value, 'kept for the next "Send it again"');
 });
 
 test('a tap on a screen the state has just replaced sends nothing and shows the current one', async () => {
@@ -367,7 +422,7 @@ test('a browser without the class cookie is told so, and sends nothing', async (
 
 test('a number is sent only from within its range, with noise added on the phone', async () => {
   const q = question(3, { kind: 'numeric', options: [], params: { design: 'duchi', epsilon: 1, lo: 0, hi: 12 },
-    numeric: { lo: 0, hi: 12, unit: 'hours', step: 0.1, start: 6 },
+    input: { type: 'number', lo: 0, hi: 12, unit: 'hours', step: 0.1, start: 6 },
     scheme: { type: 'numeric', mechanism: 'duchi', lo: 0, hi: 12, weights: [2388390825, 878639882, 0, 0] } });
   const p = phone(state(q));
   await p.ready();

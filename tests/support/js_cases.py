@@ -103,7 +103,8 @@ def _off(params: dict, wrong: dict | None) -> dict:
 def _row(label: str, sampler: str, params: dict, wrong: dict, truth: Any, **exact: Any
          ) -> dict:
     return {"label": label, "sampler": sampler, "truth": truth,
-            "scheme": device_scheme(params), "wrong": device_scheme(wrong), **exact}
+            "scheme": device_scheme(sampler, params), "wrong": device_scheme(sampler, wrong),
+            **exact}
 
 
 def _binary() -> Iterator[dict]:

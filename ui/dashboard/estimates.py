@@ -21,7 +21,7 @@ from ui.dashboard.formulas import (
     sd_formula,
 )
 from ui.dashboard.shuffle import shuffle_caption
-from ui.fmt import fmt_count, fmt_eps, fmt_eps_value, fmt_fixed, fmt_interval
+from ui.fmt import fmt_count, fmt_eps, fmt_eps_value, fmt_fixed, fmt_interval, fmt_share
 from ui.text import plain
 
 
@@ -75,7 +75,7 @@ def normal_caption(b, z: float) -> str:
 def binary_panel(q, est, rounds, projector: bool, points, note: str | None) -> None:
     """A yes/no question's round: its numbers, reports, trace, likelihood and rounds
     (``points``: the arrival trajectory; ``note``: the simulated class, or None)."""
-    b, counts = est.binary, est.binary_counts
+    b, counts = est.result.estimate, est.result.counts
     n, v = est.n, est.counts[1]
     one_design = len(counts.groups) == 1
     design = counts.groups[0][0] if one_design else q.design
@@ -101,7 +101,7 @@ def binary_panel(q, est, rounds, projector: bool, points, note: str | None) -> N
                "It corrects the reported share for the known lies.")
     if projector:  # one row, no formulas: everything on one screen, readable from the back
         row = st.columns([1, 1, 1, 1.5])
-        _stat(row[0], "Estimate μ̂", fmt_fixed(b.mu_hat, 3), None, help=mu_help)
+        _stat(row[0], "Estimate μ̂", fmt_share(b.mu_hat), None, help=mu_help)
         _stat(row[1], "SD, fixed class", fmt_fixed(b.sd_worst, 3), None,
               help=SD_FIXED_CLASS_HELP)
         _stat(row[2], "SD, population", fmt_fixed(b.sd_plugin, 3), None,
@@ -112,7 +112,7 @@ def binary_panel(q, est, rounds, projector: bool, points, note: str | None) -> N
         st.markdown(f"**The share whose true answer is “{plain(yes_label)}”**, "
                     "estimated from the randomized reports:")
         row = st.columns([1, 1, 1.45])
-        _stat(row[0], "Estimate μ̂", fmt_fixed(b.mu_hat, 3),
+        _stat(row[0], "Estimate μ̂", fmt_share(b.mu_hat),
               mu_formula(design, n, v, b.mu_hat) if one_design else
               r"$\hat\mu = \frac{1}{n}\sum_i \frac{y_i - b_i}{a_i - b_i}$ (each report with "
               "its own design)", help=mu_help)
@@ -146,7 +146,7 @@ def binary_panel(q, est, rounds, projector: bool, points, note: str | None) -> N
     if b.outside_unit_interval and (est.plausibility is None or est.plausibility.fits):
         side = "above 1" if b.mu_hat > 1 else "below 0"
         st.warning(
-            f"μ̂ = {fmt_fixed(b.mu_hat, 3)} is {side}. A share cannot be, but the unbiased "
+            f"μ̂ = {fmt_share(b.mu_hat)} is {side}. A share cannot be, but the unbiased "
             "estimator does not know that: it subtracts the expected lies, and with "
             f"n = {n} the randomization noise (SD {fmt_fixed(b.sd_worst, 3)}) can push it past "
             "the edge. Averaged over many classes it is still exactly right, so it is shown "
@@ -209,22 +209,22 @@ def binary_rounds(q, est, rounds) -> list[dict]:
     rows: list[dict] = []
     for number, e in est.history:
         row = _round_row(number, designs.get(number), e)
-        row.update({"μ̂": fmt_fixed(e.mu_hat, 3), "SD": fmt_fixed(e.sd_worst, 3),
+        row.update({"μ̂": fmt_share(e.mu_hat), "SD": fmt_fixed(e.sd_worst, 3),
                     f"{e.level:.0%} CI": fmt_interval(e.exact_low, e.exact_high, 3)})
         rows.append(row)
     return rows
 
 
 def categorical_rounds(q, est, rounds) -> list[dict]:
-    """A categorical question's rounds table: every round's Norm-Sub shares, round 1
-    first."""
+    """A categorical question's rounds table: every round's raw unbiased shares (the
+    estimates the phones show), round 1 first."""
     designs = {r.number: r for r in rounds}
     rows: list[dict] = []
     for number, e in est.history:
         row = _round_row(number, designs.get(number), e)
-        shares = e.shares("norm_sub")
+        shares = e.shares("raw")
         for i, opt in enumerate(q.options):
-            row[f"{plain(opt)} (Norm-Sub)"] = fmt_fixed(shares[i], 3) if shares else "—"
+            row[f"{plain(opt)} (raw)"] = fmt_share(shares[i]) if shares else "—"
         rows.append(row)
     return rows
 
@@ -287,7 +287,7 @@ def categorical_panel(q, est, rounds, projector: bool, points, note: str | None)
     """A categorical question's round: each option's estimated share with its CI, the
     reports and the rounds (``points``, the arrival trajectory, is not drawn; ``note``: the
     simulated class, or None)."""
-    c = est.categorical
+    c = est.result
     n = est.n
     level = 0.95
     # On the projector the status line above already names the design in full; the row
@@ -322,10 +322,10 @@ def categorical_panel(q, est, rounds, projector: bool, points, note: str | None)
         table.append({
             "Option": plain(opt),
             "Reports supporting it": fmt_count(c.support_counts[i]),
-            names["raw"]: fmt_fixed(raw[i], 3),
+            names["raw"]: fmt_share(raw[i]),
             f"Exact {level:.0%} CI": fmt_interval(lows[i], highs[i], 3),
-            names["clip"]: fmt_fixed(clipped[i], 3),
-            names["norm_sub"]: fmt_fixed(normsub[i], 3),
+            names["clip"]: fmt_share(clipped[i]),
+            names["norm_sub"]: fmt_share(normsub[i]),
         })
     st.table(table)
     if any(x < 0 for x in c.raw):

@@ -8,12 +8,19 @@ from fractions import Fraction
 
 from classroom import designs
 from ldp_core import privacy_ratio, unbiased_coefficients, worst_variance_unit
-from ui.fmt import fmt_eps_value, fmt_fixed
+from ui.fmt import fmt_eps, fmt_eps_value, fmt_fixed
 
 
 def design_text(design) -> str:
     """The design in one line with its numbers (:func:`classroom.designs.describe`)."""
     return designs.describe(design.params())
+
+
+def design_with_eps(design, eps: float) -> str:
+    """The design in one line and its ε, said once: some designs name their ε already
+    ("Hybrid Mechanism on [0, 12], ε = 1.10"), the others get it after a comma."""
+    text = design_text(design)
+    return text if "ε =" in text else f"{text}, {fmt_eps(eps)}"
 
 
 def _nice(x: object, max_den: int = 100) -> Fraction | None:

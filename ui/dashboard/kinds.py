@@ -22,6 +22,7 @@ import streamlit as st
 
 import ldp_core
 from classroom import kinds
+from classroom.display import value_decimals
 from classroom.domain import format_value
 from ui.dashboard.estimates import (
     binary_panel,
@@ -158,7 +159,8 @@ def _numeric_control(question) -> object:
 
 
 def _numeric_note(question, tally: dict[str, Any], total: int) -> str:
-    mean = format_value(tally["value_sum"] / total, question.unit)
+    r = question.design.range  # the decimals of every value of the question
+    mean = format_value(tally["value_sum"] / total, question.unit, value_decimals(r.lo, r.hi))
     return (f"Simulated class: {fmt_count(total)} students with true mean {mean}, the "
             "mean the 95% CI is about.")
 
@@ -166,8 +168,9 @@ def _numeric_note(question, tally: dict[str, Any], total: int) -> str:
 def _numeric_stuffers(question, column) -> None:
     design = question.design
     top = ldp_core.fake_report(design.mechanism)
+    dec = value_decimals(design.range.lo, design.range.hi)
     st.caption(f"Each stuffer sends the largest report the server accepts, "
-               f"{format_value(design.value_of(top), question.unit)}, and pulls the "
+               f"{format_value(design.value_of(top), question.unit, dec)}, and pulls the "
                "mean up by far more than any student could.")
 
 

@@ -10,9 +10,16 @@ import streamlit as st
 import ldp_core
 from ui import live_charts
 from ui.dashboard.estimates import rounds_table
-from ui.dashboard.formulas import design_text
+from ui.dashboard.formulas import design_with_eps
 from ui.dashboard.shuffle import shuffle_caption
-from ui.fmt import fmt_count, fmt_eps, fmt_fixed, fmt_value, value_decimals
+from ui.fmt import (
+    fmt_count,
+    fmt_eps,
+    fmt_fixed,
+    fmt_value,
+    fmt_value_interval,
+    value_decimals,
+)
 
 __all__ = ["central_numeric_note", "interval_help", "numeric_panel", "numeric_rounds"]
 
@@ -27,8 +34,8 @@ def _value(x: float | None, unit: str, decimals: int) -> str:
 
 
 def _interval(ci: tuple[float, float] | None, unit: str, decimals: int) -> str:
-    return "—" if ci is None else (f"{_value(ci[0], '', decimals)} to "
-                                   f"{_value(ci[1], unit, decimals)}")
+    """Rounded outward, as on every screen (:func:`classroom.display.value_interval`)."""
+    return "—" if ci is None else fmt_value_interval(ci[0], ci[1], unit, decimals)
 
 
 def central_numeric_note(n: int, epsilon: float, design, local_sd: float | None,
@@ -77,7 +84,7 @@ def numeric_panel(q, est, rounds, projector: bool, points, note: str | None) -> 
     """A numeric question's round: the mean, its SDs and CI, what the phones sent and the
     rounds (``points``, the arrival trajectory, unused; ``note``: the simulated class, or
     None)."""
-    num, unit, design = est.numeric, q.unit, q.design
+    num, unit, design = est.result.estimate, q.unit, q.design
     mech = design.mechanism
     n = est.n
     dec = _decimals(design)
@@ -96,7 +103,7 @@ def numeric_panel(q, est, rounds, projector: bool, points, note: str | None) -> 
     top[3].metric("95% CI", _interval(num.interval(), unit, dec), help=interval_help(num))
     if not projector:
         st.caption(
-            f"Design: {design_text(design)}. {fmt_eps(est.epsilon)}. Mean "
+            f"Design: {design_with_eps(design, est.epsilon)}. Mean "
             r"$\hat m = \frac{1}{n}\sum_i y_i$ with each report $y_i$ mapped back to "
             f"[{design.range.lo:g}, {design.range.hi:g}]; SD per report in the worst case "
             f"{_value(design.worst_sd(), unit, dec)}, so SD(mean) = that/√n. "
@@ -123,7 +130,7 @@ def numeric_panel(q, est, rounds, projector: bool, points, note: str | None) -> 
     with left:
         st.markdown("**What the phones sent** (shaded: the range of answers; dashed: the "
                     "estimated mean)")
-        live_charts.show(live_charts.numeric_reports(est.numeric_reports, num.lo, num.hi,
+        live_charts.show(live_charts.numeric_reports(est.result.reports, num.lo, num.hi,
                                                      num.mean, unit=unit), big=projector,
                          # alone in its row of numbers and charts: taller than the
                          # yes/no question's two side by side

@@ -7,11 +7,13 @@ import streamlit as st
 
 import ldp_core
 from classroom import kinds
-from classroom.domain import format_value
+from classroom.display import format_value, value_decimals
+from classroom.domain import EPSILON_RANGE, MAX_NUMERIC_BOUND
 from ui.dashboard.actions import cb_add_question, cb_start_exercise
 from ui.dashboard.formulas import (
     channel_text,
     design_text,
+    design_with_eps,
     eps_formula,
     mu_formula,
     sd_formula,
@@ -60,7 +62,7 @@ def _categorical_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
     raw = st.text_area("Options, one per line (2 to 20)", key="dash_q_cat_options",
                        value="Vanilla\nChocolate\nStrawberry\nPistachio")
     labels = tuple(line.strip() for line in raw.splitlines() if line.strip())
-    eps = st.slider("ε: privacy loss per student", 0.1, 5.0, 1.0, step=0.1,
+    eps = st.slider("ε: privacy loss per student", 0.1, EPSILON_RANGE[1], 1.0, step=0.1,
                     key="dash_q_cat_eps")
     k = len(labels)
     if k < 2:
@@ -78,7 +80,7 @@ def _categorical_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
         design = ldp_core.oracle(oracle, k, eps)
     except ValueError as exc:
         return None, labels, str(exc)
-    st.caption(f"Design: {design_text(design)}; {fmt_eps(design.epsilon, 3)}.")
+    st.caption(f"Design: {design_with_eps(design, design.epsilon)}.")
     n = st.number_input("Expected class size n", 2, 100_000, 30, step=10, key="dash_q_cat_n",
                         help="How many students you expect to answer: the smallest share "
                         "the class can find depends on it.")
@@ -124,9 +126,11 @@ def _numeric_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
     unit_col, lo_col, hi_col = st.columns([2, 1, 1])
     unit = unit_col.text_input("Unit (optional)", key="dash_q_num_unit", value="hours",
                                max_chars=24)
-    lo = lo_col.number_input("Smallest answer", key="dash_q_num_lo", value=0.0)
-    hi = hi_col.number_input("Largest answer", key="dash_q_num_hi", value=12.0)
-    eps = st.slider("ε: privacy loss per student", 0.1, 5.0, 1.1, step=0.1,
+    lo = lo_col.number_input("Smallest answer", key="dash_q_num_lo", value=0.0,
+                             min_value=-MAX_NUMERIC_BOUND, max_value=MAX_NUMERIC_BOUND)
+    hi = hi_col.number_input("Largest answer", key="dash_q_num_hi", value=12.0,
+                             min_value=-MAX_NUMERIC_BOUND, max_value=MAX_NUMERIC_BOUND)
+    eps = st.slider("ε: privacy loss per student", 0.1, EPSILON_RANGE[1], 1.1, step=0.1,
                     key="dash_q_num_eps")
     if not lo < hi:
         return None, (unit,), "The smallest answer must be below the largest."
@@ -145,7 +149,8 @@ def _numeric_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
     central = ldp_core.central_numeric_sd(n, eps, design.range)
     sds = {m: ldp_core.NumericDesign(ldp_core.numeric_mechanism(m, eps), design.range)
            .worst_sd() for m in names}
-    worst = ", ".join(f"{_SHORT[m]} {format_value(sd, unit)}" for m, sd in sds.items())
+    dec = value_decimals(lo, hi)  # one number of decimals for every value of the form
+    worst = ", ".join(f"{_SHORT[m]} {format_value(sd, unit, dec)}" for m, sd in sds.items())
     st.caption(
         f"ldp_core recommends {ldp_core.numeric_mechanism(rec, 1.0).label} at {fmt_eps(eps, 1)}: "
         f"the smallest worst-case variance. Duchi et al.'s beats the Piecewise Mechanism "
@@ -154,8 +159,8 @@ def _numeric_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
         f"{ldp_core.HYBRID_EPSILON_STAR:.2f} (below it, it is Duchi et al.'s); the Laplace "
         f"mechanism is never the best. SD of one report in the worst case: {worst}. "
         f"With n = {n}, the SD of the mean is at most "
-        f"{format_value(design.worst_sd(n), unit)}; a trusted curator's would be "
-        f"{format_value(central, unit)}. The phone accepts answers in the range only.")
+        f"{format_value(design.worst_sd(n), unit, dec)}; a trusted curator's would be "
+        f"{format_value(central, unit, dec)}. The phone accepts answers in the range only.")
     return design.params(), (unit.strip(),), None
 
 

@@ -13,14 +13,14 @@ import numpy as np
 import streamlit as st
 
 import ldp_core
-from classroom.domain import ClassroomError
+from classroom.domain import EPSILON_RANGE, ClassroomError
 from ui import live_charts
 from ui.dashboard.actions import cb_new_round
 from ui.fmt import fmt_count, fmt_eps, fmt_eps_value, fmt_fixed
 
 __all__ = ["BY_EPSILON", "BY_GAMMA", "WHAT_IF_N", "design_picker", "what_if_panel"]
 
-_EPS_RANGE = (0.01, 5.0)
+_EPS_RANGE = EPSILON_RANGE
 _GAMMA_RANGE = (0.002, 0.493)
 BY_GAMMA, BY_EPSILON = "gamma", "epsilon"
 _BY = {BY_GAMMA: "γ: keep the true answer with probability ½ + γ",
