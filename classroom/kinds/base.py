@@ -30,13 +30,19 @@ from classroom.domain.vocabulary import (
     clean_text,
     display_order,
 )
-from ldp_core import BinaryDesign, FrequencyOracle, NumericDesign
 
 __all__ = ["Design", "DesignOf", "KindResult", "QuestionKind", "RoundEstimate", "RoundItems",
            "epsilon_problem"]
 
-#: The ldp_core object behind a question's design, whatever its kind.
-Design = BinaryDesign | FrequencyOracle | NumericDesign
+class Design(Protocol):
+    """The ldp_core object behind a question's design, whatever its kind: what every
+    design says alike (its exact ε and its parameters, read back by the kind's builder);
+    the rest is the kind's own, which its module narrows to its ldp_core classes."""
+
+    @property
+    def epsilon(self) -> float: ...
+
+    def params(self) -> dict[str, Any]: ...
 
 #: A round's grouped reports: ``(design JSON, stored answer, count)``.
 RoundItems = list[tuple[str, str, int]]
