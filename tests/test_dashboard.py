@@ -323,6 +323,8 @@ def test_the_categorical_form_says_whether_the_class_is_big_enough(app_env):
            "**at least 71%** of the class hold it." in page
     grr = ldp_core.GRR(4, 1.0)
     assert f"GRR needs about {ldp_core.needed_class_size(grr, 0.2):,} students" in page
+    assert "The chance that this class finds an option nobody holds is 8.0%, computed " \
+           "exactly" in page
     at.radio(key="dash_q_cat_oracle").set_value("oue").run()
     assert ldp_core.smallest_detectable_share(ldp_core.oracle("oue", 4, 1.0), 30) > 1
     assert "With n = 30 and OUE at ε = 1.0, the class reliably finds no option, not even " \

@@ -77,6 +77,19 @@ MAX_NUMERIC_BOUND = 1e9
 MIN_NUMERIC_SPAN = 1e-3
 
 _ALLOWED_CONTROL = {"\n", "\t"}
+#: The bidirectional embeddings, overrides and isolates (U+202A–202E, U+2066–2069): they
+#: reorder the text after them (U+202E shows "Yes" as "seY" on the projector and the
+#: phones), so text with one is refused.
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+#: Characters that draw nothing: format characters (zero-width spaces and joiners, the
+#: byte-order mark), separators, combining marks on their own, and the blank letters
+#: (Hangul fillers, the braille blank).
+_INVISIBLE_CATEGORIES = frozenset({"Cf", "Cc", "Zs", "Zl", "Zp", "Mn", "Me"})
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def _visible(ch: str) -> bool:
+    return unicodedata.category(ch) not in _INVISIBLE_CATEGORIES and ch not in _BLANK_LETTERS
 
 
 def shorten(text: str, limit: int = 24) -> str:
@@ -109,6 +122,12 @@ def clean_text(name: str, value: object, lo: int, hi: int, *, multiline: bool = 
         if unicodedata.category(ch) == "Cc" and not (multiline and ch in _ALLOWED_CONTROL):
             raise BadInput(f"{name} contains a control character (U+{ord(ch):04X}); "
                            "remove it and try again")
+        if ch in _BIDI_CONTROLS:
+            raise BadInput(f"{name} contains a text-direction control (U+{ord(ch):04X}), "
+                           "which would reorder what follows it; remove it and try again")
+    if text and not any(_visible(ch) for ch in text):
+        raise BadInput(f"{name} has only invisible characters" + (
+            "; type some text" if lo >= 1 else "; leave it empty or type some text"))
     if len(text) < lo:
         raise BadInput(f"{name} must not be empty" if lo == 1 else
                        f"{name} must have at least {lo} characters")
