@@ -47,8 +47,8 @@ import numpy as np
 
 from . import _checks
 from .binary import report_probability
-from .estimate import chi2_1_quantile, z_quantile
 from .formulas import coefficients_ab, variance_unit_ab
+from .quantiles import chi2_1_quantile, z_quantile
 
 __all__ = [
     "INTERVAL_METHODS",

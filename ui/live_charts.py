@@ -106,6 +106,8 @@ def show(fig: Figure, *, big: bool = False, max_height: int | None = None) -> No
         if max_height is not None and isinstance(spec.get("height"), (int, float)):
             spec["height"] = min(spec["height"], max_height)
     st.vega_lite_chart(spec, width="stretch")
+    if not big:  # the projector shows the numbers as text beside its charts
+        charts.as_text(spec)
 
 
 # -- built on ui.charts --------------------------------------------------------------------

@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from classroom.domain.errors import BadInput
-from classroom.domain.vocabulary import MODES
+from classroom.basics.errors import BadInput
+from classroom.basics.vocabulary import MODES
 
 from .base import Design, DesignOf, KindResult, QuestionKind, RoundEstimate, RoundItems
 from .binary import BinaryKind, BinaryResult

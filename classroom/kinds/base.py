@@ -21,8 +21,8 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 
 import ldp_core
-from classroom.domain.errors import BadInput
-from classroom.domain.vocabulary import (
+from classroom.basics.errors import BadInput
+from classroom.basics.vocabulary import (
     EPSILON_RANGE,
     MAX_OPTION_CHARS,
     MAX_OPTIONS,
@@ -150,7 +150,7 @@ class QuestionKind(ABC):
 
     def out_of_limits(self, design: Design) -> str | None:
         """Why a design ldp_core accepts is outside the limits every question keeps
-        (:data:`~classroom.domain.vocabulary.EPSILON_RANGE`), starting with the parameter
+        (:data:`~classroom.basics.vocabulary.EPSILON_RANGE`), starting with the parameter
         it is about when one is; None when it is within them. A kind with parameters of its
         own (a numeric range) adds their limits."""
         return epsilon_problem(float(design.epsilon), named="epsilon" in design.params())

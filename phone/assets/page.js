@@ -92,12 +92,23 @@
     drawTimer();
   }
 
+  // The countdown's time left at the previous tick (ms), null when none was shown.
+  let announcedLeft = null;
+
   function drawTimer() {
     const line = $('countdown');
-    if (!line) return;
-    const t = flow.timer(shownView);
-    line.textContent = t ? t.text : '';
-    line.classList.toggle('urgent', !!(t && t.urgent));
+    const t = line ? flow.timer(shownView) : null;
+    if (!line || !t) {
+      announcedLeft = null;
+      if (line) line.textContent = '';
+      return;
+    }
+    line.textContent = t.text;
+    line.classList.toggle('urgent', t.urgent);
+    const said = timeLeftAnnouncement(announcedLeft, t.ms,
+      shownView === 'receipt' ? 'voting' : 'answer');
+    announcedLeft = t.ms;
+    if (said) status.textContent = said;
   }
 
   function showJoin(s) {
