@@ -5,7 +5,8 @@
   a server-side session (:mod:`classroom.auth`) held in an HttpOnly cookie.
   Wrong keys count against the browser that types them (its device cookie, else its
   network address), and a network address only far above what anyone but a guesser
-  sends (:data:`LOGIN_GUESSES`); each is logged, without the address. A valid one-time
+  sends (:data:`LOGIN_GUESSES`); then the address's new browsers share a small allowance
+  that fresh cookies do not reset. Each is logged, without the address. A valid one-time
   link is never refused: it cannot be guessed.
 * ``/auth/logout`` ends this browser's session, or every session.
 * The network address is the connection's, or the one forwarded by a proxy
@@ -36,8 +37,8 @@ from .http import client_address, is_secure, same_origin
 from .limits import Device, Guesses, GuessRule, Wait
 
 __all__ = ["INSTRUCTOR_COOKIE", "LOGIN_CSP", "LOGIN_ERRORS", "LOGIN_FAILURES_PER_ADDRESS",
-           "LOGIN_FAILURES_PER_MINUTE", "LOGIN_GUESSES", "LOGOUT_ERRORS", "AuthApi",
-           "make_routes"]
+           "LOGIN_FAILURES_PER_MINUTE", "LOGIN_FRESH_PER_ADDRESS", "LOGIN_GUESSES",
+           "LOGOUT_ERRORS", "AuthApi", "make_routes"]
 
 #: The cookie holding an instructor's session id (HttpOnly, SameSite=Strict).
 INSTRUCTOR_COOKIE = "ldp_instructor"
@@ -49,7 +50,13 @@ LOGIN_FAILURES_PER_MINUTE = 10
 #: under attack: then only browsers that did not guess (or that logged in before) may try
 #: (web.limits.Guesses). Nobody in a lecture hall but the instructor logs in.
 LOGIN_FAILURES_PER_ADDRESS = 30
-LOGIN_GUESSES = GuessRule("login", LOGIN_FAILURES_PER_MINUTE, LOGIN_FAILURES_PER_ADDRESS)
+#: Under attack, the wrong keys a minute that all new browsers of the address may send
+#: together: a fresh cookie resets nothing, so a guesser gets about 32 keys a minute per
+#: address, not one per cookie. A browser that logged in before, and the one-time link,
+#: are let through.
+LOGIN_FRESH_PER_ADDRESS = 2
+LOGIN_GUESSES = GuessRule("login", LOGIN_FAILURES_PER_MINUTE, LOGIN_FAILURES_PER_ADDRESS,
+                          fresh_per_address=LOGIN_FRESH_PER_ADDRESS)
 _MAX_FORM_BYTES = 2048
 _LOG = logging.getLogger(__name__)
 
@@ -176,7 +183,9 @@ class AuthApi:
     @staticmethod
     def _slow_down(wait: Wait) -> Response:
         form = _login_form(wait.sentence(too_many="Too many failed logins from here",
-                                         wrong="keys", then="type the key again"), status=429)
+                                         wrong="keys", then="type the key again")
+                           + " A browser that logged in here before, and the one-time login "
+                           "link printed when the app started, still work.", status=429)
         form.headers["Retry-After"] = str(wait.seconds)
         return form
 
