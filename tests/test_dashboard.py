@@ -298,6 +298,13 @@ def test_categorical_question_with_recommended_oracle(app_env):
     # k = 4 < 3e + 2: ldp_core recommends GRR, and the radio starts there.
     assert at.radio(key="dash_q_cat_oracle").value == "grr"
     assert "recommends GRR" in texts(at)
+    # The design's line names ε once ("ε = 1.00; ε = 1.000." said it twice).
+    assert "Design: GRR over 4 options, ε = 1.00." in texts(at)
+    assert "ε = 1.000" not in texts(at)
+    at.radio(key="dash_q_cat_oracle").set_value("oue").run()
+    assert "Design: unary encoding over 4 options, p = 0.500, q = 0.269, ε = 1.00." \
+        in texts(at)
+    at.radio(key="dash_q_cat_oracle").set_value("grr").run()
     at.button(key="dash_add_question").click().run()
     assert_clean(at)
     (q,) = app_env.polls.questions(poll.id)
