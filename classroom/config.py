@@ -17,6 +17,7 @@ Data directory: ``LDP_CLASSROOM_DATA_DIR``, else ``<app root>/data``.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import secrets
@@ -39,6 +40,7 @@ __all__ = [
     "FORWARDED_ALLOW_IPS_ENV",
     "FRAME_ANCESTORS_ENV",
     "KEY_ENV",
+    "key_weakness",
     "MAX_PER_ADDRESS_ENV",
     "MIN_KEY_CHARS",
     "PUBLIC_URL_ENV",
@@ -332,6 +334,43 @@ def instructor_key(*, environ: Mapping[str, str] | None = None, root: Path | Non
         return key, where
     path = (data or data_dir(environ=env, root=root)) / "instructor_key"
     return _key_from_file(path), str(path)
+
+
+#: Words a person picks for a key; a key made mostly of them is weak.
+_COMMON_WORDS = ("password", "passwort", "instructor", "secret", "changeme", "admin",
+                 "letmein", "qwerty", "azerty", "welcome", "classroom", "teacher", "privacy",
+                 "lecture", "student", "cs208", "12345", "abcde")
+
+
+def key_weakness(key: str) -> str | None:
+    """Why an instructor key that is long enough may still be guessed, in words; None for
+    a key that looks random. Rough, on purpose: a key typed by a person (few different
+    characters, a repeated piece, common words, digits only) is named, and the start-up
+    message says so; a generated key (``secrets.token_urlsafe``) is never.
+
+    >>> key_weakness("passwordpassword"), key_weakness("k3Jx9-Qw2LmZ7tRv_a8N") is None
+    ('it repeats "password"', True)
+    """
+    distinct = len(set(key))
+    for size in range(1, len(key) // 2 + 1):
+        if len(key) % size == 0 and key[:size] * (len(key) // size) == key:
+            return f'it repeats "{key[:size]}"'
+    if distinct < 8:
+        return f"it uses only {distinct} different characters"
+    lowered = key.lower()
+    steps = sum(abs(ord(b) - ord(a)) <= 1 for a, b in zip(lowered, lowered[1:], strict=False))
+    if steps * 2 >= len(key):
+        return "it is mostly runs of neighbouring characters (abcd, 1234)"
+    common = sum(len(w) * lowered.count(w) for w in _COMMON_WORDS)
+    if common * 2 >= len(key):
+        return "it is made mostly of common words"
+    classes = [any(c.islower() for c in key), any(c.isupper() for c in key),
+               any(c.isdigit() for c in key), any(not c.isalnum() for c in key)]
+    alphabet = sum(n for n, seen in zip((26, 26, 10, 32), classes, strict=True) if seen)
+    bits = len(key) * math.log2(max(2, min(alphabet, distinct * 2)))
+    if bits < 64:
+        return f"about {bits:.0f} bits of guessing at best, below 64"
+    return None
 
 
 def _key_from_file(path: Path) -> str:

@@ -102,6 +102,12 @@ DESIGNS: Mapping[str, DesignText] = MappingProxyType({
         "Hybrid Mechanism (Wang et al.)",
         lambda p: f"Hybrid Mechanism on [{p['lo']:g}, {p['hi']:g}], "
                   f"ε = {epsilon_up(p['epsilon'])}"),
+    "survey": DesignText(
+        "A set of boxes, one yes/no bit each",
+        lambda p: {"split": f"each of {p['d']} boxes its own bit at ε/{p['d']}",
+                   "sample": f"one of {p['d']} boxes drawn, answered at the full ε",
+                   "fake": f"one of {p['d']} boxes drawn, fair coins for the rest",
+                   }.get(p["mode"], "a survey") + f", ε = {epsilon_up(p['budget'])} in all"),
     "laplace": DesignText(
         "Laplace mechanism on the phone",
         lambda p: f"local Laplace on [{p['lo']:g}, {p['hi']:g}], "

@@ -135,7 +135,12 @@ from .numeric import (
     recommend_numeric,
 )
 from .params import design_from_params
-from .planning import needed_class_size, presence_threshold, smallest_detectable_share
+from .planning import (
+    false_present_rate,
+    needed_class_size,
+    presence_threshold,
+    smallest_detectable_share,
+)
 from .plausibility import (
     ALPHA,
     Plausibility,
@@ -265,6 +270,7 @@ __all__ = [
     "fake_report",
     "fake_report_gain",
     "fakes_until_alarm",
+    "false_present_rate",
     "federated_share_sd",
     "feldman_cousins_interval",
     "gamma_to_epsilon",

@@ -19,10 +19,10 @@ GRR with d = 4 at ε = 1 and n = 30 gives s_min = 0.71: such a class finds only 
 held by about three quarters of it. The approximation ignores that the SD grows a little
 with s (by the term ``f (1 - p - q) / (p - q)`` of Wang et al.'s variance), so the power at
 s_min is a few points under the nominal one, and in classes of a few dozen the skewed
-counts of rare reports make the threshold a little liberal (a false "present" among GRR's
-4 options at ε = 1 and n = 30 in 7.6% of classes, not 5%); the tests measure both by
-simulation. The normal quantiles come from the standard library
-(``statistics.NormalDist``), not SciPy.
+counts of rare reports make the threshold a little liberal: :func:`false_present_rate`
+computes the chance of a false "present" exactly (GRR's 4 options at ε = 1 and n = 30:
+8.05%, not 5%), and the tests measure the power by simulation. The normal quantiles come
+from the standard library (``statistics.NormalDist``), not SciPy.
 """
 
 from __future__ import annotations
@@ -30,10 +30,17 @@ from __future__ import annotations
 import math
 from statistics import NormalDist
 
-from . import _checks
-from .categorical import FrequencyOracle
+import numpy as np
 
-__all__ = ["needed_class_size", "presence_threshold", "smallest_detectable_share"]
+from . import _checks
+from .categorical import GRR, FrequencyOracle, UnaryEncoding
+from .intervals import _binom_logpmf
+
+__all__ = ["false_present_rate", "needed_class_size", "presence_threshold",
+           "smallest_detectable_share"]
+
+#: The largest class :func:`false_present_rate` computes exactly (its cost grows as n²).
+MAX_EXACT_N = 5000
 
 #: The defaults: a 5% chance of any false "present" over the d options, 80% power.
 ALPHA_PLAN, POWER_PLAN = 0.05, 0.8
@@ -97,3 +104,43 @@ def needed_class_size(oracle: FrequencyOracle, share: float, *, alpha: float = A
     while n > 1 and smallest_detectable_share(o, n - 1, alpha=alpha, power=power) <= s:
         n -= 1  # floating point: never one more than needed
     return n
+
+
+def false_present_rate(oracle: FrequencyOracle, n: int, *, alpha: float = ALPHA_PLAN) -> float:
+    """The exact chance that a class of n declares present (:func:`presence_threshold`) an
+    option nobody holds, in the class where that is likeliest: every student holds one
+    option, so the d - 1 others are absent (each absent option adds a chance, and the
+    joint law of the absent options' counts does not depend on how the rest is held).
+
+    GRR: the absent options' counts are d - 1 cells of a multinomial, each with chance q;
+    summed cell by cell (each cell binomial given the reports the earlier ones left).
+    Unary encoding: each absent option's count of 1-bits is ``Bin(n, q)``, independently.
+    Only these two oracles, and n up to :data:`MAX_EXACT_N`.
+
+    >>> from ldp_core import GRR
+    >>> round(false_present_rate(GRR(4, 1.0), 30), 4)
+    0.0805
+    """
+    o = _oracle(oracle)
+    n = _checks.integer("n", n, 1, MAX_EXACT_N)
+    if not isinstance(o, (GRR, UnaryEncoding)):
+        raise ValueError("the exact rate is computed for GRR and unary encoding only")
+    p, q = float(o.p), float(o.q)
+    # present when the estimated share (c / n - q) / (p - q) exceeds the threshold
+    most = math.floor(n * (q + presence_threshold(o, n, alpha=alpha) * (p - q)) + 1e-9)
+    if most >= n:
+        return 0.0
+    absent = o.d - 1
+    if isinstance(o, UnaryEncoding):
+        below = float(np.exp(_binom_logpmf(np.arange(most + 1), n, q)).sum())
+        return float(max(0.0, 1.0 - min(1.0, below) ** absent))
+    left = np.zeros(n + 1)  # P(the reports not yet in a cell number m, every cell <= most)
+    left[n] = 1.0
+    for j in range(absent):
+        share = q / (1.0 - j * q)  # the chance of cell j among the reports left
+        nxt = np.zeros(n + 1)
+        for m in (int(v) for v in np.nonzero(left > 1e-300)[0]):
+            x = np.arange(min(most, m) + 1)
+            nxt[m - x] += left[m] * np.exp(_binom_logpmf(x, m, share))
+        left = nxt
+    return float(max(0.0, 1.0 - left.sum()))

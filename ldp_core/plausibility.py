@@ -20,9 +20,9 @@ class most likely to raise it, exactly (binomial tails, the Laplace sum's law, t
 largest of n reports) or with a bound measured to hold (the normal tail of a bounded
 mechanism's mean beyond two SDs): an honest class raises the alarm at most 1e-4 of the
 time, whatever its answers and its size, from one report on (computed and measured in
-tests/test_ldp_core_plausibility.py, tables in docs/numeric-checks.md). The one
-exception is unary encoding's G-test, whose chi-squared approximation is a little
-liberal in small classes: measured, it fires on at most 0.03% of honest classes. The
+tests/test_ldp_core_plausibility.py, tables in docs/numeric-checks.md). Unary encoding's
+check, once a G-test whose chi-squared approximation fired on up to 6.25e-4 of honest
+classes of 12 to 17, is made of exact binomial tests too (:func:`ue_plausibility`). The
 rate is kept very low on purpose: an instructor runs a few questions a lecture and dozens
 a term, and a false alarm would accuse honest students; stuffing worth flagging is far
 beyond it (one device voting "Yes" 50 times under the die gives p ≈ 1e-6).
@@ -197,29 +197,79 @@ def ue_plausibility(oracle: UnaryEncoding, ones_histogram: object,
                     alpha: float = ALPHA) -> Plausibility:
     """Does the histogram of 1-bits per report fit unary encoding's exact distribution?
 
-    ``ones_histogram[k]`` is the number of reports with k ones (k = 0..d). A
-    G-test on cells pooled from the tails inward until each expects at least 5
-    reports; chi-squared with (cells - 1) degrees of freedom.
+    ``ones_histogram[k]`` is the number of reports with k ones (k = 0..d). Every honest
+    report's count of ones K has the law :func:`ones_distribution`, whatever its answer, so
+    each test below is exact at every n (no large-sample approximation):
+
+    * the **total** of ones, ``Bin(n, p) + Bin(n (d - 1), q)``: too many or too few;
+    * the **number of reports with at least k ones** (k above the mean) against
+      ``Bin(n, P(K >= k))``, and with at most k (below it) against ``Bin(n, P(K <= k))``:
+      a few all-ones (or all-zeros) reports, which the total of a large class hides.
+
+    The significance is split (Bonferroni): half to each side, and on a side half to the
+    total and half shared by the counts, so an honest class raises the alarm at most
+    ``alpha`` of the time at every n (the bound computed exactly, n = 1..200, in
+    tests/test_ldp_core_plausibility.py). ``statistic`` is the deciding test's total or
+    count; ``direction`` is ``"too_many_ones"`` or ``"too_few_ones"``.
+
+    >>> oue = UnaryEncoding.optimized(5, math.log(3))
+    >>> ue_plausibility(oue, [0, 0, 0, 0, 0, 12]).direction
+    'too_many_ones'
     """
     h = np.asarray(ones_histogram, dtype=float)
-    if h.shape != (oracle.d + 1,) or np.any(h < 0):
-        raise ValueError(f"ones_histogram needs {oracle.d + 1} non-negative counts")
-    n = float(h.sum())
+    if h.shape != (oracle.d + 1,) or np.any(h < 0) or np.any(h != np.round(h)):
+        raise ValueError(f"ones_histogram needs {oracle.d + 1} non-negative whole counts")
+    counts = h.astype(np.int64)
+    n = int(counts.sum())
     if n == 0:
         return Plausibility(True, 1.0, 0.0, alpha, None)
-    expected = ones_distribution(oracle) * n
-    obs, exp = _pool(h, expected)
-    if len(obs) < 2:
-        return Plausibility(True, 1.0, 0.0, alpha, None)
-    mask = obs > 0
-    stat = float(2 * np.sum(obs[mask] * np.log(obs[mask] / exp[mask])))
-    p = chi2_sf(max(0.0, stat), len(obs) - 1)
+    p, stat, direction = min(_ue_tests(oracle, counts, n), key=lambda t: t[0])
     fits = p >= alpha
-    mean_seen = float(np.arange(oracle.d + 1) @ h) / n
-    mean_expected = oracle.p + (oracle.d - 1) * oracle.q
-    direction = None if fits else (
-        "too_many_ones" if mean_seen > mean_expected else "too_few_ones")
-    return Plausibility(fits, p, stat, alpha, direction)
+    return Plausibility(fits, min(1.0, p), stat, alpha, None if fits else direction)
+
+
+def _ue_total_sf(oracle: UnaryEncoding, n: int, t: int) -> float:
+    """``P(T >= t)`` for the total of ones of n honest reports, ``T = X + Y`` with
+    ``X ~ Bin(n, p)`` and ``Y ~ Bin(n (d - 1), q)`` independent: exact, summed over X."""
+    if t <= 0:
+        return 1.0
+    x = np.arange(n + 1)
+    px = np.exp(_binom_logpmf(x, n, oracle.p))
+    tail_y = _binom_tail_table(n * (oracle.d - 1), float(oracle.q))
+    need = np.clip(t - x, 0, n * (oracle.d - 1) + 1)
+    return float(min(1.0, px @ tail_y[need]))
+
+
+def ue_thresholds(oracle: UnaryEncoding) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The k of the count tests: ``K >= k`` for k above the mean count of ones (1..d), and
+    ``K <= k`` for k below it (0..d - 1); at least one each."""
+    mean = oracle.p + (oracle.d - 1) * oracle.q
+    high = tuple(k for k in range(1, oracle.d + 1) if k > mean) or (oracle.d,)
+    low = tuple(k for k in range(oracle.d) if k < mean) or (0,)
+    return high, low
+
+
+def _ue_tests(oracle: UnaryEncoding, counts: np.ndarray, n: int
+              ) -> list[tuple[float, float, str]]:
+    """``(p-value / its share of alpha, statistic, direction)`` of every test of
+    :func:`ue_plausibility`."""
+    d = oracle.d
+    law = ones_distribution(oracle)
+    total = int(np.arange(d + 1) @ counts)
+    tests = [(_ue_total_sf(oracle, n, total) / 0.25, float(total), "too_many_ones"),
+             ((1.0 - _ue_total_sf(oracle, n, total + 1)) / 0.25, float(total), "too_few_ones")]
+    high, low = ue_thresholds(oracle)
+    for k in high:
+        seen = int(counts[k:].sum())
+        share = 0.25 / len(high)
+        tests.append((float(binom_sf(seen, n, float(min(1.0, law[k:].sum())))) / share,
+                      float(seen), "too_many_ones"))
+    for k in low:
+        seen = int(counts[:k + 1].sum())
+        share = 0.25 / len(low)
+        tests.append((float(binom_sf(seen, n, float(min(1.0, law[:k + 1].sum())))) / share,
+                      float(seen), "too_few_ones"))
+    return tests
 
 
 def _pool(obs: np.ndarray, exp: np.ndarray, least: float = 5.0

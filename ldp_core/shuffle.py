@@ -84,6 +84,7 @@ from . import _checks
 from .binary import BinaryDesign, EpsilonRR, _channel_ab
 from .categorical import FrequencyOracle
 from .numeric import NumericDesign, NumericMechanism
+from .survey import SurveyDesign
 
 __all__ = [
     "DELTA_MIN",
@@ -636,10 +637,10 @@ def shuffle_guarantee(design: Design, n: int, delta: float = 1e-6) -> ShuffleGua
         if n <= EXACT_MAX_N:
             return ShuffleGuarantee(shuffle_epsilon(design, n, d), d, n, design.epsilon, True)
         eps0 = design.epsilon
-    elif isinstance(design, (FrequencyOracle, NumericDesign, NumericMechanism)):
-        eps0 = design.epsilon
+    elif isinstance(design, (FrequencyOracle, NumericDesign, NumericMechanism, SurveyDesign)):
+        eps0 = design.epsilon  # a survey: a phone's whole set of reports is one ε0 report
     else:
-        raise ValueError(f"design must be a yes/no design, a frequency oracle or a numeric "
-                         f"mechanism, got {design!r}")
+        raise ValueError(f"design must be a yes/no design, a frequency oracle, a numeric "
+                         f"mechanism or a survey, got {design!r}")
     # beyond CLONES_MAX_N the bound at CLONES_MAX_N still holds: more reports never hurt
     return ShuffleGuarantee(clones_epsilon(eps0, min(n, CLONES_MAX_N), d), d, n, eps0, False)

@@ -35,6 +35,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import logging
 import math
 from collections.abc import Callable
 from typing import Any, TypeGuard
@@ -77,6 +78,8 @@ from web.errors import ERRORS, ErrorTable, HttpError, Refusal
 from . import page
 from .present import epoch_ms, join_error, privacy_note, receipt_view
 from .state import PollStates, Snapshot
+
+_LOG = logging.getLogger(__name__)
 
 __all__ = ["ANSWERED_COOKIE", "JOIN_GUESSES", "JOIN_MISSES_PER_ADDRESS",
            "JOIN_MISSES_PER_MINUTE", "MAX_BODY_BYTES", "MAX_JSON_DEPTH", "MAX_WAIT_S",
@@ -431,6 +434,7 @@ async def _read_body(request: Request) -> bytes:
                 raise too_large
             chunks.append(chunk)
     except ClientDisconnect:
+        _LOG.warning("a vote's connection closed before its body arrived; nothing was saved")
         raise Refusal(400, "bad_request", "The connection closed before the vote "
                       "arrived.") from None
     return b"".join(chunks)

@@ -248,3 +248,47 @@ def test_the_dashboard_names_the_question_that_cannot_be_run(app_env):
     assert not at.exception
     errors = " ".join(e.value for e in at.error)
     assert "This question cannot be run: design parameters: this design gives ε = ∞" in errors
+
+
+# -- text that reorders itself or shows nothing ------------------------------------------------
+
+@pytest.mark.parametrize("control", ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e",
+                                     "\u2066", "\u2067", "\u2068", "\u2069"])
+def test_text_direction_controls_are_refused_everywhere_text_is_typed(svc, control):
+    from classroom import plans
+
+    poll = svc.polls.create_poll("t")
+    with pytest.raises(BadInput, match=f"text-direction control \\(U\\+{ord(control):04X}\\)"):
+        svc.polls.add_question(poll.id, f"Do you agree? {control}oN", options=("No", "Yes"),
+                               design_params=DIE)
+    with pytest.raises(BadInput, match="text-direction control"):
+        svc.polls.add_question(poll.id, "Q?", options=("No", f"Yes{control}"),
+                               design_params=DIE)
+    with pytest.raises(BadInput, match="text-direction control"):
+        svc.polls.create_poll(f"CS208 {control}")
+    text = plans.dumps(plans.shipped_plan(plans.CS208_PLAN)).replace(
+        'title = "', f'title = "{control}', 1)
+    with pytest.raises(plans.PlanError, match="title: contains a text-direction control"):
+        plans.loads(text)
+
+
+@pytest.mark.parametrize("blank", ["\u200b", "\u200b\u200c\u200d\u2060\ufeff", "\u3164",
+                                   " \u00a0\u2800 ", "\u0301"])
+def test_text_of_invisible_characters_only_is_refused(svc, blank):
+    from classroom import plans
+
+    poll = svc.polls.create_poll("t")
+    with pytest.raises(BadInput, match="only invisible characters"):
+        svc.polls.add_question(poll.id, blank, options=("No", "Yes"), design_params=DIE)
+    with pytest.raises(BadInput, match="only invisible characters"):
+        svc.polls.add_question(poll.id, "Q?", options=(blank, "Yes"), design_params=DIE)
+    with pytest.raises(BadInput, match="only invisible characters"):
+        svc.polls.create_poll(blank + "x"[:0])
+    text = plans.dumps(plans.shipped_plan(plans.CS208_PLAN))
+    start = text.index('title = "') + len('title = "')
+    text = text[:start] + blank + text[text.index('"', start):]
+    with pytest.raises(plans.PlanError, match="title: has only invisible characters"):
+        plans.loads(text)
+    # A visible letter beside them is text like any other.
+    assert svc.polls.add_question(poll.id, f"Q{blank}?", options=("No", "Yes"),
+                                  design_params=DIE).text.startswith("Q")

@@ -428,3 +428,49 @@ def test_a_notice_in_the_control_bar_covers_no_number(classroom, desks, kind):
                          "'.ldp-notice')).fontSize)")
     assert size >= 24
 
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("state", STATES)
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_the_desk_shows_every_number_whole(classroom, desks, kind, state, size):
+    """The desk, where the guide sends the instructor for the what-if step, with the same
+    checks as the projector's: at 1280×720 and 1920×1080, for every kind in every state,
+    no number or label on the whole page is cut short ("11.08…"), the 95% CI shows both
+    ends, and the status line says ε once."""
+    base, ids = classroom[0], classroom[3]
+    width, height = size
+    page = desks[size]
+    pid, qid = ids[kind, state]
+    page.goto(f"{base}/dashboard?pid={pid}&qid={qid}")
+    revealed = state in ("revealed", "timed")
+    n = "0" if state == "draft" else str(N[kind])
+    labels = NUMBERS[kind] if revealed else ["Reports received"]
+    charts = (2 if kind == "yesno" else 1) if revealed else 0
+    status = page.locator("[data-testid='stMarkdownContainer']", has_text=" · round ")
+
+    def ready() -> bool:
+        return (_settled(page) and page.locator(".ldp-join-code").count() == 1
+                and _metric_value(page, "Reports received") == n
+                and all(_metric_value(page, label) for label in labels)
+                and status.count() >= 1
+                and page.locator("[data-testid='stVegaLiteChart'] svg, "
+                                 "[data-testid='stVegaLiteChart'] canvas").count() >= charts)
+    _poll(page, ready, f"the {kind} question ({state}) at the desk")
+    (ARTIFACTS / "desk").mkdir(parents=True, exist_ok=True)
+    status.last.scroll_into_view_if_needed()  # the live panel, from its status line down
+    page.screenshot(path=str(ARTIFACTS / "desk" / f"desk-{kind}-{state}-{width}.png"))
+
+    values = _visible_text(page, "[data-testid='stMetricValue']")
+    assert values and not [v for v in values if v.endswith(("…", "..."))], values
+    clipped = page.evaluate("""() => [...document.querySelectorAll(
+            "[data-testid='stMetricValue'], [data-testid='stMetricValue'] *, "
+            + "[data-testid='stMetricLabel'] p, button p")]
+        .filter(e => e.getClientRects().length && e.scrollWidth > e.clientWidth + 1)
+        .map(e => e.textContent)""")
+    assert clipped == [], f"{kind} {state} at {width}×{height}, text cut off: {clipped}"
+    if "95% CI" in labels:  # the whole interval: both ends
+        ci = _metric_value(page, "95% CI") or ""
+        assert " to " in ci or (ci.startswith("[") and ci.endswith("]")), ci
+    line = status.last.inner_text()
+    assert line.count("ε =") == 1, line

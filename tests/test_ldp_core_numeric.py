@@ -496,3 +496,30 @@ def test_hybrid_reports_are_unbiased_with_the_exact_variance_and_mixture(eps, x)
 def test_the_hybrid_is_recommended_exactly_above_epsilon_star(eps):
     eps = float(eps)
     assert recommend_numeric(eps) == ("hybrid" if eps > HYBRID_EPSILON_STAR else "duchi")
+
+
+@pytest.mark.parametrize("name", NUMERIC_NAMES)
+def test_the_interval_covers_at_the_largest_epsilon_a_question_accepts(name):
+    """At the top of the classroom's ε range (``EPSILON_RANGE``, checked at every entry),
+    at the class sizes where ε = 10 under-covered (Hybrid 86.6% at n = 20, Piecewise 90.3%
+    at n = 50): at least 95% less 4 SE of 20,000 re-runs, for every class."""
+    from classroom.domain import EPSILON_RANGE
+
+    eps = EPSILON_RANGE[1]
+    se = math.sqrt(0.95 * 0.05 / COVERAGE_REPS)
+    rng = np.random.default_rng([NUMERIC_NAMES.index(name), 5])
+    design = numeric_design_from_params({"design": name, "epsilon": eps, "lo": 0, "hi": 12})
+    for kind in CLASSES:
+        for n in (20, 50):
+            covered, _ = coverage(design, class_values(kind, n), reps=COVERAGE_REPS, rng=rng)
+            assert covered >= 0.95 - 4 * se, (kind, n, covered)
+
+
+def test_power_beyond_the_range_the_interval_under_covers():
+    """Why ε stops at 5: at ε = 10 the Hybrid Mechanism's interval misses its 95%."""
+    design = numeric_design_from_params({"design": "hybrid", "epsilon": 10.0, "lo": 0,
+                                         "hi": 12})
+    rng = np.random.default_rng(10)
+    worst = min(coverage(design, class_values(kind, 20), reps=COVERAGE_REPS, rng=rng)[0]
+                for kind in CLASSES)
+    assert worst < 0.92, worst

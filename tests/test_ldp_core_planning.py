@@ -23,6 +23,7 @@ import pytest
 
 from ldp_core import (
     GRR,
+    false_present_rate,
     needed_class_size,
     oracle,
     presence_threshold,
@@ -123,7 +124,8 @@ def test_an_option_nobody_holds_is_rarely_declared_present(name, d, eps, n):
     """Family-wise: the class holds only option 0; options 1..d-1 are absent. The chance
     that any of them passes its threshold is at most alpha = 5% (within 4 SE). In a class
     of 30 the normal threshold is a little liberal for the skewed counts of rare reports
-    (7.6% measured for GRR, d = 4, ε = 1): there it must stay under 10%."""
+    (8.05% exactly for GRR, d = 4, ε = 1): there it must stay under 10%. The simulated
+    rate agrees with :func:`false_present_rate` within 4 SE."""
     o = oracle(name, d, eps)
     true = np.zeros(d, dtype=int)
     true[0] = n
@@ -132,3 +134,44 @@ def test_an_option_nobody_holds_is_rarely_declared_present(name, d, eps, n):
     rate = float(np.mean((est > presence_threshold(o, n)).any(axis=1)))
     allowed = 0.10 if n < 100 else 0.05
     assert rate <= allowed + 4 * math.sqrt(0.05 * 0.95 / RUNS), rate
+    exact = false_present_rate(o, n)
+    assert abs(rate - exact) <= 4 * math.sqrt(exact * (1 - exact) / RUNS) + 1e-9, (rate, exact)
+
+
+def _brute_force_false_present(o, n: int) -> float:
+    """Every outcome of the d - 1 absent options' counts (and the rest), its exact
+    multinomial probability, whether any passes the threshold."""
+    import itertools
+
+    d = o.d
+    q = float(o.q) if isinstance(o, GRR) else None
+    most = n * (o.q + presence_threshold(o, n) * (o.p - o.q))
+    total = 0.0
+    if q is None:  # unary encoding: each absent option's bit count Bin(n, q), independent
+        below = sum(math.comb(n, c) * o.q**c * (1 - o.q) ** (n - c) for c in range(n + 1)
+                    if c <= most)
+        return 1 - below ** (d - 1)
+    cells = d
+    probs = [q] * (d - 1) + [1 - (d - 1) * q]
+    for bars in itertools.combinations(range(n + cells - 1), cells - 1):
+        edges = (-1, *bars, n + cells - 1)
+        c = [edges[i + 1] - edges[i] - 1 for i in range(cells)]
+        if any(x > most for x in c[:-1]):
+            total += math.exp(math.lgamma(n + 1) + sum(
+                x * math.log(p) - math.lgamma(x + 1) for x, p in zip(c, probs, strict=True)))
+    return total
+
+
+@pytest.mark.parametrize(("name", "d", "eps", "n"),
+                         [("grr", 4, 1.0, 30), ("grr", 3, 0.5, 12), ("grr", 5, 2.0, 20),
+                          ("oue", 4, 1.0, 30), ("sue", 6, 5.0, 8)])
+def test_the_false_present_rate_is_exact(name, d, eps, n):
+    o = oracle(name, d, eps)
+    assert false_present_rate(o, n) == pytest.approx(_brute_force_false_present(o, n),
+                                                     rel=1e-9, abs=1e-15)
+
+
+def test_the_false_present_rate_of_the_issue_s_class():
+    assert round(false_present_rate(GRR(4, 1.0), 30), 4) == 0.0805
+    with pytest.raises(ValueError, match="GRR and unary encoding"):
+        false_present_rate(oracle("olh", 4, 1.0), 30)

@@ -97,6 +97,7 @@ EXPECTED_ALL = [
     "fake_report",
     "fake_report_gain",
     "fakes_until_alarm",
+    "false_present_rate",
     "federated_share_sd",
     "feldman_cousins_interval",
     "gamma_to_epsilon",

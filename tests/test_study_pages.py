@@ -545,6 +545,23 @@ def test_histogram_defaults_match_ldp_core():
         assert any("negative" in i.value for i in at.info)
 
 
+def test_histogram_lab_shows_a_set_answer_spent_two_ways():
+    """Check all that apply at the lab's ε = 1: each option its own RR bit at ε/d beside one
+    option sampled at the full ε, both costing ε for the whole set, with ldp_core's
+    variances (sampling wins at this ε)."""
+    from ldp_core import survey_variance_unit
+
+    at = page_app("study_histogram").run()
+    at.slider(key="hist_set_d").set_value(5).run()
+    check_page(at)
+    table = at.dataframe[2].value
+    assert list(table["ε of the whole set"]) == ["1.000", "1.000"]
+    assert list(table["ε per option's report"]) == ["0.200", "1.000"]
+    assert list(table["N·Var(share), share ½"]) == [
+        fmt_fixed(survey_variance_unit(m, 1.0, 5), 2) for m in ("split", "sample")]
+    assert float(table["N·Var(share), share ½"][0]) > float(table["N·Var(share), share ½"][1])
+
+
 def test_histogram_preset_and_postprocessing():
     at = page_app("study_histogram").run()
     at.slider(key="hist_eps").set_value(3.0).run()

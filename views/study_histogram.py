@@ -35,7 +35,10 @@ from ldp_core import (
     norm_sub,
     oracle,
     recommend_oracle,
+    split_wins_above,
     subsample_counts,
+    survey_privacy,
+    survey_variance_unit,
 )
 from ui import charts
 from ui.fmt import fmt, fmt_count, fmt_eps, fmt_eps_value, fmt_fixed
@@ -49,6 +52,7 @@ K_P = "hist_p"
 K_Q = "hist_q"
 K_POST = "hist_post"
 K_SEED = "hist_seed"
+K_SET_D = "hist_set_d"
 
 MECHANISMS = {
     "sue": "One-hot + RR(ε/2) per bit",
@@ -71,6 +75,7 @@ def _defaults() -> None:
     ss.setdefault(K_Q, 0.25)
     ss.setdefault(K_POST, "raw")
     ss.setdefault(K_SEED, 0)
+    ss.setdefault(K_SET_D, 4)
 
 
 def _preset() -> None:
@@ -185,6 +190,38 @@ def _variance_table(d: int, eps: float, n: int, current: FrequencyOracle) -> Non
                "(OLH matches OUE while sending less).")
 
 
+def _set_table(d: int, eps: float, n: int) -> None:
+    """A set answer (each person checks any of d options) under the same ε: each option its
+    own randomized-response bit at ε/d (a set that changes in every option costs the sum,
+    d·ε/d = ε), or one option sampled on the phone and answered at the full ε."""
+    st.markdown(
+        "When a person may check **any** set of options, a one-hot encoding no longer "
+        "holds: two sets can differ in every bit. Each option answered as its own "
+        "randomized-response bit at ε_bit then costs **d·ε_bit** for the whole set "
+        "(Erlingsson et al., RAPPOR; Wang et al. 2017), so the budget ε is split, "
+        "ε/d per option. The other honest spend: the phone draws one option and answers "
+        "only that one at the full ε; each option then hears from about N/d people, so its "
+        "variance is d times one question's (Wang et al., ICDE 2019). ldp_core gives both.")
+    st.slider("Options in the set, d", 2, 8, key=K_SET_D)
+    rows = []
+    for mode, name, per in (("split", "each option its own RR bit", eps / d),
+                            ("sample", "one option sampled, at the full ε", eps)):
+        unit = float(survey_variance_unit(mode, eps, d, 0.5))
+        priv = survey_privacy(mode, eps, d)
+        rows.append({"way": name, "ε of the whole set": fmt_eps_value(priv.spent, 3),
+                     "ε per option's report": fmt_eps_value(per, 3),
+                     "N·Var(share), share ½": fmt_fixed(unit, 2),
+                     f"SD of a share at N = {fmt_count(n)}": fmt_fixed((unit / n) ** 0.5, 4)})
+    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    above = split_wins_above(d)
+    where = (f"splitting wins above {fmt_eps(above)}" if above is not None
+             else "sampling wins at every ε")
+    st.caption(f"N·Var = π(1−π) + e^ε′/(e^ε′ − 1)² per answered option, ε′ its ε; sampling "
+               f"pays it d times over. At d = {d} and a share of ½, {where}: at small ε "
+               "the noise, about d²/ε² against d/ε², favours sampling; at large ε the "
+               "population's spread π(1−π), paid d times by sampling, favours splitting.")
+
+
 def render() -> None:
     _defaults()
     labels, pop = _population()
@@ -276,3 +313,6 @@ def render() -> None:
 
     st.subheader("Which mechanism? Theoretical variances")
     _variance_table(d, float(eps), n, oracle)
+
+    st.subheader("The set case: check all that apply")
+    _set_table(int(st.session_state[K_SET_D]), float(eps), n)

@@ -32,6 +32,7 @@ from .login import (
     LOGIN_CSP,
     LOGIN_FAILURES_PER_ADDRESS,
     LOGIN_FAILURES_PER_MINUTE,
+    LOGIN_FRESH_PER_ADDRESS,
     AuthApi,
     make_routes,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "LOGIN_CSP",
     "LOGIN_FAILURES_PER_ADDRESS",
     "LOGIN_FAILURES_PER_MINUTE",
+    "LOGIN_FRESH_PER_ADDRESS",
     "MAX_ROW_ID",
     "MAX_SAFE_INTEGER",
     "NEW_DEVICES_PER_MINUTE",

@@ -193,6 +193,10 @@ class GuessRule:
     #: Under attack, a device must have made no wrong guess for this long, and have loaded
     #: a page (renewing its cookie) within this long, to be let through.
     quiet_s: int = 600
+    #: Under attack, the wrong guesses a minute that all such new devices of the address
+    #: may make together (None: no limit beyond one each). Without it a guesser gets one
+    #: try per fresh cookie, and cookies come by the thousand a minute.
+    fresh_per_address: int | None = None
 
     @property
     def minute(self) -> RateLimitItem:
@@ -201,6 +205,10 @@ class GuessRule:
     @property
     def address(self) -> RateLimitItem:
         return RateLimitItemPerMinute(self.per_address)
+
+    @property
+    def fresh(self) -> RateLimitItem:
+        return RateLimitItemPerMinute(self.fresh_per_address or 1)
 
     @property
     def quiet(self) -> RateLimitItem:
@@ -243,6 +251,9 @@ class Guesses:
       guess in the last ``quiet_s`` seconds and loaded a page within that time. So a
       guesser gets one try per fresh cookie, and fresh cookies come at a limited rate per
       address (:mod:`web.devices`); a classmate who did not guess never waits.
+    * With ``fresh_per_address`` (instructor keys), those new devices share that many
+      wrong guesses a minute per address, which no fresh cookie resets: a device that found
+      the target before is still let through.
     """
 
     def __init__(self, limits: Limits, rule: GuessRule) -> None:
@@ -274,15 +285,22 @@ class Guesses:
             return Wait(limits.retry_after(rule.quiet, who))
         if limits.now() - device.issued_at > rule.quiet_s:
             return Wait(1, reload=True)
+        fresh = limits.key(rule.what, "fresh", address)
+        if rule.fresh_per_address is not None and not limits.test(rule.fresh, fresh):
+            return Wait(limits.retry_after(rule.fresh, fresh))
         return None
 
     def missed(self, device: Device | None, address: str) -> None:
-        """Count one wrong guess against the device and its address."""
+        """Count one wrong guess against the device and its address (and, while the address
+        is under attack, against its new devices' shared allowance)."""
         limits, rule = self._limits, self._rule
         who = self._who(device, address)
         limits.hit(rule.minute, who)
         limits.hit(rule.quiet, who)
-        limits.hit(rule.address, limits.key(rule.what, "address", address))
+        network = limits.key(rule.what, "address", address)
+        if rule.fresh_per_address is not None and not limits.test(rule.address, network):
+            limits.hit(rule.fresh, limits.key(rule.what, "fresh", address))
+        limits.hit(rule.address, network)
 
     def found(self, device: Device | None, target: str) -> None:
         """Remember that ``device`` found ``target`` (a right code, the right key): it is

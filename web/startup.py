@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
-from classroom import auth
+from classroom import auth, config
 
 from .composition import PROCESS, ProcessRoot
 from .deadlines import closing_deadlines
@@ -29,9 +29,10 @@ def _lan_address() -> str | None:
 
 
 def banner(address: str | None, port: int, public_url: str | None, login_token: str,
-           key_source: str) -> str:
+           key_source: str, weakness: str | None = None) -> str:
     """The start-up message: where students join and how the instructor logs in (a
-    one-time link, and where the key is; never the key itself)."""
+    one-time link, and where the key is; never the key itself), and, when the configured
+    key looks guessable (``weakness``, :func:`classroom.config.key_weakness`), a warning."""
     lines = ["", "  LDP classroom is running."]
     if public_url:
         base = public_url.rstrip("/")
@@ -49,6 +50,10 @@ def banner(address: str | None, port: int, public_url: str | None, login_token: 
     lines.append(f"  Instructor login link: {base}/auth/login?token={login_token}")
     lines.append(f"  (works once, for {auth.LOGIN_LINK_TTL_S // 60} minutes; then log in at "
                  f"{base}/auth/login with the instructor key: {key_source})")
+    if weakness is not None:
+        lines.append(f"  WARNING: the instructor key ({key_source}) is weak: {weakness}. "
+                     "Whoever guesses it runs the class. Use a random one, for example "
+                     "python -c \"import secrets; print(secrets.token_urlsafe(18))\".")
     lines.append("")
     return "\n".join(lines)
 
@@ -83,7 +88,8 @@ def make_lifespan(listening: Callable[[], tuple[str | None, int]],
             settings = process.get().settings
             address, port = listening()
             print(banner(address, port, settings.public_url,
-                         auth.login_link_token(settings.instructor_key), settings.key_source),
+                         auth.login_link_token(settings.instructor_key), settings.key_source,
+                         config.key_weakness(settings.instructor_key)),
                   file=sys.stderr, flush=True)
             if freeze_heap:
                 gc.collect()

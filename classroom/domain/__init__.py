@@ -5,8 +5,8 @@ database (that is :mod:`classroom.store`) and nothing holds mutable state. One
 module per concern, every public name re-exported here (``from classroom.domain
 import Question`` is the way to import them):
 
-* :mod:`.errors`: the error tree and :func:`sentence`;
-* :mod:`.vocabulary`: modes, states, design names, join codes, text limits
+* :mod:`classroom.basics.errors`: the error tree and :func:`sentence`;
+* :mod:`classroom.basics.vocabulary`: modes, states, design names, join codes, text limits
   and the checks of what people type;
 * :mod:`.design`: a question's design, checked, canonical, rebuilt;
 * :mod:`classroom.kinds` (beside this package): one module per kind of question, with

@@ -19,12 +19,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from classroom.domain.errors import BadInput
-from classroom.domain.vocabulary import MODES
+from classroom.basics.errors import BadInput
+from classroom.basics.vocabulary import MODES
 
 from .base import Design, DesignOf, KindResult, QuestionKind, RoundEstimate, RoundItems
 from .binary import BinaryKind, BinaryResult
 from .categorical import CategoricalEstimate, CategoricalKind, ue_label
+from .multiselect import MultiSelectKind
 from .numeric import (
     NumericKind,
     NumericResult,
@@ -61,7 +62,7 @@ __all__ = [
 
 #: Every kind of question by its stored name, in the order the app offers them.
 REGISTRY: Mapping[str, QuestionKind] = MappingProxyType(
-    {k.name: k for k in (BinaryKind(), CategoricalKind(), NumericKind())})
+    {k.name: k for k in (BinaryKind(), CategoricalKind(), NumericKind(), MultiSelectKind())})
 
 #: The stored names of the kinds.
 KINDS: tuple[str, ...] = tuple(REGISTRY)

@@ -21,8 +21,8 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 
 import ldp_core
-from classroom.domain.errors import BadInput
-from classroom.domain.vocabulary import (
+from classroom.basics.errors import BadInput
+from classroom.basics.vocabulary import (
     EPSILON_RANGE,
     MAX_OPTION_CHARS,
     MAX_OPTIONS,
@@ -30,13 +30,19 @@ from classroom.domain.vocabulary import (
     clean_text,
     display_order,
 )
-from ldp_core import BinaryDesign, FrequencyOracle, NumericDesign
 
 __all__ = ["Design", "DesignOf", "KindResult", "QuestionKind", "RoundEstimate", "RoundItems",
            "epsilon_problem"]
 
-#: The ldp_core object behind a question's design, whatever its kind.
-Design = BinaryDesign | FrequencyOracle | NumericDesign
+class Design(Protocol):
+    """The ldp_core object behind a question's design, whatever its kind: what every
+    design says alike (its exact ε and its parameters, read back by the kind's builder);
+    the rest is the kind's own, which its module narrows to its ldp_core classes."""
+
+    @property
+    def epsilon(self) -> float: ...
+
+    def params(self) -> dict[str, Any]: ...
 
 #: A round's grouped reports: ``(design JSON, stored answer, count)``.
 RoundItems = list[tuple[str, str, int]]
@@ -144,7 +150,7 @@ class QuestionKind(ABC):
 
     def out_of_limits(self, design: Design) -> str | None:
         """Why a design ldp_core accepts is outside the limits every question keeps
-        (:data:`~classroom.domain.vocabulary.EPSILON_RANGE`), starting with the parameter
+        (:data:`~classroom.basics.vocabulary.EPSILON_RANGE`), starting with the parameter
         it is about when one is; None when it is within them. A kind with parameters of its
         own (a numeric range) adds their limits."""
         return epsilon_problem(float(design.epsilon), named="epsilon" in design.params())

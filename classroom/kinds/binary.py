@@ -13,9 +13,9 @@ import numpy as np
 
 import ldp_core
 from classroom import designs
+from classroom.basics.errors import BadInput, BadReport
+from classroom.basics.vocabulary import CLASS_EXERCISE, shown
 from classroom.display import share_texts
-from classroom.domain.errors import BadInput, BadReport
-from classroom.domain.vocabulary import CLASS_EXERCISE, shown
 from classroom.privacy_numbers import at_least_percent
 
 from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems, finite

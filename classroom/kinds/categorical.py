@@ -14,9 +14,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 import ldp_core
+from classroom.basics.errors import BadInput, BadReport
+from classroom.basics.vocabulary import shown
 from classroom.display import share_texts
-from classroom.domain.errors import BadInput, BadReport
-from classroom.domain.vocabulary import shown
 
 from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems, finite
 from .binary import _check_option_numbers, _option_index, _target

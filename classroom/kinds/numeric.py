@@ -17,15 +17,15 @@ from typing import Any, ClassVar
 import numpy as np
 
 import ldp_core
-from classroom.display import format_value, value_decimals, value_interval
-from classroom.domain.errors import BadInput, BadReport
-from classroom.domain.vocabulary import (
+from classroom.basics.errors import BadInput, BadReport
+from classroom.basics.vocabulary import (
     MAX_NUMERIC_BOUND,
     MAX_UNIT_CHARS,
     MIN_NUMERIC_SPAN,
     clean_text,
     shown,
 )
+from classroom.display import format_value, value_decimals, value_interval
 from ldp_core import REPORT_TAIL, DuchiMechanism, NumericDesign
 
 from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems

@@ -30,6 +30,26 @@ function countdownText(ms) {
   return `${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, '0')}`;
 }
 
+// A screen reader hears the time left when the countdown first shows, then as it passes
+// each of these marks (s): the countdown's line is a timer (role="timer"), which a screen
+// reader leaves silent, so the page says these in its status line instead (WCAG 4.1.3).
+const ANNOUNCE_LEFT_AT_S = [60, 30, 10];
+
+// What the status line says when the time left goes from `before` to `now` (ms; `before`
+// null when the countdown was not shown yet), or null. `closes` names what ends: answering
+// (the question on screen) or voting (after the receipt).
+function timeLeftAnnouncement(before, now, closes) {
+  if (now === null || now === undefined || now <= 0) return null;
+  const secs = Math.ceil(now / 1000);
+  const end = closes === 'voting' ? 'until voting closes' : 'to answer';
+  const mins = Math.floor(secs / 60), rest = secs % 60;
+  const words = [mins ? `${mins} minute${mins === 1 ? '' : 's'}` : '',
+    rest || !mins ? `${rest} second${rest === 1 ? '' : 's'}` : ''].filter(Boolean).join(' ');
+  const was = before === null || before === undefined ? null : Math.ceil(before / 1000);
+  const passed = was === null || ANNOUNCE_LEFT_AT_S.some((at) => was > at && secs <= at);
+  return passed ? `${words} left ${end}.` : null;
+}
+
 // A report that could not be delivered (no connection, the server busy: 0, 502, 503, 504 or
 // the database away) is sent again by itself, with the same submission id so that it is
 // stored once, at most RESENDS times: after the server's Retry-After when it gives one,

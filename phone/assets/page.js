@@ -92,12 +92,23 @@
     drawTimer();
   }
 
+  // The countdown's time left at the previous tick (ms), null when none was shown.
+  let announcedLeft = null;
+
   function drawTimer() {
     const line = $('countdown');
-    if (!line) return;
-    const t = flow.timer(shownView);
-    line.textContent = t ? t.text : '';
-    line.classList.toggle('urgent', !!(t && t.urgent));
+    const t = line ? flow.timer(shownView) : null;
+    if (!line || !t) {
+      announcedLeft = null;
+      if (line) line.textContent = '';
+      return;
+    }
+    line.textContent = t.text;
+    line.classList.toggle('urgent', t.urgent);
+    const said = timeLeftAnnouncement(announcedLeft, t.ms,
+      shownView === 'receipt' ? 'voting' : 'answer');
+    announcedLeft = t.ms;
+    if (said) status.textContent = said;
   }
 
   function showJoin(s) {
@@ -128,7 +139,27 @@
 
   // One drawer per input the server names (QuestionKind.phone_input): the page never asks
   // which kind of question it shows.
-  const INPUTS = { choice: showChoice, number: showNumeric };
+  const INPUTS = { choice: showChoice, number: showNumeric, checkboxes: showCheckboxes };
+
+  // One box per option; the set (a 0/1 per option, in the options' order) is randomized on
+  // the phone when sent. No box checked is an answer too.
+  function showCheckboxes(q) {
+    area.append(el('p', { class: 'hint', text: 'Check every TRUE answer, then send. Your phone randomizes your set before sending: only the randomized answer leaves this page.' }));
+    const group = el('fieldset', { class: 'boxes', 'aria-labelledby': 'question' });
+    const boxes = [];
+    for (const opt of q.options) {
+      const box = el('input', { type: 'checkbox', id: `box-${opt.value}`, 'data-answer': String(opt.value) });
+      boxes.push([opt.value, box]);
+      group.append(el('label', { class: 'box', for: `box-${opt.value}` }, box, el('span', { text: opt.label })));
+    }
+    const send = el('button', { type: 'button', class: 'opt primary', id: 'send-set', text: 'Send my answer' });
+    send.addEventListener('click', () => {
+      const chosen = new Array(q.options.length).fill(0);
+      for (const [value, box] of boxes) chosen[value] = box.checked ? 1 : 0;
+      flow.answer(chosen, q);
+    });
+    area.append(group, el('div', { class: 'opts' }, send));
+  }
 
   function showChoice(q) {
     const group = el('div', { class: 'opts', role: 'group', 'aria-labelledby': 'question' });
@@ -213,10 +244,10 @@
       if (m.outside) {
         area.append(el('p', { class: 'hint', text: 'The unbiased estimate can fall outside the range of possible answers when few people answer: the noise is larger than the signal.' }));
       }
-    } else if (res.categorical) {
+    } else if (res.categorical || res.shares) {
       area.append(el('p', { class: 'hint', text: `Each option’s estimated share (unbiased, as on the projector), from ${res.n} randomized answers:` }));
       let below = false;
-      for (const c of res.categorical) {
+      for (const c of (res.categorical || res.shares)) {
         if (c.share === null || !c.shown || c.shown.share === null) continue;
         below = below || c.share < 0;
         area.append(el('p', { text: `${c.label}: ${c.shown.share}${interval(c.shown)}` }));

@@ -119,6 +119,20 @@ function randomizeNumeric(s, value) {
   return snapToCell(s, y);
 }
 
+// Check all that apply: the set is one 0/1 per option, each option a yes/no question with
+// the same randomized response (its exact integer weights). "split": every option's bit is
+// randomized and sent; "sample": one option drawn uniformly is randomized and sent, '-' for
+// the others; "fake": as "sample", and a fair coin for each other option.
+function randomizeSet(s, chosen) {
+  const bit = (truth) => String(randomizeBinary(s, truth ? 1 : 0).report);
+  if (s.mode === 'split') return chosen.map(bit).join('');
+  const asked = below(s.d);
+  return chosen.map((truth, j) => {
+    if (j === asked) return bit(truth);
+    return s.mode === 'sample' ? '-' : String(below(2));
+  }).join('');
+}
+
 // Every scheme the server hands the phone (each question kind's phone_scheme in
 // classroom/kinds/), by its type: the true answer (an option's index, or a number in the
 // question's range) to { report, draw }. The report is what is sent; draw, for a scheme the
@@ -129,6 +143,7 @@ const RANDOMIZERS = {
   grr: (s, truth) => ({ report: randomizeCategorical(s, truth) }),
   ue: (s, truth) => ({ report: randomizeCategorical(s, truth) }),
   numeric: (s, value) => ({ report: randomizeNumeric(s, value) }),
+  set: (s, chosen) => ({ report: randomizeSet(s, chosen) }),
 };
 
 // The randomized report of `value` under `scheme`, by the scheme's sampler.

@@ -545,3 +545,21 @@ test('the countdown line on a receipt while voting goes on', async () => {
   p.flow.tick();
   assert.deepEqual([p.screen().view, p.screen().timer], ['receipt', false]);
 });
+
+test('a screen reader hears the time left when the countdown shows, then at 60, 30 and 10 s', () => {
+  const { timeLeftAnnouncement } = load(['flow.js'], { crypto: seededCrypto(1) });
+  assert.equal(timeLeftAnnouncement(null, 95000, 'answer'), '1 minute 35 seconds left to answer.');
+  assert.equal(timeLeftAnnouncement(null, 120000, 'answer'), '2 minutes left to answer.');
+  assert.equal(timeLeftAnnouncement(null, 1000, 'voting'), '1 second left until voting closes.');
+  // Every tick (a quarter of a second) between the marks says nothing; crossing one speaks.
+  const said = [];
+  for (let ms = 70000, before = null; ms > 0; before = ms, ms -= 250) {
+    const text = timeLeftAnnouncement(before, ms, 'answer');
+    if (text) said.push(text);
+  }
+  assert.deepEqual(said, ['1 minute 10 seconds left to answer.', '1 minute left to answer.',
+    '30 seconds left to answer.', '10 seconds left to answer.']);
+  // A phone that slept past a mark hears the time as it is.
+  assert.equal(timeLeftAnnouncement(45000, 4000, 'answer'), '4 seconds left to answer.');
+  assert.equal(timeLeftAnnouncement(5000, 0, 'answer'), null);
+});

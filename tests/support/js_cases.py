@@ -169,9 +169,51 @@ def _numeric() -> Iterator[dict]:
                        _off(params, None), value, **exact)
 
 
+#: Check all that apply: (label, params, wrong params); a set of d = 3 options.
+SETS: list[tuple[str, dict, dict]] = [
+    ("boxes split, ε = 3 in all", {"design": "survey", "mode": "split", "budget": 3.0, "d": 3},
+     {"design": "survey", "mode": "split", "budget": 6.0, "d": 3}),
+    ("one box sampled, ε = 1.5", {"design": "survey", "mode": "sample", "budget": 1.5, "d": 3},
+     {"design": "survey", "mode": "sample", "budget": 3.0, "d": 3}),
+    ("one box sampled, fake coins, ε = 1.5",
+     {"design": "survey", "mode": "fake", "budget": 1.5, "d": 3},
+     {"design": "survey", "mode": "fake", "budget": 4.0, "d": 3}),
+]
+
+
+def _multiselect() -> Iterator[dict]:
+    """Every report of a set, with the phone's exact bit channel (its integer weights)."""
+    for label, params, wrong in SETS:
+        survey = ldp_core.survey_design_from_params(params)
+        t, lie, y, no = survey.randomizer.sampling_weights()
+        total, d = t + lie + y + no, survey.d
+
+        def bit(truth: int, sent: str, t: int = t, lie: int = lie, y: int = y,
+                total: int = total) -> float:
+            one = ((t + y) if truth else (lie + y)) / total
+            return one if sent == "1" else 1 - one
+
+        for truth in ([1, 0, 1], [0, 0, 0]):
+            if survey.mode == "split":
+                outcomes = ["".join(w) for w in product("01", repeat=d)]
+                probs = [math.prod(bit(x, c) for x, c in zip(truth, w, strict=True))
+                         for w in outcomes]
+            elif survey.mode == "sample":
+                outcomes = ["".join(c if i == j else "-" for i in range(d))
+                            for j in range(d) for c in "01"]
+                probs = [bit(truth[w.index(c)], c) / d for w in outcomes
+                         for c in [next(ch for ch in w if ch != "-")]]
+            else:  # one real bit, fair coins elsewhere
+                outcomes = ["".join(w) for w in product("01", repeat=d)]
+                probs = [sum(bit(truth[j], w[j]) * 0.5 ** (d - 1) for j in range(d)) / d
+                         for w in outcomes]
+            yield _row(f"{label}, set {truth}", "multiselect", params, wrong, truth,
+                       outcomes=outcomes, probs=probs)
+
+
 def rows() -> list[dict]:
     """Every row of the table."""
-    return [*_binary(), *_categorical(), *_numeric()]
+    return [*_binary(), *_categorical(), *_numeric(), *_multiselect()]
 
 
 if __name__ == "__main__":

@@ -30,6 +30,14 @@ from ui.dashboard.estimates import (
     categorical_panel,
     categorical_rounds,
 )
+from ui.dashboard.multiselect import (
+    set_check,
+    set_control,
+    set_note,
+    set_panel,
+    set_rounds,
+    set_stuffers,
+)
 from ui.dashboard.numeric import numeric_panel, numeric_rounds
 from ui.fmt import fmt_count
 from ui.text import plain
@@ -221,6 +229,12 @@ VIEWS: Mapping[str, KindView] = MappingProxyType({
         class_control=_numeric_control, class_note=_numeric_note, stuffers=_numeric_stuffers,
         check_help=_numeric_check, plan_line=_numeric_line,
         recommendation=_numeric_recommendation),
+    "multiselect": KindView(
+        title="Check all that apply", results=set_panel, rounds=set_rounds,
+        first_design="survey", options_hint=" (each one a box to check)",
+        class_control=set_control, class_note=set_note, stuffers=set_stuffers,
+        check_help=set_check, plan_line=lambda q: f"{len(q.options)} boxes to check",
+        fixed_params=lambda labels: {"d": len(labels)}),
 })
 
 

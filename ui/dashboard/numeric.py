@@ -88,9 +88,11 @@ def numeric_panel(q, est, rounds, projector: bool, points, note: str | None) -> 
     mech = design.mechanism
     n = est.n
     dec = _decimals(design)
-    # The CI is the longest number ("2.62 to 11.06 hours"): on the projector its column
-    # is wide enough to show it whole.
-    top = st.columns([1, 1, 1, 1.45] if projector else 4)
+    # The CI is the longest number ("2.62 to 11.07 hours"): on the projector its column
+    # is wide enough to show it whole; at the desk, whose live panel shares the width with
+    # the join panel and the sidebar, it has a row of its own under the other three.
+    top = (list(st.columns([1, 1, 1, 1.45])) if projector
+           else [*st.columns(3), st.columns([2, 1])[0]])
     top[0].metric("Reports received", fmt_count(n))
     top[1].metric("Estimated mean", _value(num.mean, unit, dec),
                   help="The average of the reports, in the question's units. Each report is "

@@ -9,6 +9,7 @@ import ldp_core
 from classroom import kinds
 from classroom.display import format_value, value_decimals
 from classroom.domain import EPSILON_RANGE, MAX_NUMERIC_BOUND
+from ldp_core.planning import MAX_EXACT_N
 from ui.dashboard.actions import cb_add_question, cb_start_exercise
 from ui.dashboard.formulas import (
     channel_text,
@@ -105,8 +106,14 @@ def class_size_note(chosen: str, recommended: str, k: int, eps: float, n: int) -
     if recommended != chosen:
         verdict += f" {recommended.upper()}, recommended, finds {found(s_min(recommended))}."
     needed = ldp_core.needed_class_size(ldp_core.oracle(recommended, k, eps), 0.2)
-    return (verdict + f" To find an option held by 20% of the class, "
-            f"{recommended.upper()} needs about {needed:,} students.")
+    verdict += (f" To find an option held by 20% of the class, "
+                f"{recommended.upper()} needs about {needed:,} students.")
+    if n <= MAX_EXACT_N:
+        false = ldp_core.false_present_rate(ldp_core.oracle(chosen, k, eps), n)
+        verdict += (f" The chance that this class finds an option nobody holds is "
+                    f"{false:.1%}, computed exactly (the 5% aimed at is a normal "
+                    "approximation).")
+    return verdict
 
 
 #: How the form's class-size verdict is computed, shown under it.

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+#: The desk's CSS. A metric's value wraps instead of being cut short with "…": every number
+#: is whole at 1280×720 and 1920×1080 (tests/test_e2e_projector.py checks the desk too).
 _DESK_CSS = """
 <style>
 [data-testid="stMainBlockContainer"], .block-container { padding-top: 2.5rem !important; }
@@ -12,6 +14,9 @@ _DESK_CSS = """
 .ldp-join-code { font: 800 min(21cqi, 5rem)/1.1 ui-monospace, SFMono-Regular, Menlo,
   Consolas, monospace; letter-spacing: .06em; color: #111827; margin: .2rem 0 .6rem;
   white-space: nowrap; }
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] * {
+  overflow: visible !important; text-overflow: clip !important; white-space: normal !important;
+  overflow-wrap: anywhere; }
 </style>
 """
 
