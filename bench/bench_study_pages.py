@@ -161,6 +161,23 @@ def ms(x: float) -> str:
     return f"{x:,.0f} ms" if x >= 10 else f"{x:.1f} ms"
 
 
+def run_all(scenarios: list, reruns: int) -> list[tuple[str, str, dict]]:
+    """Every scenario (a page's default one with its slider move), printed as it runs."""
+    results = []
+    for page, name, state in scenarios:
+        move = None
+        if name == "default":
+            move = MOVES[page]
+            if page == "study_exercise":
+                state = SOLUTIONS
+        res = run_scenario(page, state, reruns, move)
+        results.append((page, name, res))
+        extra = f"  slider move {ms(res['move_wall']):>8}" if "move_wall" in res else ""
+        print(f"  {page:<18} {name:<34} first {ms(res['first_wall']):>9}  "
+              f"rerun {ms(res['wall']):>8}{extra}", flush=True)
+    return results
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reruns", type=int, default=7, help="reruns per scenario (median)")
@@ -185,18 +202,7 @@ def main() -> int:
     import streamlit
 
     load0 = os.getloadavg()[0]
-    results = []
-    for page, name, state in scenarios:
-        move = None
-        if name == "default":
-            move = MOVES[page]
-            if page == "study_exercise":
-                state = SOLUTIONS
-        res = run_scenario(page, state, args.reruns, move)
-        results.append((page, name, res))
-        extra = f"  slider move {ms(res['move_wall']):>8}" if "move_wall" in res else ""
-        print(f"  {page:<18} {name:<34} first {ms(res['first_wall']):>9}  "
-              f"rerun {ms(res['wall']):>8}{extra}", flush=True)
+    results = run_all(scenarios, args.reruns)
     load1 = os.getloadavg()[0]
 
     machine = (f"{os.cpu_count()} cores, {cpu_model()}, {platform.machine()}, Python "

@@ -478,29 +478,35 @@ class Projector(Tab):
                 log.errors.append("no automatic refresh shows the count")
                 return
             log.interval_s = min(timers[fid] for fid in counting)
-            due = {fid: time.perf_counter() + interval for fid, interval in timers.items()}
-            while not stop.is_set():
-                fid = min(due, key=due.__getitem__)
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(stop.wait(), max(0.0, due[fid] - time.perf_counter()))
-                if stop.is_set():
-                    break
-                began = time.perf_counter()
-                # The browser's timer: every ``interval`` after the previous tick was sent.
-                due[fid] = began + timers[fid]
-                run = await self.run(fragment_id=fid, auto=True)
-                if fid not in counting:
-                    continue
-                log.refresh_s.append(time.perf_counter() - began)
-                n = self.count(run)
-                if n is None:
-                    log.errors.append("a refresh showed no count: " + " | ".join(run.texts())[:200])
-                else:
-                    log.shown.append((time.time(), n))
+            await self._follow(log, stop, timers, counting)
         except (TimeoutError, ProtocolError, OSError) as exc:
             log.errors.append(f"{type(exc).__name__}: {exc}"[:300])
         finally:
             await self.close()
+
+    async def _follow(self, log: ProjectorLog, stop: asyncio.Event, timers: dict[str, float],
+                      counting: set[str]) -> None:
+        """Rerun each fragment on its own timer until ``stop``; log what the counting ones
+        show and how long each refresh took."""
+        due = {fid: time.perf_counter() + interval for fid, interval in timers.items()}
+        while not stop.is_set():
+            fid = min(due, key=due.__getitem__)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(stop.wait(), max(0.0, due[fid] - time.perf_counter()))
+            if stop.is_set():
+                break
+            began = time.perf_counter()
+            # The browser's timer: every ``interval`` after the previous tick was sent.
+            due[fid] = began + timers[fid]
+            run = await self.run(fragment_id=fid, auto=True)
+            if fid not in counting:
+                continue
+            log.refresh_s.append(time.perf_counter() - began)
+            n = self.count(run)
+            if n is None:
+                log.errors.append("a refresh showed no count: " + " | ".join(run.texts())[:200])
+            else:
+                log.shown.append((time.time(), n))
 
 
 def trails(shown: Sequence[tuple[float, int]], stored_at: Sequence[float]) -> list[float]:

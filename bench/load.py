@@ -665,6 +665,22 @@ def render_doc(results: dict) -> list[str]:
              f"Machine: {meta.get('machine', '?')}. " + notes.get("intro", ""), ""]
     if notes.get("summary"):
         lines += [notes["summary"], ""]
+    for part in (_before_part, _columns_part, _headline_part, _compare_part, _sweep_part,
+                 _scaleout_part, _floor_part):
+        lines += part(results, notes)
+    lines += burst_section(results.get("burst"), notes.get("burst"))
+    lines += cluster_section(results.get("cluster"), notes.get("cluster"))
+    if notes.get("end"):
+        lines += [notes["end"], ""]
+    tl = all_targets(results)
+    if tl:
+        lines += ["```", *tl, "```"]
+    return lines
+
+
+def _before_part(results: dict, notes: dict) -> list[str]:
+    """Before and after on the same machine: the Streamlit phone against the HTTP phone path."""
+    lines: list[str] = []
     before = results.get("before")
     if before:
         lines += [f"### Before and after, same machine ({before['stamp']})", "",
@@ -693,6 +709,12 @@ def render_doc(results: dict) -> list[str]:
         lines.append("")
         if before.get("after_note"):
             lines += [before["after_note"], ""]
+    return lines
+
+
+def _columns_part(results: dict, notes: dict) -> list[str]:
+    """What the run tables' columns mean."""
+    lines: list[str] = []
     lines += ["Columns of the run tables: times in seconds (nearest-rank percentiles); *join*: "
               "page load plus the first `GET /api/poll/CODE`; *stored (lost, dup.)*: reports in "
               "the database for the run's question, acknowledged reports missing, rows beyond "
@@ -702,6 +724,12 @@ def render_doc(results: dict) -> list[str]:
               "2 seconds, in cores; *peak RSS*: `VmHWM`; *projector trail*: the longest time a "
               "stored report was left out of the count the dashboard showed; *load avg*: "
               "1-minute load average at start → end.", ""]
+    return lines
+
+
+def _headline_part(results: dict, notes: dict) -> list[str]:
+    """The headline run: one process, SQLite."""
+    lines: list[str] = []
     hl = results.get("headline")
     if hl:
         lines += [f"### Headline: {hl['median']['students']:,} students, one process, SQLite "
@@ -714,6 +742,12 @@ def render_doc(results: dict) -> list[str]:
         lines.append("")
         if notes.get("headline"):
             lines += [notes["headline"], ""]
+    return lines
+
+
+def _compare_part(results: dict, notes: dict) -> list[str]:
+    """300 and 500 students on the phone path."""
+    lines: list[str] = []
     cp = results.get("compare")
     if cp:
         lines += [f"### 300 and 500 students on the phone path ({cp['stamp']})", "",
@@ -722,6 +756,12 @@ def render_doc(results: dict) -> list[str]:
         for r in cp["runs"].values():
             lines.append(table_row(r))
         lines.append("")
+    return lines
+
+
+def _sweep_part(results: dict, notes: dict) -> list[str]:
+    """The largest class one process serves."""
+    lines: list[str] = []
     sw = results.get("sweep")
     if sw:
         lines += [f"### Largest class one process serves ({sw['stamp']})", "",
@@ -735,6 +775,12 @@ def render_doc(results: dict) -> list[str]:
                   f"**{sw['largest'] or 'none of the sizes'}** students.", ""]
         if notes.get("sweep"):
             lines += [notes["sweep"], ""]
+    return lines
+
+
+def _scaleout_part(results: dict, notes: dict) -> list[str]:
+    """One process against two behind nginx."""
+    lines: list[str] = []
     so = results.get("scaleout")
     if so:
         lines += [f"### 1 process against 2 behind nginx, PostgreSQL, {so['students']:,} "
@@ -751,6 +797,12 @@ def render_doc(results: dict) -> list[str]:
                   ""]
         if notes.get("scaleout"):
             lines += [notes["scaleout"], ""]
+    return lines
+
+
+def _floor_part(results: dict, notes: dict) -> list[str]:
+    """The phone path at its floor, pinned and unpinned."""
+    lines: list[str] = []
     fl = results.get("floor")
     if fl:
         lines += [f"### The phone path at its floor: pinned and unpinned ({fl['stamp']})", "",
@@ -774,13 +826,6 @@ def render_doc(results: dict) -> list[str]:
                   ""]
         if notes.get("floor"):
             lines += [notes["floor"], ""]
-    lines += burst_section(results.get("burst"), notes.get("burst"))
-    lines += cluster_section(results.get("cluster"), notes.get("cluster"))
-    if notes.get("end"):
-        lines += [notes["end"], ""]
-    tl = all_targets(results)
-    if tl:
-        lines += ["```", *tl, "```"]
     return lines
 
 

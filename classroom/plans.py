@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -283,6 +283,32 @@ def _question(raw: object, path: str, problems: list[str]) -> PlanQuestion | Non
         return None
     before = len(problems)
     _unknown(raw, _QUESTION_KEYS, path, problems)
+    kind, mode = _kind_and_mode(raw, path, problems)
+    text = _field(problems, f"{path}.text", "text", lambda: clean_text(
+        "text", raw.get("text"), 1, MAX_QUESTION_CHARS, multiline=True))
+    labels = None if kind is None else _labels(raw, kind, path, problems)
+    countdown = _field(problems, f"{path}.countdown_s", "the countdown",
+                       lambda: clean_countdown(raw.get("countdown_s")))
+    design_json = _design_json(raw, kind, labels, path, problems)
+    if len(problems) > before or text is None or labels is None or design_json is None \
+            or not isinstance(kind, str) or not isinstance(mode, str):
+        return None
+    return PlanQuestion(text=text, kind=kind, options=labels, design_json=design_json,
+                        mode=mode, countdown_s=countdown)
+
+
+def _field(problems: list[str], where: str, name: str, clean: Callable[[], Any]) -> Any:
+    """``clean()``, or None with its problem (named at ``where``) added."""
+    try:
+        return clean()
+    except BadInput as exc:
+        problems.append(f"{where}: {_without_name(str(exc), name)}")
+        return None
+
+
+def _kind_and_mode(raw: Mapping[str, Any], path: str, problems: list[str]
+                   ) -> tuple[str | None, object]:
+    """The question's kind (None when missing or unknown) and its mode, checked together."""
     kind, mode = raw.get("kind"), raw.get("mode", "device")
     if kind is None:
         problems.append(f"{path}.kind: missing; one of {', '.join(KINDS)}")
@@ -292,57 +318,49 @@ def _question(raw: object, path: str, problems: list[str]) -> PlanQuestion | Non
         except BadInput as exc:
             field = "kind" if str(exc).startswith("kind") else "mode"
             problems.append(f"{path}.{field}: {_without_name(str(exc), field)}")
-    if kind not in KINDS:
-        kind = None
-    text = None
-    try:
-        text = clean_text("text", raw.get("text"), 1, MAX_QUESTION_CHARS, multiline=True)
-    except BadInput as exc:
-        problems.append(f"{path}.text: {_without_name(str(exc), 'text')}")
-    labels: tuple[str, ...] | None = None
-    if kind is not None and kinds.kind(kind).has_unit:
+    return (kind if kind in KINDS else None), mode
+
+
+def _labels(raw: Mapping[str, Any], kind: str, path: str, problems: list[str]
+            ) -> tuple[str, ...] | None:
+    """The question's options, or for a kind with a unit its unit (one entry)."""
+    if kinds.kind(kind).has_unit:
         if "options" in raw:
             problems.append(f"{path}.options: a {kind} question has a unit and a range "
                             "(the design's lo and hi), not options")
-        try:
-            labels = clean_options((raw.get("unit", ""),), kind)
-        except BadInput as exc:
-            problems.append(f"{path}.unit: {_without_name(str(exc), 'unit')}")
-    elif kind is not None:
-        if "unit" in raw:
-            problems.append(f"{path}.unit: only a numeric question has a unit")
-        if "options" not in raw:
-            problems.append(f"{path}.options: missing; list the answers, e.g. "
-                            "[\"No\", \"Yes\"]")
-        else:
-            try:
-                labels = clean_options(raw["options"], kind)
-            except BadInput as exc:
-                problems.append(f"{path}.options: {exc}")
-    countdown = None
+        labels: tuple[str, ...] | None = _field(
+            problems, f"{path}.unit", "unit", lambda: clean_options((raw.get("unit", ""),), kind))
+        return labels
+    if "unit" in raw:
+        problems.append(f"{path}.unit: only a numeric question has a unit")
+    if "options" not in raw:
+        problems.append(f"{path}.options: missing; list the answers, e.g. [\"No\", \"Yes\"]")
+        return None
     try:
-        countdown = clean_countdown(raw.get("countdown_s"))
+        return clean_options(raw["options"], kind)
     except BadInput as exc:
-        problems.append(f"{path}.countdown_s: {_without_name(str(exc), 'the countdown')}")
+        problems.append(f"{path}.options: {exc}")
+        return None
+
+
+def _design_json(raw: Mapping[str, Any], kind: str | None, labels: tuple[str, ...] | None,
+                 path: str, problems: list[str]) -> str | None:
+    """The question's design, checked as a question's (canonical JSON), or None."""
     params = raw.get("design")
-    design_json = None
     if not isinstance(params, Mapping):
         problems.append(f"{path}.design: " + ("missing; " if params is None else
                                               f"must be a table, got {_shorten(params)}; ")
                         + "e.g. { design = \"die\", faces = 4, truthful = 3 }")
-    elif kind is not None:
-        try:
-            _, design_json = question_design(kind, dict(params),
-                                             labels if labels is not None else ())
-        except BadInput as exc:
-            # Without valid options the d check would only repeat the options' problem.
-            if labels is not None or "options" not in str(exc):
-                problems.append(_design_problem(path, str(exc), params))
-    if len(problems) > before or text is None or labels is None or design_json is None \
-            or not isinstance(kind, str) or not isinstance(mode, str):
         return None
-    return PlanQuestion(text=text, kind=kind, options=labels, design_json=design_json,
-                        mode=mode, countdown_s=countdown)
+    if kind is None:
+        return None
+    try:
+        return question_design(kind, dict(params), labels if labels is not None else ())[1]
+    except BadInput as exc:
+        # Without valid options the d check would only repeat the options' problem.
+        if labels is not None or "options" not in str(exc):
+            problems.append(_design_problem(path, str(exc), params))
+        return None
 
 
 def _budget(value: object, problems: list[str]) -> float | None:

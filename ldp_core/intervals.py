@@ -574,69 +574,84 @@ def _exact_interval_groups(groups: tuple[tuple[float, float, int, int], ...],
     it has seen.
     """
     lv = _checks.in_range("level", level, 0.0, 1.0, lo_open=True, hi_open=True)
-    merged: dict[tuple[float, float], tuple[int, int]] = {}
-    for a, b, n, y in groups:  # equal channels: one binomial
-        n0, y0 = merged.get((a, b), (0, 0))
-        merged[(a, b)] = (n0 + n, y0 + y)
-    groups = tuple((a, b, n, y) for (a, b), (n, y) in merged.items() if n)
-    if not groups:
-        raise ValueError("at least one (a, b, n, yes) group with reports is needed")
+    groups = _merged_groups(groups)
     if len(groups) == 1:
         a, b, n, y = groups[0]
         low, high = exact_interval(a, b, n, y, lv)
         return float(low), float(high)
     tail = (1 - lv) / 2
-    signs = [1 if a > b else -1 for a, b, _, _ in groups]
+    signs = tuple(1 if a > b else -1 for a, b, _, _ in groups)
     offset = sum(n for (_, _, n, _), s in zip(groups, signs, strict=True) if s < 0)
     t = offset + sum(s * y for (_, _, _, y), s in zip(groups, signs, strict=True))
-
-    def pmf(mu: float) -> tuple[int, np.ndarray]:  # of T + offset, from its start on
-        start, out = 0, np.ones(1)
-        for (a, b, n, _), s in zip(groups, signs, strict=True):
-            first, part = _binom_window(n, float(report_probability(a, b, mu)))
-            if s < 0:  # n - y: the window reversed
-                first, part = n - (first + part.size - 1), part[::-1]
-            start, out = start + first, _convolve(out, part)
-        return start, out
-
-    def upper(mu: float) -> float:  # P(T >= t), rising in mu
-        start, probs = pmf(mu)
-        return float(probs[max(t - start, 0):].sum())
-
-    def lower(mu: float) -> float:  # P(T <= t), falling in mu
-        start, probs = pmf(mu)
-        return float(probs[: max(t + 1 - start, 0)].sum())
-
-    def root(f: Callable[[float], float], at_0: float, at_1: float) -> float:
-        """Where the monotone ``f`` crosses alpha/2 in [0, 1], on the side where
-        ``f >= alpha/2`` (the interval's own side, so it keeps its coverage): regula falsi
-        with the Illinois step (Dowell & Jarratt 1971), every fourth step a bisection, to
-        a bracket of 1e-13. About a dozen evaluations instead of bisection's 50."""
-        lo, hi, g_lo, g_hi = 0.0, 1.0, at_0 - tail, at_1 - tail
-        kept = 0  # which end the last step kept: -1 lo, +1 hi
-        for step in range(200):
-            if hi - lo <= 1e-13:
-                break
-            x = (lo * g_hi - hi * g_lo) / (g_hi - g_lo) if step % 4 != 3 else (lo + hi) / 2
-            if not lo < x < hi:
-                x = (lo + hi) / 2
-            g_x = f(x) - tail
-            if (g_x >= 0) == (g_hi >= 0):
-                hi, g_hi = x, g_x
-                g_lo = g_lo / 2 if kept == -1 else g_lo
-                kept = -1
-            else:
-                lo, g_lo = x, g_x
-                g_hi = g_hi / 2 if kept == 1 else g_hi
-                kept = 1
-        return hi if g_hi >= 0 else lo
-
+    upper = functools.partial(_tail_of_sum, groups, signs, t, True)  # P(T >= t), rising
+    lower = functools.partial(_tail_of_sum, groups, signs, t, False)  # P(T <= t), falling
     up_1, low_0 = upper(1.0), lower(0.0)
     if up_1 < tail:
         return 1.0, 1.0
     if low_0 < tail:
         return 0.0, 0.0
     up_0, low_1 = upper(0.0), lower(1.0)
-    low = 0.0 if up_0 >= tail else root(upper, up_0, up_1)
-    high = 1.0 if low_1 >= tail else root(lower, low_0, low_1)
+    low = 0.0 if up_0 >= tail else _crossing(upper, up_0, up_1, tail)
+    high = 1.0 if low_1 >= tail else _crossing(lower, low_0, low_1, tail)
     return low, high
+
+
+def _merged_groups(groups: tuple[tuple[float, float, int, int], ...]
+                   ) -> tuple[tuple[float, float, int, int], ...]:
+    """Groups of equal channels as one binomial each, empty ones left out; ValueError when
+    none has a report."""
+    merged: dict[tuple[float, float], tuple[int, int]] = {}
+    for a, b, n, y in groups:
+        n0, y0 = merged.get((a, b), (0, 0))
+        merged[(a, b)] = (n0 + n, y0 + y)
+    kept = tuple((a, b, n, y) for (a, b), (n, y) in merged.items() if n)
+    if not kept:
+        raise ValueError("at least one (a, b, n, yes) group with reports is needed")
+    return kept
+
+
+def _sum_pmf(groups: tuple[tuple[float, float, int, int], ...], signs: tuple[int, ...],
+             mu: float) -> tuple[int, np.ndarray]:
+    """The distribution of ``T + offset`` at share ``mu``, from its first value on: the
+    convolution of the groups' binomials (a group of negative sign counts ``n - y``)."""
+    start, out = 0, np.ones(1)
+    for (a, b, n, _), s in zip(groups, signs, strict=True):
+        first, part = _binom_window(n, float(report_probability(a, b, mu)))
+        if s < 0:  # n - y: the window reversed
+            first, part = n - (first + part.size - 1), part[::-1]
+        start, out = start + first, _convolve(out, part)
+    return start, out
+
+
+def _tail_of_sum(groups: tuple[tuple[float, float, int, int], ...], signs: tuple[int, ...],
+                 t: int, at_least: bool, mu: float) -> float:
+    """``P(T >= t)`` (``at_least``, rising in mu) or ``P(T <= t)`` (falling) at ``mu``."""
+    start, probs = _sum_pmf(groups, signs, mu)
+    if at_least:
+        return float(probs[max(t - start, 0):].sum())
+    return float(probs[: max(t + 1 - start, 0)].sum())
+
+
+def _crossing(f: Callable[[float], float], at_0: float, at_1: float, tail: float) -> float:
+    """Where the monotone ``f`` crosses ``tail`` in [0, 1], on the side where
+    ``f >= tail`` (the interval's own side, so it keeps its coverage): regula falsi
+    with the Illinois step (Dowell & Jarratt 1971), every fourth step a bisection, to
+    a bracket of 1e-13. About a dozen evaluations instead of bisection's 50."""
+    lo, hi, g_lo, g_hi = 0.0, 1.0, at_0 - tail, at_1 - tail
+    kept = 0  # which end the last step kept: -1 lo, +1 hi
+    for step in range(200):
+        if hi - lo <= 1e-13:
+            break
+        x = (lo * g_hi - hi * g_lo) / (g_hi - g_lo) if step % 4 != 3 else (lo + hi) / 2
+        if not lo < x < hi:
+            x = (lo + hi) / 2
+        g_x = f(x) - tail
+        if (g_x >= 0) == (g_hi >= 0):
+            hi, g_hi = x, g_x
+            g_lo = g_lo / 2 if kept == -1 else g_lo
+            kept = -1
+        else:
+            lo, g_lo = x, g_x
+            g_hi = g_hi / 2 if kept == 1 else g_hi
+            kept = 1
+    return hi if g_hi >= 0 else lo

@@ -108,6 +108,9 @@ def test_the_numeric_panel_shows_the_exact_mean_sd_and_central_sd(app_env):
     assert f"would have had SD {hours(math.sqrt(2) * 12 / (30 * LN3))}" in page
     assert "one of two values, −6.00 hours or 18.00 hours" in page  # ±c_ε = ±2 on [0, 12]
     assert "SD per report in the worst case 12.00 hours" in page  # c_ε · 6
+    # The design's line names ε once ("… ε = 1.10. ε = 1.10." said it twice).
+    assert "Design: Duchi et al. (one bit) on [0, 12], ε = 1.10. Mean" in page
+    assert "ε = 1.10. ε = 1.10." not in page
     assert f"The reports' own spread gives {hours(est.sd)}" in page
     assert len(at.get("vega_lite_chart")) >= 1
 

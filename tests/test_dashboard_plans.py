@@ -290,6 +290,9 @@ def test_import_a_bad_file_says_why_and_saves_nothing(app_env, content, expected
     assert "**bad.toml was not imported** (nothing was saved)" in shown
     assert f"- {expected}" in shown
     assert app_env.plans.list_plans() == [] and app_env.polls.list_polls() == []
+    # The next action clears the refusal: it does not stay beside what came after.
+    at.text_input(key="dash_new_poll_title").set_value("after the refusal").run()
+    assert "was not imported" not in " ".join(errors(clean(at)))
 
 
 def test_delete_a_saved_plan_needs_the_box(app_env):

@@ -177,3 +177,90 @@ def test_the_error_tree_in_the_architecture_doc_is_the_class_tree() -> None:
               for name, obj in vars(errors).items()
               if isinstance(obj, type) and issubclass(obj, errors.ClassroomError)}
     assert documented == actual
+
+
+# -- the architecture doc's map, kept true ---------------------------------------------------
+
+def _section(doc: str, title: str) -> str:
+    text = _text(doc)
+    start = text.index(f"## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end != -1 else None]
+
+
+def test_the_dashboard_panel_list_names_every_panel_module() -> None:
+    listed = re.search(r"composes the panels of `ui/dashboard/`\s*\(([^)]*)\)",
+                       _text("docs/architecture.md"))
+    assert listed, "docs/architecture.md no longer lists the dashboard's panels"
+    names = {n.strip().replace("-", "_") for n in listed[1].replace("\n", " ").split(",")}
+    modules = {p.stem for p in (ROOT / "ui" / "dashboard").glob("*.py")} - {"__init__"}
+    assert names == modules
+
+
+def _kind_names_in_code() -> set[str]:
+    """Files outside classroom/kinds/ with a kind's name as a string (docstrings aside)."""
+    found = set()
+    for package in ("classroom", "ui", "views", "phone", "web"):
+        for path in (ROOT / package).rglob("*.py"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            docs = {id(n.body[0].value) for n in ast.walk(tree)
+                    if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef,
+                                      ast.ClassDef))
+                    and n.body and isinstance(n.body[0], ast.Expr)
+                    and isinstance(n.body[0].value, ast.Constant)}
+            if any(isinstance(n, ast.Constant) and n.value in kinds.KINDS
+                   and id(n) not in docs for n in ast.walk(tree)):
+                found.add(path.relative_to(ROOT).as_posix())
+    return {p for p in found if not p.startswith("classroom/kinds/")}
+
+
+def test_the_places_that_name_a_kind_are_the_ones_the_doc_lists() -> None:
+    text = _section("docs/architecture.md", "Adding a question kind")
+    listed = re.search(r"a kind's name appears only\s+in: (.*?); `tests/test_docs_figures.py`",
+                       text, re.S)
+    assert listed, "the doc no longer lists where a kind's name appears"
+    named = set(re.findall(r"`([\w/]+\.py)`", listed[1])) | {"ui/dashboard/kinds.py"}
+    assert _kind_names_in_code() == named
+
+
+def test_the_find_your_way_section_names_files_that_exist() -> None:
+    text = _section("docs/architecture.md", "Find your way")
+    paths = set(re.findall(r"`((?:phone|classroom|ui|web|ldp_core)/[\w/.<>]+)`", text))
+    assert len(paths) >= 10
+    for path in paths:
+        if "<" not in path:
+            assert (ROOT / path).exists(), path
+    # A refresh writes only in a rehearsal: the live panel's one call that may write.
+    live = _text("ui/dashboard/live.py")
+    assert "rehearsal_tick(question_id)" in live and "rehearsal_tick" in text
+    assert "add_simulated_answers" in inspect.getsource(
+        __import__("ui.dashboard.actions", fromlist=["rehearsal_tick"]).rehearsal_tick)
+
+
+def test_the_mypy_scope_quoted_is_the_one_configured() -> None:
+    import tomllib
+
+    config = tomllib.loads(_text("pyproject.toml"))["tool"]["mypy"]
+    strict = next(o for o in config["overrides"] if "disallow_untyped_defs" in o)["module"]
+    line = next(x for x in _text("requirements-dev.txt").splitlines() if x.startswith("mypy"))
+    assert "every package" in line and len(config["files"]) >= 6
+    assert re.findall(r"\b(ldp_core|classroom|web|phone)\b", line.split("required in")[1]) \
+        == [m.removesuffix(".*") for m in strict]
+
+
+def test_the_classroom_docstring_names_every_package_and_module() -> None:
+    import classroom
+
+    children = {p.stem if p.suffix else p.name for p in (ROOT / "classroom").iterdir()
+                if (p.suffix == ".py" and p.stem != "__init__")
+                or (p.is_dir() and (p / "__init__.py").exists())}
+    named = set(re.findall(r":mod:`\.(\w+)`", classroom.__doc__ or ""))
+    assert named == children
+
+
+def test_the_burst_p95_quoted_in_deployment_is_the_benchmarks() -> None:
+    bench = re.search(r"5,000 phones in a 20-s burst \(pinned p95 ([\d.]+) s, unpinned "
+                      r"([\d.]+) s\)", _text("docs/benchmarks.md"))
+    deploy = re.search(r"p95 tap-to-receipt of ([\d.]+) s with the server pinned to one core "
+                       r"\(([\d.]+) s\s+unpinned", _text("docs/deployment.md"))
+    assert bench and deploy and (bench[1], bench[2]) == (deploy[1], deploy[2])

@@ -115,7 +115,7 @@ class Lecture:
         assert self.state(q) == state
 
 
-def test_a_whole_lecture_from_the_shipped_plan_by_keyboard(classroom, chromium):
+def test_a_whole_lecture_from_the_shipped_plan_by_keyboard(classroom, chromium):  # noqa: C901 - one scenario read as a story, step by step
     base, svc = classroom
     desk_ctx = chromium.new_context(viewport={"width": 1280, "height": 720},
                                     reduced_motion="reduce")

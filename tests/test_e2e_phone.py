@@ -350,8 +350,8 @@ def test_the_budget_is_shown_before_answering(classroom, chromium):
     ctx.close()
 
 
-def test_a_next_while_reports_are_in_flight_ends_every_phone_on_the_new_question(
-        classroom, chromium):
+def test_a_next_while_reports_are_in_flight_ends_every_phone_on_the_new_question(  # noqa: C901
+        classroom, chromium):  # one scenario read as a story, step by step
     """The instructor moves on while four phones' reports are on their way. Three reached
     the server in time (stored; only their answers are held back); one reaches it after
     the Next (refused: voting closed). Each phone's long-poll brings the new question

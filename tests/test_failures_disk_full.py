@@ -162,3 +162,50 @@ def test_on_a_full_disk_a_report_says_so_and_a_resend_stores_it_once(classroom, 
     assert stored.status_code == 200 and not stored.json()["receipt"]["already_answered"]
     assert again.status_code == 200 and again.json()["receipt"]["already_answered"]
     assert count_reports(classroom.store) == 1
+
+
+def _wal(classroom) -> pathlib.Path:
+    db = pathlib.Path(classroom.store.engine.url.database)
+    return db.with_name(db.name + "-wal")
+
+
+def test_after_a_full_disk_the_write_ahead_log_is_checkpointed(classroom, disk, monkeypatch):
+    """The write-ahead log shrinks only at a checkpoint: after SQLITE_FULL the store copies
+    it into the database and truncates it, so the space freed goes to new reports. Until a
+    checkpoint completes it is tried again, at most once a second, before each write."""
+    from classroom.store import storage
+
+    service = classroom.service
+    poll, q = _open_question(service)
+    for i in range(40):
+        service.reports.submit_report(poll.join_code, q.id, answer=i % 2, design_params=DIE,
+                                      submission_id=f"wal-{i:04d}", device_id=f"dev-{i:04d}")
+    assert _wal(classroom).stat().st_size > 0
+    clock = [1000.0]
+    monkeypatch.setattr(storage.time, "monotonic", lambda: clock[0])
+    real_connect = classroom.store.engine.connect
+    refuse = [True]
+
+    def connect():  # the first checkpoint (after the refused write) fails: still full
+        conn = real_connect()
+        if refuse[0] and disk.refused:
+            refuse[0] = False
+            conn.close()
+            raise sqlite3.OperationalError("database or disk is full")
+        return conn
+
+    monkeypatch.setattr(classroom.store.engine, "connect", connect)
+    disk.full = True
+    with pytest.raises(DiskFull):
+        service.polls.create_poll("no room")
+    assert _wal(classroom).stat().st_size > 0  # the checkpoint failed; it is still due
+    disk.full = False
+    service.polls.create_poll("room again, within the second")  # too soon to try again
+    assert _wal(classroom).stat().st_size > 0
+    clock[0] += 1.5
+    service.polls.create_poll("room again")  # the checkpoint runs before this write
+    assert classroom.store._checkpoint_due is None
+    assert count_reports(classroom.store) == 40
+    clock[0] += 5
+    wal_after = _wal(classroom).stat().st_size
+    assert wal_after < 40 * 4096  # truncated, then one poll's pages written after it

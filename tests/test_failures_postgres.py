@@ -91,7 +91,7 @@ def _one_report_each(svc, q, phones) -> None:
         assert svc.reports.receipt_for(q.id, p.device_id) is not None
 
 
-def test_outage_keeps_the_report_and_a_resend_stores_it_once(scratch_pg, classroom):
+def test_outage_keeps_the_report_and_a_resend_stores_it_once(scratch_pg, classroom):  # noqa: C901 - one scenario read as a story, step by step
     server, svc, poll, q = classroom
 
     async def scenario():

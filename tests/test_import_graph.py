@@ -24,49 +24,24 @@ def graph():
     return grimp.build_graph(*ROOTS, include_external_packages=False)
 
 
+def _reach(edges: dict[str, set[str]], start: str) -> set[str]:
+    """Every node reachable from ``start`` by one or more edges."""
+    seen: set[str] = set()
+    todo = list(edges.get(start, ()))
+    while todo:
+        node = todo.pop()
+        if node not in seen:
+            seen.add(node)
+            todo.extend(edges.get(node, ()))
+    return seen
+
+
 def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components of more than one node (Tarjan, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on: set[str] = set()
-    found: list[list[str]] = []
-    counter = 0
-    for root in sorted(edges):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(edges[root])))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on.add(root)
-        while work:
-            node, children = work[-1]
-            step = next(children, None)
-            if step is not None:
-                if step not in index:
-                    index[step] = low[step] = counter
-                    counter += 1
-                    stack.append(step)
-                    on.add(step)
-                    work.append((step, iter(sorted(edges.get(step, ())))))
-                elif step in on:
-                    low[node] = min(low[node], index[step])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                part = []
-                while True:
-                    top = stack.pop()
-                    on.discard(top)
-                    part.append(top)
-                    if top == node:
-                        break
-                if len(part) > 1:
-                    found.append(sorted(part))
-    return found
+    """The groups of two or more nodes that all reach each other, sorted."""
+    reach = {node: _reach(edges, node) for node in edges}
+    groups = {tuple(sorted({node} | {m for m in reach[node] if node in reach.get(m, ())}))
+              for node in edges}
+    return sorted(list(g) for g in groups if len(g) > 1)
 
 
 def test_no_module_imports_itself_back(graph):

@@ -20,7 +20,7 @@ import pytest
 
 import ldp_core
 from classroom import designs
-from classroom.domain import BudgetStatus, Question
+from classroom.domain import BudgetStatus, Question, canonical_design
 from classroom.privacy_numbers import (
     at_least_percent,
     at_most_factor,
@@ -116,7 +116,7 @@ def _question(kind: str, params: dict, options=("No", "Yes")) -> Question:
     from datetime import UTC, datetime
     now = datetime.now(UTC)
     return Question(id=1, poll_id=1, position=1, text="Q?", kind=kind, options=tuple(options),
-                    design_json=json.dumps(params), mode="device", state="open",
+                    design_json=canonical_design(kind, params)[1], mode="device", state="open",
                     revealed=False, created_at=now, updated_at=now, round_number=1)
 
 

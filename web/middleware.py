@@ -43,6 +43,7 @@ from .devices import DEVICE_COOKIE
 from .edge import Edge, Visitor
 from .hosts import host_name
 from .http import client_address, is_secure
+from .limits import Device
 from .serving import ServerLimits
 
 __all__ = ["DEVICE_COOKIE", "NO_FRAMING", "SAME_ORIGIN_FRAMING", "SECURITY_HEADERS",
@@ -128,11 +129,7 @@ class AppMiddleware:
             await RedirectResponse(f"/join/{code}", status_code=303)(scope, receive,
                                                                      send_with_headers)
             return
-        if (scope["method"] in ("GET", "HEAD") and edge.devices.due(device)
-                and "text/html" in request.headers.get("accept", "")
-                and not scope["path"].startswith("/_stcore/")):
-            cookie = edge.devices.issue(device, client_address(request),
-                                        secure=is_secure(request))
+        cookie = _device_cookie(edge, device, request)
         inner = self.app
         if self._direct is not None and self._direct[0](scope["path"]):
             inner = self._direct[1]
@@ -143,6 +140,17 @@ class AppMiddleware:
                 await PlainTextResponse(_ERROR_500, status_code=500)(scope, receive,
                                                                      send_with_headers)
             raise  # logged by the server: an exception that reaches here is a bug
+
+
+def _device_cookie(edge: Edge, device: Device | None, request: Request) -> str | None:
+    """A fresh device cookie when a page (not Streamlit's own paths) is loaded and the
+    device's is due; None otherwise."""
+    scope = request.scope
+    if (scope["method"] in ("GET", "HEAD") and edge.devices.due(device)
+            and "text/html" in request.headers.get("accept", "")
+            and not scope["path"].startswith("/_stcore/")):
+        return edge.devices.issue(device, client_address(request), secure=is_secure(request))
+    return None
 
 
 async def _refuse_host(scope: Scope, receive: Receive, send: Send, host: str | None) -> None:

@@ -10,6 +10,7 @@ older one (:mod:`.migrations`).
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
@@ -131,6 +132,9 @@ class Store:
                              reports.c.simulated))
         self._stmt_grouped = grouped
         self._stmt_grouped_real = grouped.where(reports.c.simulated.is_(False))
+        #: SQLite, after a full disk: when the write-ahead log was last tried to be
+        #: checkpointed (None: no checkpoint due).
+        self._checkpoint_due: float | None = None
         try:
             self._ensure_schema(migrations, target_version)
         except ClassroomError:
@@ -162,6 +166,8 @@ class Store:
         ``write=True`` takes SQLite's write lock at BEGIN. Domain errors raised
         inside roll the transaction back and pass through unchanged.
         """
+        if write and self._checkpoint_due is not None:
+            self._checkpoint_wal()
         try:
             with self.engine.connect() as conn:
                 if write and self.backend == "sqlite":
@@ -183,8 +189,34 @@ class Store:
             _LOG.warning("classroom database %s: %s failed: %s", self.masked_url,
                          "write" if write else "read", driver_reason(exc, self.url))
             if disk_full(exc):
+                if self.backend == "sqlite":
+                    self._checkpoint_due = 0.0
+                    self._checkpoint_wal()
                 raise DiskFull(DISK_FULL) from exc
             raise StoreUnavailable(UNAVAILABLE_WRITE if write else UNAVAILABLE_READ) from exc
+
+    def _checkpoint_wal(self) -> None:
+        """After a full disk on SQLite: copy the write-ahead log into the database and
+        truncate it (``PRAGMA wal_checkpoint(TRUNCATE)``), at most once a second until it
+        completes. The log only shrinks at a checkpoint, and a full disk stops the
+        automatic ones; without this, the space freed after a full disk went to the log
+        (on a 3 MB disk, 35 of 200 resends got through after 2.9 MB was freed)."""
+        now = time.monotonic()
+        if self._checkpoint_due is None or now - self._checkpoint_due < 1.0:
+            return
+        self._checkpoint_due = now
+        try:
+            with self.engine.connect() as conn:  # no BEGIN: the driver is in autocommit
+                busy, log, done = conn.connection.dbapi_connection.execute(  # type: ignore[union-attr]
+                    "PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except Exception as exc:  # noqa: BLE001 - still full, or locked: the next write tries
+            _LOG.info("classroom database %s: WAL checkpoint after a full disk failed: %s",
+                      self.masked_url, exc)
+            return
+        if busy == 0:
+            self._checkpoint_due = None
+            _LOG.warning("classroom database %s: write-ahead log checkpointed after a full "
+                         "disk (%d of %d pages)", self.masked_url, done, log)
 
     def _ensure_schema(self, migrations: Mapping[int, Callable[[Connection], None]],
                        target: int) -> None:

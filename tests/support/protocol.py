@@ -300,56 +300,71 @@ class Tab:
         result = RunResult()
         deadline = started + self.timeout
         while True:
-            left = deadline - time.perf_counter()
-            if left <= 0:
-                raise ProtocolError(f"no script_finished within {self.timeout:.0f} s")
-            try:
-                raw = await asyncio.wait_for(self._ws.recv(), left)
-            except TimeoutError:
-                raise ProtocolError(f"no script_finished within {self.timeout:.0f} s") from None
-            except Exception as exc:  # websockets.ConnectionClosed and friends
-                self._ws = None
-                raise ProtocolError(f"stream closed: {type(exc).__name__}: {exc}") from exc
-            if isinstance(raw, str):
-                raise ProtocolError("text frame on the stream")
-            msg = ForwardMsg()
-            msg.ParseFromString(raw)
+            msg = await self._next_message(deadline)
             result.messages += 1
-            kind = msg.WhichOneof("type")
-            if kind == "ref_hash":
-                cached = self._cache.get(msg.ref_hash)
-                if cached is None:
-                    raise ProtocolError(f"reference to a message never received: {msg.ref_hash}")
-                cached = ForwardMsg.FromString(cached.SerializeToString())
-                cached.metadata.CopyFrom(msg.metadata)
-                msg, kind = cached, cached.WhichOneof("type")
-            elif msg.metadata.cacheable and msg.hash:
-                self._cache[msg.hash] = msg
-            if kind == "new_session":
-                result.tree.clear()
-                if msg.new_session.page_script_hash:
-                    self.page_script_hash = msg.new_session.page_script_hash
-                self.session_id = msg.new_session.initialize.session_id or self.session_id
-            elif kind == "navigation" and msg.navigation.page_script_hash:
-                self.page_script_hash = msg.navigation.page_script_hash
-            elif kind == "delta":
-                delta_kind = msg.delta.WhichOneof("type")
-                if delta_kind == "new_element":
-                    result.place(msg.metadata.delta_path, msg.delta.new_element)
-                elif delta_kind == "add_block":
-                    result.place(msg.metadata.delta_path, None)
-            elif kind == "auto_rerun":
-                result.auto_reruns[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
-                self.auto_reruns[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
-            elif kind == "stop_auto_rerun":
-                for fid in msg.stop_auto_rerun.fragment_ids:
-                    self.auto_reruns.pop(fid, None)
-            elif kind == "script_finished":
+            msg, kind = self._resolved(msg)
+            if kind == "script_finished":
                 if msg.script_finished in _END:
                     result.status = msg.script_finished
                     result.seconds = time.perf_counter() - started
                     return result
-                # FINISHED_EARLY_FOR_RERUN: the next run follows on the same stream.
+                continue  # FINISHED_EARLY_FOR_RERUN: the next run follows on the same stream
+            self._take(msg, kind, result)
+
+    async def _next_message(self, deadline: float) -> ForwardMsg:
+        """The next message of the stream, before ``deadline``; ProtocolError otherwise."""
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            raise ProtocolError(f"no script_finished within {self.timeout:.0f} s")
+        try:
+            raw = await asyncio.wait_for(self._ws.recv(), left)
+        except TimeoutError:
+            raise ProtocolError(f"no script_finished within {self.timeout:.0f} s") from None
+        except Exception as exc:  # websockets.ConnectionClosed and friends
+            self._ws = None
+            raise ProtocolError(f"stream closed: {type(exc).__name__}: {exc}") from exc
+        if isinstance(raw, str):
+            raise ProtocolError("text frame on the stream")
+        msg = ForwardMsg()
+        msg.ParseFromString(raw)
+        return msg
+
+    def _resolved(self, msg: ForwardMsg) -> tuple[ForwardMsg, str | None]:
+        """A message and its type, a reference to a cached message replaced by it (and a
+        cacheable one kept)."""
+        kind = msg.WhichOneof("type")
+        if kind == "ref_hash":
+            cached = self._cache.get(msg.ref_hash)
+            if cached is None:
+                raise ProtocolError(f"reference to a message never received: {msg.ref_hash}")
+            cached = ForwardMsg.FromString(cached.SerializeToString())
+            cached.metadata.CopyFrom(msg.metadata)
+            return cached, cached.WhichOneof("type")
+        if msg.metadata.cacheable and msg.hash:
+            self._cache[msg.hash] = msg
+        return msg, kind
+
+    def _take(self, msg: ForwardMsg, kind: str | None, result: RunResult) -> None:
+        """What one message of a run changes: the session, the page, the element tree or
+        the fragments' timers."""
+        if kind == "new_session":
+            result.tree.clear()
+            if msg.new_session.page_script_hash:
+                self.page_script_hash = msg.new_session.page_script_hash
+            self.session_id = msg.new_session.initialize.session_id or self.session_id
+        elif kind == "navigation" and msg.navigation.page_script_hash:
+            self.page_script_hash = msg.navigation.page_script_hash
+        elif kind == "delta":
+            delta_kind = msg.delta.WhichOneof("type")
+            if delta_kind in ("new_element", "add_block"):
+                result.place(msg.metadata.delta_path, msg.delta.new_element
+                             if delta_kind == "new_element" else None)
+        elif kind == "auto_rerun":
+            result.auto_reruns[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
+            self.auto_reruns[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
+        elif kind == "stop_auto_rerun":
+            for fid in msg.stop_auto_rerun.fragment_ids:
+                self.auto_reruns.pop(fid, None)
 
     async def click(self, button) -> RunResult:
         """Click a ``st.button`` (its element proto, from :meth:`RunResult.button`)."""

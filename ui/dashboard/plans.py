@@ -505,7 +505,9 @@ def _file(source: str, plan: LessonPlan, problems: tuple[str, ...]) -> None:
     st.file_uploader(f"Import a plan file (.toml, at most {MAX_PLAN_BYTES // 1024} KB)",
                      type=["toml"], key=key, on_change=cb_import, args=(key,),
                      max_upload_size=1)
-    found = st.session_state.get(_IMPORT_PROBLEMS)
+    # Said once, as the desk's other messages (actions.show_flash): the next action clears
+    # it, so a refusal never stays beside what came after.
+    found = st.session_state.pop(_IMPORT_PROBLEMS, None)
     if found:
         name, listed = found
         st.error(f"**{plain(name)} was not imported** (nothing was saved):\n\n"

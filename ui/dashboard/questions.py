@@ -75,7 +75,7 @@ def _categorical_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
     oracle = st.radio("Frequency oracle", list(_ORACLES),
                       format_func=lambda o: _ORACLES[o] + (" — recommended" if o == rec else ""),
                       index=list(_ORACLES).index(rec), key="dash_q_cat_oracle", horizontal=True)
-    st.caption(f"ldp_core recommends {rec.upper()} for k = {k}, {fmt_eps(eps, 1)}: GRR has the "
+    st.caption(f"ldp_core recommends {rec.upper()} for k = {k}, {fmt_eps(eps)}: GRR has the "
                "smaller variance when k < 3e^ε + 2 (Wang et al. 2017).")
     try:
         design = ldp_core.oracle(oracle, k, eps)
@@ -102,7 +102,7 @@ def class_size_note(chosen: str, recommended: str, k: int, eps: float, n: int) -
                 if share <= 1 else "no option, not even one everybody holds")
 
     verdict = (f"**Is my class big enough?** With n = {n:,} and {chosen.upper()} at "
-               f"{fmt_eps(eps, 1)}, the class reliably finds {found(s_min(chosen))}.")
+               f"{fmt_eps(eps)}, the class reliably finds {found(s_min(chosen))}.")
     if recommended != chosen:
         verdict += f" {recommended.upper()}, recommended, finds {found(s_min(recommended))}."
     needed = ldp_core.needed_class_size(ldp_core.oracle(recommended, k, eps), 0.2)
@@ -159,7 +159,7 @@ def _numeric_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
     dec = value_decimals(lo, hi)  # one number of decimals for every value of the form
     worst = ", ".join(f"{_SHORT[m]} {format_value(sd, unit, dec)}" for m, sd in sds.items())
     st.caption(
-        f"ldp_core recommends {ldp_core.numeric_mechanism(rec, 1.0).label} at {fmt_eps(eps, 1)}: "
+        f"ldp_core recommends {ldp_core.numeric_mechanism(rec, 1.0).label} at {fmt_eps(eps)}: "
         f"the smallest worst-case variance. Duchi et al.'s beats the Piecewise Mechanism "
         f"below ε ≈ {ldp_core.numeric_crossover():.2f} (Wang et al. 2019); their Hybrid "
         f"Mechanism mixes the two and beats both at every ε above ε* ≈ "
