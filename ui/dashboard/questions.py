@@ -8,7 +8,7 @@ import streamlit as st
 import ldp_core
 from classroom import kinds
 from classroom.display import format_value, value_decimals
-from classroom.domain import EPSILON_RANGE, MAX_NUMERIC_BOUND
+from classroom.domain import EPSILON_RANGE, MAX_NUMERIC_BOUND, MIN_NUMERIC_SPAN
 from ldp_core.planning import MAX_EXACT_N
 from ui.dashboard.actions import cb_add_question, cb_start_exercise
 from ui.dashboard.formulas import (
@@ -141,6 +141,10 @@ def _numeric_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
                     key="dash_q_num_eps")
     if not lo < hi:
         return None, (unit,), "The smallest answer must be below the largest."
+    if hi - lo < MIN_NUMERIC_SPAN:
+        return None, (unit,), (f"The largest answer must exceed the smallest by at least "
+                               f"{MIN_NUMERIC_SPAN:g} (numbers are shown with at most 6 "
+                               "decimals).")
     rec = ldp_core.recommend_numeric(eps)
     names = ldp_core.NUMERIC_NAMES
     # Keyed by the recommendation: moving ε across the crossover preselects the new one.
