@@ -232,12 +232,23 @@ def _ue_size_bound(oracle: ldp_core.UnaryEncoding, n: int) -> float:
     return float(size)
 
 
+def _grr_size_bound(oracle: ldp_core.GRR, n: int) -> float:
+    """GRR's check is each option's count against its binomial at α/d (Bonferroni): d
+    times the worse exact size of one option's test, at a share of 0 or 1."""
+    channel = ldp_core.ForcedResponse(oracle.p - oracle.q, oracle.q)
+    alarm = np.array([ldp_core.binary_plausibility(ldp_core.BinaryCounts.single(
+        channel, y, n)).p_value * oracle.d < ldp_core.ALPHA for y in range(n + 1)])
+    worst = max(_binom_pmf(n, oracle.p)[alarm].sum(), _binom_pmf(n, oracle.q)[alarm].sum())
+    return float(min(1.0, oracle.d * worst))
+
+
 def every_n_tables(classes: int) -> None:
     """Every n from 1 to 60, each design family: where a chi-squared or normal
     approximation would be worst (n about 10 to 30), no size is left unmeasured."""
     print("## Every class size up to 60 (α = 10⁻⁴)\n")
     print("Yes/no: exact, the worse of the all-yes and all-no class. Unary encoding: exact, "
-          "the sum of its tests' sizes (a bound on the alarm's rate). Duchi et al.: exact, "
+          "the sum of its tests' sizes (a bound on the alarm's rate); GRR the same, d "
+          "times its worse option's. Duchi et al.: exact, "
           "the worst of the top, middle and bottom class. Piecewise, Hybrid, Laplace: "
           f"alarms among {classes:,} simulated classes at the top of the range.\n")
     binary = {"die": ldp_core.DieRR(4, 3), "Warner 0.7": ldp_core.WarnerRR(0.7),
@@ -246,10 +257,11 @@ def every_n_tables(classes: int) -> None:
                                                    1 / (1 + math.exp(0.5))),
              "OUE d 5 ε ln 3": ldp_core.UnaryEncoding.optimized(5, math.log(3)),
              "OUE d 20 ε 5": ldp_core.UnaryEncoding.optimized(20, 5.0)}
+    grr = {"GRR d 4 ε 1": ldp_core.GRR(4, 1.0), "GRR d 20 ε 5": ldp_core.GRR(20, 5.0)}
     duchi = {f"Duchi ε {e:g}": ldp_core.numeric_mechanism("duchi", e) for e in (0.5, 5.0)}
     simulated = {f"{name} ε {e:g}": ldp_core.numeric_mechanism(name, e)
                  for name in ("piecewise", "hybrid", "laplace") for e in (1.1, 5.0)}
-    names = [*binary, *unary, *duchi, *simulated]
+    names = [*binary, *unary, *grr, *duchi, *simulated]
     print("| n | " + " | ".join(names) + " |")
     print("| ---: |" + " ---: |" * len(names))
     for n in EVERY_N:
@@ -260,6 +272,7 @@ def every_n_tables(classes: int) -> None:
             rate = max(_binom_pmf(n, d.a)[alarm].sum(), _binom_pmf(n, d.b)[alarm].sum())
             cells.append(f"{rate:.1e}")
         cells += [f"{_ue_size_bound(o, n):.1e}" for o in unary.values()]
+        cells += [f"{_grr_size_bound(o, n):.1e}" for o in grr.values()]
         cells += [f"{max(two_valued_alarm_rate(m, np.full(n, x)) for x in (-1.0, 0.0, 1.0)):.1e}"
                   for m in duchi.values()]
         cells += [str(simulated_alarms(m, n, classes, seed=n)) for m in simulated.values()]

@@ -33,6 +33,8 @@ SCRIPTS = [
     pytest.param("bench_ws_messages.py", id="ws_messages", marks=pytest.mark.server),
     pytest.param("bench_slow_clients.py", id="slow_clients", marks=pytest.mark.server),
     pytest.param("bench_follow.py", id="follow", marks=[pytest.mark.server, pytest.mark.browser]),
+    pytest.param("bench_late_taps.py", id="late_taps",
+                 marks=[pytest.mark.server, pytest.mark.browser]),
 ]
 
 
@@ -44,7 +46,8 @@ def test_every_script_in_bench_has_a_smoke_run_here():
 
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_smoke_mode_runs_to_its_targets(script):
-    if script in ("bench_phone_weight.py", "bench_ws_messages.py", "bench_follow.py"):
+    if script in ("bench_phone_weight.py", "bench_ws_messages.py", "bench_follow.py",
+                  "bench_late_taps.py"):
         from tests.support.browser import require_browser
 
         require_browser()

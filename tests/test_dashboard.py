@@ -326,7 +326,7 @@ def test_the_categorical_form_says_whether_the_class_is_big_enough(app_env):
     at.radio(key="dash_q_preset").set_value("categorical").run()
     assert at.number_input(key="dash_q_cat_n").value == 30
     page = texts(at)
-    assert "With n = 30 and GRR at ε = 1.0, the class reliably finds an option only if " \
+    assert "With n = 30 and GRR at ε = 1.00, the class reliably finds an option only if " \
            "**at least 71%** of the class hold it." in page
     grr = ldp_core.GRR(4, 1.0)
     assert f"GRR needs about {ldp_core.needed_class_size(grr, 0.2):,} students" in page
@@ -334,12 +334,12 @@ def test_the_categorical_form_says_whether_the_class_is_big_enough(app_env):
            "exactly" in page
     at.radio(key="dash_q_cat_oracle").set_value("oue").run()
     assert ldp_core.smallest_detectable_share(ldp_core.oracle("oue", 4, 1.0), 30) > 1
-    assert "With n = 30 and OUE at ε = 1.0, the class reliably finds no option, not even " \
+    assert "With n = 30 and OUE at ε = 1.00, the class reliably finds no option, not even " \
            "one everybody holds." in texts(at)
     assert "GRR, recommended, finds an option only if **at least 71%**" in texts(at)
     at.number_input(key="dash_q_cat_n").set_value(300).run()
     s300 = ldp_core.smallest_detectable_share(ldp_core.oracle("oue", 4, 1.0), 300)
-    assert f"OUE at ε = 1.0, the class reliably finds an option only if **at least " \
+    assert f"OUE at ε = 1.00, the class reliably finds an option only if **at least " \
            f"{s300:.0%}**" in texts(at) and s300 < 1.08 / 3
     assert_clean(at)
 

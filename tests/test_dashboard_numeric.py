@@ -79,8 +79,20 @@ def test_an_empty_range_is_refused_before_anything_is_added(app_env):
     at.number_input(key="dash_q_num_lo").set_value(12.0).run()
     assert "The smallest answer must be below the largest." in texts(at)
     assert at.button(key="dash_add_question").disabled
+    at.number_input(key="dash_q_num_lo").set_value(11.9995).run()
+    assert "must exceed the smallest by at least 0.001" in texts(at)
+    assert at.button(key="dash_add_question").disabled
     assert list(app_env.polls.questions(poll.id)) == []
     assert_clean(at)
+
+
+def test_the_range_inputs_stop_at_a_billion(app_env):
+    app_env.polls.create_poll("sleep")
+    at = dashboard()
+    at.radio(key="dash_q_preset").set_value("numeric").run()
+    for key in ("dash_q_num_lo", "dash_q_num_hi"):
+        box = at.number_input(key=key)
+        assert (box.min, box.max) == (-1e9, 1e9)
 
 
 def test_the_numeric_panel_shows_the_exact_mean_sd_and_central_sd(app_env):

@@ -57,8 +57,11 @@ OUTSIDE = [
     ("binary", {"design": "gamma", "gamma": 0.499}, "this design gives ε = 6.9"),
     ("categorical", {"design": "grr", "d": 3, "epsilon": 50.0}, "epsilon must be in [0.01, 5]"),
     ("categorical", {"design": "ue", "d": 3, "p": 0.99, "q": 0.01}, "this design gives ε = 9.1"),
+    ("multiselect", {"design": "survey", "mode": "split", "budget": 10.0, "d": 3},
+     "this design gives ε = 10"),
 ]
-OPTIONS = {"numeric": ("hours",), "binary": ("No", "Yes"), "categorical": ("a", "b", "c")}
+OPTIONS = {"numeric": ("hours",), "binary": ("No", "Yes"), "categorical": ("a", "b", "c"),
+           "multiselect": ("Python", "R", "Julia")}
 
 
 @pytest.fixture
@@ -96,8 +99,7 @@ def test_the_service_refuses_a_design_outside_the_limits(svc, kind, params, mess
     with pytest.raises(BadInput, match=message.replace("[", r"\[").replace("(", r"\(")):
         svc.polls.add_question(poll.id, "Q?", kind=kind, options=OPTIONS[kind],
                                design_params=params)
-    good = {"numeric": SLEEP, "binary": DIE, "categorical": {"design": "grr", "d": 3,
-                                                             "epsilon": 1.0}}[kind]
+    good = dict(kinds.kind(kind).example_params)
     q = svc.polls.add_question(poll.id, "Q?", kind=kind, options=OPTIONS[kind],
                                design_params=good)
     with pytest.raises(BadInput, match="design parameters"):
@@ -175,7 +177,10 @@ _numbers = (st.floats(allow_nan=True, allow_infinity=True)
 
 @st.composite
 def designs(draw) -> tuple[str, dict]:
-    kind = draw(st.sampled_from(("numeric", "binary", "categorical")))
+    kind = draw(st.sampled_from(("numeric", "binary", "categorical", "multiselect")))
+    if kind == "multiselect":
+        return kind, {"design": "survey", "mode": draw(st.sampled_from(("split", "sample"))),
+                      "budget": draw(_numbers | st.floats(0.0, 12.0)), "d": 3}
     if kind == "numeric":
         lo = draw(_numbers)
         hi = draw(_numbers | st.builds(lambda a, w: a + w, st.just(lo) if isinstance(lo, int)
@@ -215,8 +220,7 @@ def test_no_design_parameter_makes_the_phone_api_answer_500(svc, client, design)
     shown = strict_json(r.text)["question"]  # type: ignore[index]
     assert shown is not None and shown["id"] == q.id
     qk = kinds.kind(kind)
-    truth = {"numeric": q.design.range.mid if kind == "numeric" else 0.0, "binary": 0.5,
-             "categorical": (0.2, 0.3, 0.5)}[kind]
+    truth = q.design.range.mid if kind == "numeric" else qk.example_share
     stored = qk.simulate(q.design, q.options, qk.true_class(q.design, q.options, 3, truth),
                          np.random.default_rng(1))
     stored += qk.stuffed(q.design, q.options, 1, None)

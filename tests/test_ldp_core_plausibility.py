@@ -237,6 +237,23 @@ def test_the_unary_alarm_rate_is_exact_where_the_g_test_failed(oracle, n):
     assert rate <= ALPHA, rate
 
 
+@pytest.mark.parametrize(("oracle", "n"), [(SUE_5, 17), (OUE, 12)], ids=["SUE-n17", "OUE-n12"])
+def test_power_in_the_small_classes_five_all_ones_reports_are_flagged(oracle, n):
+    """Power where the alarm is sized exactly: one device adding 5 all-ones reports to an
+    honest class of n is flagged in at least 99% of 2,000 classes (fixed seed; measured
+    100%), and 15 all-zeros reports (honest reports are all zeros up to 16% of the time
+    under OUE) in 95%."""
+    rng = np.random.default_rng(n)
+    hists = rng.multinomial(n, ones_distribution(oracle), size=2_000)
+    ones, zeros = hists.copy(), hists.copy()
+    ones[:, oracle.d] += 5
+    zeros[:, 0] += 15
+    assert np.mean([not ue_plausibility(oracle, h).fits for h in ones]) >= 0.99
+    flagged = [ue_plausibility(oracle, h) for h in zeros]
+    assert np.mean([not f.fits for f in flagged]) >= 0.95
+    assert {f.direction for f in flagged if not f.fits} == {"too_few_ones"}
+
+
 def test_ones_distribution_matches_the_device():
     rng = np.random.default_rng(3)
     reports = OUE.perturb(rng.integers(0, 5, 200_000), rng=rng)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -132,6 +133,7 @@ def _hide_empty_marks(spec: dict) -> None:
 
 
 _ALT_ROWS = 12  # a dataset of at most this many rows is read out row by row
+_HEX = re.compile(r"#[0-9A-Fa-f]{6}")
 
 
 def _alt_value(value: object) -> str:
@@ -152,33 +154,54 @@ def _axis_titles(spec: Mapping[str, Any]) -> list[str]:
     return titles
 
 
+def _readable_fields(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The fields of ``rows`` worth reading out: not a colour, and not a copy of an earlier
+    field (a bar's printed label repeats its value)."""
+    fields: list[str] = []
+    for key in rows[0]:
+        column = [row.get(key) for row in rows]
+        if all(isinstance(v, str) and _HEX.fullmatch(v) for v in column):
+            continue
+        if any([_alt_value(row.get(k)) for row in rows] == [_alt_value(v) for v in column]
+               for k in fields):
+            continue
+        fields.append(key)
+    return fields
+
+
 def describe(spec: Mapping[str, Any]) -> str:
     """A sentence that says what a chart shows: its title, its axes and its data (each
-    row of a small dataset, the range of each number of a larger one).
+    row of a small dataset, the range of each number of a larger one). Colours, copies of
+    a field and one-number reference lines are left out.
 
     >>> describe({"title": {"text": "Reports", "subtitle": ""},
     ...           "encoding": {"x": {"title": "option"}, "y": {"title": "count"}},
-    ...           "datasets": {"bars": [{"label": "Yes", "count": 3},
-    ...                                 {"label": "No", "count": 5}]}})
+    ...           "datasets": {"bars": [{"label": "Yes", "count": 3, "text": "3",
+    ...                                  "colour": "#D55E00"},
+    ...                                 {"label": "No", "count": 5, "text": "5",
+    ...                                  "colour": "#D55E00"}],
+    ...                        "zero": [{"x": 0}]}})
     'Chart: Reports. Axes: option; count. Data: label Yes, count 3; label No, count 5.'
     """
     title = spec.get("title") or {}
     if isinstance(title, str):
         title = {"text": title}
     words = [t for t in (title.get("text"), title.get("subtitle")) if t]
-    parts = ["Chart: " + (", ".join(words) if words else "no title") + "."]
+    parts = ["Chart: " + ", ".join(words) + "." if words else "Chart."]
     axes = _axis_titles(spec)
     if axes:
         parts.append("Axes: " + "; ".join(axes) + ".")
     for rows in spec.get("datasets", {}).values():
-        if not rows:
+        if not rows or (len(rows) == 1 and len(rows[0]) == 1):
             continue
+        fields = _readable_fields(rows)
         if len(rows) <= _ALT_ROWS:
             parts.append("Data: " + "; ".join(
-                ", ".join(f"{k} {_alt_value(v)}" for k, v in row.items()) for row in rows) + ".")
+                ", ".join(f"{k} {_alt_value(row.get(k))}" for k in fields) for row in rows)
+                + ".")
             continue
         ranges = []
-        for key in rows[0]:
+        for key in fields:
             numbers = [r[key] for r in rows if isinstance(r.get(key), (int, float))
                        and not isinstance(r.get(key), bool) and math.isfinite(r[key])]
             if numbers:
@@ -204,8 +227,10 @@ def as_text(spec: Mapping[str, Any]) -> None:
     and data, for a screen reader and for anyone who wants the numbers."""
     import streamlit as st
 
+    from ui.text import plain
+
     with st.expander("The chart as text", icon=":material/notes:"):
-        st.text(describe(spec))
+        st.markdown(plain(describe(spec)))
 
 
 def freeze(chart: alt.TopLevelMixin, *, legend_columns: int | None = 1,

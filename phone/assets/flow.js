@@ -203,6 +203,7 @@ function createFlow(env) {
     }
     s.poll = poll;
     s.notice = m.notice && m.notice.key === keyOf(q) ? m.notice.text : null;
+    s.noticeTone = s.notice ? m.notice.tone : null;
     // Results change with every report while revealed: they are part of the key except
     // under the answer inputs, which must not be redrawn while the student types.
     const shown = Object.assign({}, s, { poll: null, q: null });
@@ -259,10 +260,17 @@ function createFlow(env) {
     const q = question();
     const sentFor = { qid: item.report.question_id, round: item.round };
     if (!q || !same(sentFor, q.id, q.round)) {
-      m.notice = { key: keyOf(q), text: earlier(m.last) };
+      m.notice = { key: keyOf(q), text: earlier(m.last), tone: toneOf(m.last) };
       if (!m.me || !q || m.me.question_id !== q.id) await loadMe();
     }
     show();
+  }
+
+  // How the word on the earlier answer looks: news when it was stored, a warning when its
+  // fate is unknown, an error when it was not counted.
+  function toneOf(last) {
+    if (last.kind === 'stored' || last.kind === 'already') return 'info';
+    return last.kind === 'unsaved' ? 'warn' : 'error';
   }
 
   function earlier(last) {

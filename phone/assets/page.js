@@ -71,7 +71,7 @@
     $('poll').hidden = false;
     $('poll-name').textContent = `Poll ${s.poll.code}` + (s.poll.title ? ` · ${s.poll.title}` : '');
     area.replaceChildren();
-    if (s.notice) area.append(el('p', { class: 'note info', id: 'notice', text: s.notice }));
+    if (s.notice) area.append(el('p', { class: `note ${s.noticeTone || 'info'}`, id: 'notice', text: s.notice }));
     const q = s.q;
     if (q) area.append(el('h1', { id: 'question', text: q.text }));
     // The countdown's line; its text follows the clock (drawTimer), not the screen.

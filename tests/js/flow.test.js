@@ -152,6 +152,8 @@ for (const [how, reply, notice] of ENDINGS) {
     assert.equal(s.view, 'question', `${how}: ${JSON.stringify(s)}`);
     assert.equal(s.q.id, 2);
     assert.match(s.notice, notice);
+    assert.equal(s.noticeTone, ['stored', 'already answered'].includes(how) ? 'info'
+      : ['network error', 'database away'].includes(how) ? 'warn' : 'error', how);
     assert.deepEqual(p.server.calls.filter((c) => !c.includes('wait=') && !c.endsWith('/report')),
       [`/api/poll/${CODE}?me=1`, `/api/poll/${CODE}/me`],
       'this device\'s state with the first state, then for the new question');

@@ -8,7 +8,7 @@ import streamlit as st
 import ldp_core
 from classroom import kinds
 from classroom.display import format_value, value_decimals
-from classroom.domain import EPSILON_RANGE, MAX_NUMERIC_BOUND
+from classroom.domain import EPSILON_RANGE, MAX_NUMERIC_BOUND, MIN_NUMERIC_SPAN
 from ldp_core.planning import MAX_EXACT_N
 from ui.dashboard.actions import cb_add_question, cb_start_exercise
 from ui.dashboard.formulas import (
@@ -75,7 +75,7 @@ def _categorical_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
     oracle = st.radio("Frequency oracle", list(_ORACLES),
                       format_func=lambda o: _ORACLES[o] + (" — recommended" if o == rec else ""),
                       index=list(_ORACLES).index(rec), key="dash_q_cat_oracle", horizontal=True)
-    st.caption(f"ldp_core recommends {rec.upper()} for k = {k}, {fmt_eps(eps, 1)}: GRR has the "
+    st.caption(f"ldp_core recommends {rec.upper()} for k = {k}, {fmt_eps(eps)}: GRR has the "
                "smaller variance when k < 3e^ε + 2 (Wang et al. 2017).")
     try:
         design = ldp_core.oracle(oracle, k, eps)
@@ -102,7 +102,7 @@ def class_size_note(chosen: str, recommended: str, k: int, eps: float, n: int) -
                 if share <= 1 else "no option, not even one everybody holds")
 
     verdict = (f"**Is my class big enough?** With n = {n:,} and {chosen.upper()} at "
-               f"{fmt_eps(eps, 1)}, the class reliably finds {found(s_min(chosen))}.")
+               f"{fmt_eps(eps)}, the class reliably finds {found(s_min(chosen))}.")
     if recommended != chosen:
         verdict += f" {recommended.upper()}, recommended, finds {found(s_min(recommended))}."
     needed = ldp_core.needed_class_size(ldp_core.oracle(recommended, k, eps), 0.2)
@@ -141,6 +141,10 @@ def _numeric_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
                     key="dash_q_num_eps")
     if not lo < hi:
         return None, (unit,), "The smallest answer must be below the largest."
+    if hi - lo < MIN_NUMERIC_SPAN:
+        return None, (unit,), (f"The largest answer must exceed the smallest by at least "
+                               f"{MIN_NUMERIC_SPAN:g} (numbers are shown with at most 6 "
+                               "decimals).")
     rec = ldp_core.recommend_numeric(eps)
     names = ldp_core.NUMERIC_NAMES
     # Keyed by the recommendation: moving ε across the crossover preselects the new one.
@@ -159,7 +163,7 @@ def _numeric_spec() -> tuple[dict | None, tuple[str, ...], str | None]:
     dec = value_decimals(lo, hi)  # one number of decimals for every value of the form
     worst = ", ".join(f"{_SHORT[m]} {format_value(sd, unit, dec)}" for m, sd in sds.items())
     st.caption(
-        f"ldp_core recommends {ldp_core.numeric_mechanism(rec, 1.0).label} at {fmt_eps(eps, 1)}: "
+        f"ldp_core recommends {ldp_core.numeric_mechanism(rec, 1.0).label} at {fmt_eps(eps)}: "
         f"the smallest worst-case variance. Duchi et al.'s beats the Piecewise Mechanism "
         f"below ε ≈ {ldp_core.numeric_crossover():.2f} (Wang et al. 2019); their Hybrid "
         f"Mechanism mixes the two and beats both at every ε above ε* ≈ "
