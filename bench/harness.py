@@ -118,6 +118,8 @@ class Outcome:
     polls: int = 0  # long-polls while waiting
     retries: int = 0  # requests sent again on a new connection (a closed kept-alive one)
     resent_503: int = 0  # requests sent again after a 503 (with a wait)
+    resent_reports: int = 0  # reports sent again as the page does (same submission id)
+    closed_reports: int = 0  # of those, after a connection closed without an answer
     join_at: float | None = None  # seconds after the run's start
     tap_at: float | None = None
 
@@ -189,8 +191,9 @@ class LoadReport:
     @property
     def closed_unanswered(self) -> int:
         """Requests whose connection the server closed without an answer, as the phones
-        saw it: sent again on a new connection, or the phone's last error."""
-        return sum(o.retries + bool(o.error and _CLOSED.search(o.error))
+        saw it: sent again on a new connection, a report sent again after one, or the
+        phone's last error."""
+        return sum(o.retries + o.closed_reports + bool(o.error and _CLOSED.search(o.error))
                    for o in self.outcomes)
 
     def error_kinds(self) -> Counter:
@@ -245,6 +248,7 @@ class LoadReport:
             "long_polls": sum(o.polls for o in self.outcomes),
             "retries": sum(o.retries for o in self.outcomes),
             "resent_503": sum(o.resent_503 for o in self.outcomes),
+            "resent_reports": sum(o.resent_reports for o in self.outcomes),
             "closed_unanswered": self.closed_unanswered,
             "kb_per_student": r(sum(o.bytes_in for o in self.outcomes) / 1024
                                 / max(1, len(self.outcomes)), 1),
@@ -301,7 +305,7 @@ async def _phone(o: Outcome, s: PhoneStudent, cfg: LoadConfig, start_at: float, 
         await asyncio.sleep(vote_after)
         began = time.perf_counter()
         o.tap_at = began - t0
-        resp = await s.vote(truth)
+        resp = await s.vote_like_a_phone(truth)
         o.tap_s = time.perf_counter() - began
         o.answer = s.body["answer"] if s.body else None
         o.submission_id = s.submission_id
@@ -322,6 +326,8 @@ async def _phone(o: Outcome, s: PhoneStudent, cfg: LoadConfig, start_at: float, 
         o.bytes_in = s.bytes_in
         o.retries = s.retries
         o.resent_503 = s.resent_503
+        o.resent_reports = s.resent_reports
+        o.closed_reports = s.closed_reports
         await s.aclose()
 
 

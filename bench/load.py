@@ -123,8 +123,10 @@ def print_report(report: LoadReport) -> dict:
     print(f"wall {s['wall_s']:.1f} s; harness CPU {s['harness_cpu_s']:.1f} s{extra}; "
           f"{s['requests']} requests ({s['long_polls']} while waiting), statuses "
           f"{s['statuses']}, {s['retries']} sent again on a new connection, "
-          f"{s.get('resent_503', 0)} after a 503; {s.get('closed_unanswered', 0)} closed "
-          f"without an answer; {s['kb_per_student']} kB per phone (page {s['page_kb']} kB)")
+          f"{s.get('resent_503', 0)} after a 503, "
+          f"{s.get('resent_reports', 0)} reports sent again as the page does; "
+          f"{s.get('closed_unanswered', 0)} closed without an answer; "
+          f"{s['kb_per_student']} kB per phone (page {s['page_kb']} kB)")
     if s.get("guard"):
         print("connection guard: " + ", ".join(f"{k} {v:,}" for k, v in s["guard"].items()))
     if s["phone_cpu_ms_per_student"] is not None:

@@ -1,13 +1,14 @@
 """One truth on every screen: the phone, the projector, the desk and the exported CSV show
 the same numbers, to the shown digit, for every kind of question.
 
-The three kinds of the shipped CS208 lecture (the class exercise, the 14 occupations by
-unary encoding, hours of sleep by the Hybrid Mechanism), each closed and revealed with a
-simulated class, are read in Chromium:
+Every kind: the three of the shipped CS208 lecture (the class exercise, the 14
+occupations by unary encoding, hours of sleep by the Hybrid Mechanism) and the shipped
+check-all-that-apply question, each closed and revealed with a simulated class, are read
+in Chromium:
 
 * on a phone (390×844): the "Class results" text;
 * on the projector (1280×720) and on the desk (1280×720): the metrics, the status line,
-  and for the occupations the table of every option;
+  and for the occupations and the boxes the table of every option;
 * from the desk's **Export CSV** (simulated reports included), downloaded as the
   instructor does and estimated again (:func:`classroom.csvio.replay_from_csv`).
 
@@ -41,7 +42,10 @@ WAIT_S = 90.0
 #: (shipped question's text start, simulated class's truth, class size)
 KINDS = {"yesno": ("Vanilla (1) or chocolate (0)?", 0.6, 40),
          "categorical": ("What is your occupation?", [1 / 14] * 14, 30),
-         "numeric": ("How many hours did you sleep", 7.0, 30)}
+         "numeric": ("How many hours did you sleep", 7.0, 30),
+         "multiselect": ("Which languages have you written", (0.8, 0.4, 0.1, 0.3), 30)}
+#: The table of every option on the dashboard, by kind: its estimate's column.
+TABLE = {"categorical": "Raw unbiased estimate", "multiselect": "Share"}
 NUMBER = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?%?")
 
 
@@ -60,10 +64,11 @@ def lecture(tmp_path_factory):
     require_browser()
     data = tmp_path_factory.mktemp("agree")
     with classroom_server(data, KEY, timeout=120) as (base, svc):
-        plan = shipped_plan("cs208-local-model")
+        plans = [shipped_plan("cs208-local-model"),
+                 shipped_plan("survey-check-all-that-apply")]
         made = {}
         for kind, (start, truth, n) in KINDS.items():
-            pq = next(q for q in plan.questions if q.text.startswith(start))
+            pq = next(q for plan in plans for q in plan.questions if q.text.startswith(start))
             poll = svc.polls.create_poll(f"agree {kind}")
             q = svc.polls.add_question(poll.id, pq.text, options=pq.options,
                                        design_params=pq.design_params, kind=pq.kind)
@@ -96,7 +101,7 @@ def _table(page) -> list[dict[str, str]]:
     """The first table of every option on the page, as rows of header → cell."""
     return page.evaluate("""() => {
         const t = [...document.querySelectorAll("[data-testid='stTable'] table")]
-            .find(t => t.innerText.includes('Raw unbiased'));
+            .find(t => t.innerText.includes('Exact 95% CI'));
         if (!t) return [];
         const head = [...t.querySelectorAll('thead th')].map(th => th.innerText.trim());
         return [...t.querySelectorAll('tbody tr')].map(tr => {
@@ -130,6 +135,11 @@ def _expected(svc, kind: str, csv_text: str, q) -> dict:
                                *map(number, display.share_interval(lo, hi))]
                          for opt, s, lo, hi in zip(q.options, c.shares("raw"), c.ci_low,
                                                    c.ci_high, strict=True)}}
+    if kind == "multiselect":
+        return {"eps": Decimal(epsilon_up(est.epsilon)),
+                "rows": {opt: [number(display.share(o.mu_hat)),
+                               *map(number, display.share_interval(o.exact_low, o.exact_high))]
+                         for opt, o in zip(q.options, est.result.options, strict=True)}}
     num = est.result.estimate
     dec = display.value_decimals(num.lo, num.hi)
     lo, hi = display.value_interval(*num.interval(), "", dec)
@@ -145,8 +155,7 @@ def _dashboard_rows(page, kind: str, q) -> dict:
     if kind == "numeric":
         return {"mean": [numbers(m["Estimated mean"])[0], *numbers(m["95% CI"])]}
     rows = _table(page)
-    return {r["Option"]: [number(r["Raw unbiased estimate"]), *numbers(r["Exact 95% CI"])]
-            for r in rows}
+    return {r["Option"]: [number(r[TABLE[kind]]), *numbers(r["Exact 95% CI"])] for r in rows}
 
 
 def _phone_rows(text: str, kind: str, q) -> dict:
@@ -176,7 +185,7 @@ def test_every_screen_shows_the_same_numbers(lecture, chromium, kind, tmp_path):
 
     # The desk: its numbers, then its Export CSV with the simulated reports.
     page.goto(f"{base}/dashboard?pid={poll.id}")
-    label = "Raw unbiased" if kind == "categorical" else "95% CI"
+    label = "Exact 95% CI" if kind in TABLE else "95% CI"
     _wait(page, lambda: page.get_by_text(label).count() and _status_eps(page), "the desk")
     settle(page)
     desk, desk_eps = _dashboard_rows(page, kind, q), _status_eps(page)
@@ -213,7 +222,7 @@ def test_every_screen_shows_the_same_numbers(lecture, chromium, kind, tmp_path):
     assert "Norm-Sub" not in text and "NaN" not in text
     on_phone = _phone_rows(text, kind, q)
 
-    assert len(want["rows"]) == (len(q.options) if kind == "categorical" else 1)
+    assert len(want["rows"]) == (len(q.options) if kind in TABLE else 1)
     for name, seen in (("desk", desk), ("projector", projector), ("phone", on_phone)):
         assert seen == want["rows"], f"{kind}: the {name} shows {seen}, the CSV {want['rows']}"
     assert desk_eps == projector_eps == want["eps"]

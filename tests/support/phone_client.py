@@ -63,6 +63,12 @@ USER_AGENT = "ldp-classroom-headless-phone"
 #: A long-poll asks the server to hold the request this long, as the page does
 #: (``LONG_POLL_S`` in phone/assets/flow.js; the server holds at most 55).
 LONG_POLL_S = 50
+#: A report that could not be delivered is sent again at most this many times, first after
+#: this many seconds, then twice as long each time (phone/assets/flow.js: RESENDS, RESEND_MS).
+RESENDS = 3
+RESEND_S = 1.0
+#: A connection closed without an answer, as aiohttp raises it.
+CLOSED_ERRORS = (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError)
 
 
 @dataclass
@@ -178,6 +184,8 @@ class PhoneStudent:
         self.retries = 0  # requests sent again after a closed kept-alive connection
         self.resend_503 = resend_503
         self.resent_503 = 0  # requests sent again after a 503
+        self.resent_reports = 0  # reports sent again by vote_like_a_phone
+        self.closed_reports = 0  # of those, after the connection closed without an answer
         self._jitter = random.Random()
 
     # -- plumbing -----------------------------------------------------------------------------
@@ -351,6 +359,32 @@ class PhoneStudent:
         """The tap: randomize ``truth`` on the device and send the report."""
         self.body = self.make_report(truth, submission_id=submission_id)
         return await self.send(self.body)
+
+    async def vote_like_a_phone(self, truth: int) -> PhoneResponse:
+        """The tap as the page sends it (phone/assets/flow.js ``post``): a report that
+        could not be delivered (the connection closed without an answer, or 502, 503, 504,
+        or the database away) is sent again, the same report with the same submission id,
+        at most ``RESENDS`` times, after the server's ``Retry-After`` or ``RESEND_S``,
+        2 × ``RESEND_S``, …, each wait drawn in [1, 1.5) times that."""
+        self.body = self.make_report(truth)
+        for attempt in range(RESENDS + 1):
+            try:
+                resp = await self.send(self.body)
+            except CLOSED_ERRORS as exc:
+                if attempt == RESENDS:
+                    raise
+                self.closed_reports += 1
+                resp, closed = None, exc
+            undelivered = resp is None or resp.status in (502, 503, 504) or (
+                isinstance(resp.json, dict) and resp.json.get("error") == "unavailable")
+            if not undelivered or attempt == RESENDS:
+                assert resp is not None, closed
+                return resp
+            told = _retry_after(resp, None) if resp is not None else None
+            wait = told if told is not None else RESEND_S * 2 ** attempt
+            self.resent_reports += 1
+            await asyncio.sleep(wait * (1 + 0.5 * self._jitter.random()))
+        raise AssertionError("unreachable")
 
     async def resend(self) -> PhoneResponse:
         """"Send it again": the same randomized report, the same submission id."""

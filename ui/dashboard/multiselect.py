@@ -15,7 +15,7 @@ from ui import live_charts
 from ui.dashboard.estimates import _round_row, _stat, rounds_table
 from ui.dashboard.formulas import design_text
 from ui.dashboard.shuffle import shuffle_caption
-from ui.fmt import fmt_count, fmt_eps_value, fmt_fixed, fmt_interval
+from ui.fmt import fmt_count, fmt_eps_value, fmt_fixed, fmt_interval, fmt_share
 from ui.text import plain
 
 __all__ = ["set_check", "set_control", "set_note", "set_panel", "set_rounds", "set_stuffers"]
@@ -46,7 +46,7 @@ def set_panel(q, est, rounds, projector: bool, points, note: str | None) -> None
         [o.exact_high for o in res.options], every_label=projector), big=projector,
         max_height=live_charts.PROJECTOR_MAIN_HEIGHT)
     st.table([{"Option": plain(opt), "Reports answering it": fmt_count(o.n),
-               "Of them “checked”": fmt_count(o.yes), "Share": fmt_fixed(o.mu_hat, 3),
+               "Of them “checked”": fmt_count(o.yes), "Share": fmt_share(o.mu_hat),
                "Exact 95% CI": fmt_interval(o.exact_low, o.exact_high, 3),
                "SD": fmt_fixed(o.sd_worst, 3)}
               for opt, o in zip(q.options, res.options, strict=True)])
@@ -74,7 +74,7 @@ def set_rounds(q, est, rounds) -> list[dict[str, Any]]:
         phones = SimpleNamespace(n=max((o.n for o in options), default=0))
         row = _round_row(number, designs.get(number), phones)
         for opt, o in zip(q.options, options, strict=True):
-            row[plain(opt)] = fmt_fixed(o.mu_hat, 3)
+            row[plain(opt)] = fmt_share(o.mu_hat)
         rows.append(row)
     return rows
 
