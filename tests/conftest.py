@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 import sqlalchemy as sa
+from hypothesis import settings
 from sqlalchemy.engine import make_url
 
 from classroom.domain import CLASS_EXERCISE
@@ -38,6 +39,14 @@ DIE = dict(CLASS_EXERCISE)
 
 def _in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+# Property tests in CI draw the same examples on every run (a failure found once is found
+# again, and a run never fails on an example it has not met before), with no time limit
+# per example: the CI machine may be loaded. Locally they explore afresh each run.
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+if _in_ci():
+    settings.load_profile("ci")
 
 
 def _pg_unusable(reason: str) -> None:

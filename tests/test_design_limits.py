@@ -54,6 +54,9 @@ OUTSIDE = [
     ("binary", {"design": "warner", "p": 1.0}, "this design gives ε = ∞"),
     ("binary", {"design": "forced", "p_truth": 0.5, "p_yes": 0.0}, "this design gives ε = ∞"),
     ("binary", {"design": "epsilon", "epsilon": 20.0}, "epsilon must be in [0.01, 5]"),
+    # ε = ln 2, but the phone's integer weights cannot hold a subnormal probability.
+    ("binary", {"design": "forced", "p_truth": 2.2e-311, "p_yes": 2.2e-311},
+     "p_truth must be 0, 1 or between 1e-09"),
     ("binary", {"design": "gamma", "gamma": 0.499}, "this design gives ε = 6.9"),
     ("categorical", {"design": "grr", "d": 3, "epsilon": 50.0}, "epsilon must be in [0.01, 5]"),
     ("categorical", {"design": "ue", "d": 3, "p": 0.99, "q": 0.01}, "this design gives ε = 9.1"),

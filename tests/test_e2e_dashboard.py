@@ -24,6 +24,7 @@ import time
 
 import pytest
 
+from classroom.display import share_percent
 from classroom.domain import CLASS_EXERCISE
 from tests.support.browser import (
     PHONE,
@@ -120,7 +121,8 @@ def test_class_exercise_projected_with_twenty_phones(classroom, chromium):
 
     # ...and a student's phone now shows the class result (it long-polls for changes).
     phone.get_by_text("Class results").wait_for(timeout=30_000)
-    assert phone.get_by_text(f"{mu:.0%}", exact=False).first.is_visible()
+    # The same digits as the projector's μ̂, as a percentage (classroom.display).
+    assert phone.get_by_text(share_percent(mu), exact=False).first.is_visible()
     phone.screenshot(path=str(ARTIFACTS / "student-after-reveal.png"))
 
     # A 21st phone opens the question while it is open... (its long-polls are held, so it

@@ -32,7 +32,7 @@ from classroom.basics.vocabulary import (
 )
 
 __all__ = ["Design", "DesignOf", "KindResult", "QuestionKind", "RoundEstimate", "RoundItems",
-           "epsilon_problem"]
+           "epsilon_problem", "probability_problem"]
 
 class Design(Protocol):
     """The ldp_core object behind a question's design, whatever its kind: what every
@@ -153,7 +153,8 @@ class QuestionKind(ABC):
         (:data:`~classroom.basics.vocabulary.EPSILON_RANGE`), starting with the parameter
         it is about when one is; None when it is within them. A kind with parameters of its
         own (a numeric range) adds their limits."""
-        return epsilon_problem(float(design.epsilon), named="epsilon" in design.params())
+        return (probability_problem(design.params())
+                or epsilon_problem(float(design.epsilon), named="epsilon" in design.params()))
 
     # -- a report -------------------------------------------------------------------------
     @abstractmethod
@@ -248,6 +249,32 @@ def epsilon_problem(eps: float, *, named: bool) -> str | None:
         return f"epsilon {limits}, got {eps:g}"
     shown = "∞: some of its reports reveal the answer" if math.isinf(eps) else f"{eps:.4g}"
     return f"this design gives ε = {shown}; a question's ε {limits}"
+
+
+#: A design's probabilities (Warner's p, forced response's p_truth and p_yes, unary
+#: encoding's p and q) are 0, 1 or at least this far from both: the phone draws with
+#: integer weights of at most 2^53, which a subnormal probability (1e-311) overflows.
+PROBABILITY_MARGIN = 1e-9
+_PROBABILITIES = ("p", "q", "p_truth", "p_yes")
+
+
+def probability_problem(params: Mapping[str, Any]) -> str | None:
+    """Why one of a design's probabilities is too close to 0 or 1 to be drawn on the
+    phone (but not 0 or 1 itself), naming it; None when each is fine.
+
+    >>> probability_problem({"p_truth": 2.2e-311, "p_yes": 0.5})[:41]
+    'p_truth must be 0, 1 or between 1e-09 and'
+    >>> probability_problem({"p": 0.75}) is None
+    True
+    """
+    for name in _PROBABILITIES:
+        value = params.get(name)
+        if not isinstance(value, float) or value in (0.0, 1.0):
+            continue
+        if min(value, 1.0 - value) < PROBABILITY_MARGIN:
+            return (f"{name} must be 0, 1 or between {PROBABILITY_MARGIN:g} and "
+                    f"1 − {PROBABILITY_MARGIN:g}, got {value:g}")
+    return None
 
 
 def finite(x: float | None) -> float | None:

@@ -97,7 +97,8 @@ class Results:
 
     # -- rehearsal ------------------------------------------------------------------------
     def rehearsal_class(self, question_id: int, n: int, true_share: float | Sequence[float],
-                        *, seed: int | None = None) -> tuple[float, ...]:
+                        *, seed: int | np.random.SeedSequence | None = None
+                        ) -> tuple[float, ...]:
         """The true answers of a simulated class of ``n`` with exactly the chosen shares.
 
         Binary: ``round(true_share * n)`` students answer ``options[1]``; categorical:
@@ -124,11 +125,14 @@ class Results:
         stored with ``simulated=True``. The question must be open. Returns the number of
         reports written.
         """
-        truths = self.rehearsal_class(question_id, n, true_share, seed=seed)
-        return self.add_simulated_answers(question_id, truths, seed=seed)
+        # Two streams of one seed: the order of the class and each student's dice must be
+        # independent (one stream for both tied a student's place to their roll).
+        order, dice = (None, None) if seed is None else np.random.SeedSequence(seed).spawn(2)
+        truths = self.rehearsal_class(question_id, n, true_share, seed=order)
+        return self.add_simulated_answers(question_id, truths, seed=dice)
 
     def add_simulated_answers(self, question_id: int, truths: Sequence[float], *,
-                              seed: int | None = None) -> int:
+                              seed: int | np.random.SeedSequence | None = None) -> int:
         """Randomize the given true answers on the server with ldp_core and store them as
         simulated reports (the same checks as real reports). The truths are not stored.
 
