@@ -4,6 +4,7 @@ design (die, coins, Warner's spinner, ε-RR, …), the report the bit ``"0"``/``
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,11 +17,55 @@ from classroom import designs
 from classroom.basics.errors import BadInput, BadReport
 from classroom.basics.vocabulary import CLASS_EXERCISE, shown
 from classroom.display import share_texts
-from classroom.privacy_numbers import at_least_percent
+from classroom.privacy_numbers import at_least_percent, epsilon_up
 
-from .base import Design, DesignOf, QuestionKind, RoundEstimate, RoundItems, finite
+from .base import (
+    Design,
+    DesignOf,
+    QuestionKind,
+    RoundEstimate,
+    RoundItems,
+    epsilon_problem,
+    finite,
+)
 
-__all__ = ["BinaryKind", "BinaryResult"]
+__all__ = ["SERIES_PATTERN", "BinaryKind", "BinaryResult", "SeriesMemo", "series_of"]
+
+#: A series name: lower-case letters, digits and inner hyphens, e.g. "weekly-sleep".
+SERIES_PATTERN = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?")
+
+
+@dataclass(frozen=True)
+class SeriesMemo(ldp_core.MemoRR):
+    """A memoized yes/no design whose question belongs to a series: the same question
+    asked again in later lectures (RAPPOR's two steps, :class:`ldp_core.MemoRR`). The
+    phone keeps one permanent randomized answer (the memo, made with f) per series, f
+    and true answer in its own storage, and sends an instantaneous randomization of it
+    (p, q) every time. The memo never leaves the phone. The series name is public: it
+    is what the phone keys its memo by, and what the budget charges once
+    (:mod:`classroom.service.budget`).
+
+    >>> d = SeriesMemo(0.5, 0.25, 0.75, series="weekly-sleep")
+    >>> d.params()["series"], round(d.epsilon_series, 4), round(d.epsilon, 4)
+    ('weekly-sleep', 1.0986, 0.5108)
+    """
+
+    series: str = ""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not isinstance(self.series, str) or not SERIES_PATTERN.fullmatch(self.series):
+            raise ValueError("series must name the series in 1-40 lower-case letters, digits "
+                             f"and inner hyphens, e.g. 'weekly-sleep', got {self.series!r}")
+
+    def params(self) -> dict[str, Any]:
+        memo = ldp_core.MemoRR(self.f, self.p, self.q).params()
+        return {**memo, "series": self.series}
+
+
+def series_of(design: object) -> SeriesMemo | None:
+    """The design when it is a series' memo, else None."""
+    return design if isinstance(design, SeriesMemo) else None
 
 
 @dataclass(frozen=True)
@@ -40,7 +85,7 @@ class BinaryKind(QuestionKind):
     name: ClassVar[str] = "binary"
     label: ClassVar[str] = "yes/no"
     designs: ClassVar[tuple[str, ...]] = ("epsilon", "gamma", "die", "two_coin", "warner",
-                                          "forced")
+                                          "forced", "memo")
     trajectory: ClassVar[bool] = True
     default_target: ClassVar[int] = 1
     yes_first: ClassVar[bool] = True
@@ -58,6 +103,14 @@ class BinaryKind(QuestionKind):
         return self._build(params)  # ldp_core names the binary designs itself
 
     def _build(self, params: dict[str, Any]) -> Design:
+        if params.get("design") == "memo":  # a memo belongs to a series, named with it
+            rest = {k: v for k, v in params.items() if k != "design"}
+            try:
+                return SeriesMemo(**rest)
+            except TypeError as exc:
+                raise ValueError("a memo design has f, p, q and its series, e.g. "
+                                 "{design = \"memo\", f = 0.5, p = 0.25, q = 0.75, "
+                                 f"series = \"weekly-sleep\"}}, got {rest!r}") from exc
         return ldp_core.binary_design_from_params(params)
 
     def owns(self, design: object) -> bool:
@@ -67,6 +120,14 @@ class BinaryKind(QuestionKind):
         if isinstance(design, ldp_core.BinaryDesign) and not design.informative:
             raise BadInput("this design's report carries no information about the answer "
                            "(a == b); no estimate would be possible — choose another design")
+
+    def out_of_limits(self, design: Design) -> str | None:
+        memo = series_of(design)
+        if memo is not None and (problem := epsilon_problem(memo.epsilon_series,
+                                                            named=False)) is not None:
+            return f"f: the whole series' {problem.split('; ', 1)[-1]} (ε∞ = " \
+                   f"{memo.epsilon_series:.4g})"
+        return super().out_of_limits(design)
 
     def encode(self, design: Design, options: tuple[str, ...], answer: object) -> str:
         return _option_index(options, answer, bools=True)
@@ -126,6 +187,10 @@ class BinaryKind(QuestionKind):
     def phone_scheme(self, design: Design, params: dict[str, Any]) -> dict[str, Any]:
         """Integer branch weights (``sampling_weights``) and what the phone animates."""
         assert isinstance(design, ldp_core.BinaryDesign)
+        memo = series_of(design)
+        if memo is not None:  # the memo is made and kept on the phone (randomizer.js)
+            return {"type": "memo", "series": memo.series, "f": memo.f, "p": memo.p,
+                    "q": memo.q}
         animation = designs.phone_animation(params)
         scheme: dict[str, Any] = {"type": "binary",
                                   "weights": [int(w) for w in design.sampling_weights()],
@@ -136,6 +201,9 @@ class BinaryKind(QuestionKind):
 
     def privacy_note(self, design: Design, ratio: str, eps_text: str) -> str:
         assert isinstance(design, ldp_core.BinaryDesign)
+        memo = series_of(design)
+        if memo is not None:
+            return memo_note(memo, eps_text)
         floor = float(design.channel.min())
         return (f"Your privacy: whatever you truly prefer, this report was at least "
                 f"{at_least_percent(floor)} likely, and the odds between your two possible "
@@ -149,6 +217,18 @@ class BinaryKind(QuestionKind):
             "ci_low": finite(b.exact_low), "ci_high": finite(b.exact_high),
             # the same digits as the projector's (classroom.display)
             "shown": share_texts(b.mu_hat, b.exact_low, b.exact_high)}}
+
+
+def memo_note(memo: SeriesMemo, eps_text: str) -> str:
+    """The phone's privacy note for a report of a series, in plain words."""
+    return (f"Your privacy: this question is part of the series “{memo.series}”. The first "
+            "time, your phone made a randomized answer and kept it; each time it sends a "
+            f"fresh randomization of that kept answer. One report reveals at most ε = "
+            f"{eps_text}; all reports of the series together at most ε∞ = "
+            f"{epsilon_up(memo.epsilon_series)}, however often it is asked, while your answer "
+            "stays the same. A changed answer gets a kept answer of its own and costs again. "
+            "A new phone or a cleared browser starts a new kept answer (and costs again). "
+            "The kept answer never leaves your phone.")
 
 
 def _option_index(options: tuple[str, ...], answer: object, *, bools: bool) -> str:
