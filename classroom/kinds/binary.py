@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -29,7 +29,8 @@ from .base import (
     finite,
 )
 
-__all__ = ["SERIES_PATTERN", "BinaryKind", "BinaryResult", "SeriesMemo", "series_of"]
+__all__ = ["SERIES_PATTERN", "BinaryKind", "BinaryResult", "SeriesMemo", "series_charges",
+           "series_of"]
 
 #: A series name: lower-case letters, digits and inner hyphens, e.g. "weekly-sleep".
 SERIES_PATTERN = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?")
@@ -66,6 +67,49 @@ class SeriesMemo(ldp_core.MemoRR):
 def series_of(design: object) -> SeriesMemo | None:
     """The design when it is a series' memo, else None."""
     return design if isinstance(design, SeriesMemo) else None
+
+
+def _series_key(found: Iterable[object]) -> tuple[tuple[str, float], float] | None:
+    """``((series, f), ε∞)`` when every design in ``found`` is the memo of one series
+    with one f (the phone keeps one memo per series, f and answer), else None."""
+    keys: set[tuple[str, float]] = set()
+    cap = 0.0
+    for design in found:
+        memo = series_of(design)
+        if memo is None:
+            return None
+        keys.add((memo.series, memo.f))
+        cap = max(cap, memo.epsilon_series)
+    return (keys.pop(), cap) if len(keys) == 1 else None
+
+
+def series_charges(items: Sequence[tuple[Iterable[object], float]]) -> list[float]:
+    """What each item (the designs behind a round or a report, and its ε) adds to what a
+    device spends: its ε, except in a series. All reports of one answer through one memo
+    reveal at most the memo's ε∞ (RAPPOR, Erlingsson, Pihur & Korolova 2014), and at most
+    the sum of their ε₁, so a series (one name and f) costs ``min(Σ ε₁, ε∞)`` in all:
+    each of its rounds adds what its ε₁ adds to that, 0 once ε∞ is reached. This holds
+    while the answer stays the same; a changed answer gets a memo of its own, which the
+    phone and the guide say costs again. Nothing here links a device's reports: the
+    items are a poll's rounds (the most any device can have spent), a plan's questions,
+    or the reports one device presents its id for.
+
+    >>> memo = SeriesMemo(0.5, 0.25, 0.75, series="w")
+    >>> [round(c, 4) for c in series_charges([((memo,), memo.epsilon)] * 3)]
+    [0.5108, 0.5108, 0.077]
+    """
+    used: dict[tuple[str, float], float] = {}
+    out: list[float] = []
+    for found, cost in items:
+        key_cap = _series_key(found)
+        if key_cap is None:
+            out.append(cost)
+            continue
+        key, cap = key_cap
+        before = used.get(key, 0.0)
+        used[key] = before + cost
+        out.append(max(0.0, min(before + cost, cap) - min(before, cap)))
+    return out
 
 
 @dataclass(frozen=True)

@@ -130,7 +130,8 @@ class Polls:
             poll_found(unit.poll, pid)
             # One check for adding and opening: a new question's round has no reports.
             check_budget(unit, design_epsilon(design), question=None, same_round=False,
-                         refused=f"“{body[:60]}” was not added: it would let")
+                         refused=f"“{body[:60]}” was not added: it would let",
+                         design_json=design_json)
             now = self._store.now()
             q = unit.add_question(
                 text=body, kind=kind, options_json=json.dumps(list(labels)),
@@ -181,5 +182,6 @@ class Polls:
             if q.is_open or answered:
                 check_budget(unit, design_epsilon(design), question=q, same_round=True,
                              refused=f"changing the design of “{q.text[:60]}” to this "
-                                     "ε would let", stays_closed=not q.is_open)
+                                     "ε would let", stays_closed=not q.is_open,
+                             design_json=design_json)
             return question_found(unit.set_design(q.id, design_json), qid)
