@@ -168,3 +168,18 @@ def test_ldp_core_channel_is_the_one_the_estimator_uses():
     design, _ = canonical_design("binary", MEMO)
     plain = ldp_core.MemoRR(0.5, 0.25, 0.75)
     assert (design.a, design.b) == (plain.a, plain.b) == (0.625, 0.375)
+
+
+def test_the_dashboard_states_the_series_cost():
+    from types import SimpleNamespace
+
+    from ui.dashboard.budget import series_note
+
+    design, _ = canonical_design("binary", MEMO)
+    other, _ = canonical_design("binary", {"design": "epsilon", "epsilon": 1.0})
+    note = series_note([SimpleNamespace(design=design, round_number=5),
+                        SimpleNamespace(design=other, round_number=1)])
+    assert note is not None and "“weekly-sleep”" in note
+    assert "ε∞ = 1.10" in note and "ε₁ = 0.52" in note and "5 × ε₁ = 2.56" in note
+    assert "costs again" in note
+    assert series_note([SimpleNamespace(design=other, round_number=1)]) is None
