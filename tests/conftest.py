@@ -203,3 +203,24 @@ def redis_url() -> str:
                         pytrace=False)
         pytest.skip(f"shared rate-limit tests skipped: {problem}")
     return url
+
+
+#: The modules the fast command (README, "Run the tests") leaves out, with the ``slow``
+#: marker: long exact simulations, the Streamlit pages under AppTest, many threads or
+#: processes racing, the JS suites under node and the bench's smoke runs. Measured with
+#: ``--durations=0``: together about three quarters of the unit tests' time.
+SLOW_MODULES = frozenset({
+    "test_ldp_core_plausibility", "test_ldp_core_manipulation", "test_study_pages",
+    "test_study_models", "test_service_races", "test_store_concurrency", "test_bench_smoke",
+    "test_phone_js", "test_web_serving", "test_dashboard", "test_dashboard_numeric",
+    "test_dashboard_what_if", "test_dashboard_access", "test_dashboard_pacing",
+    "test_dashboard_plans", "test_dashboard_shuffle", "test_dashboard_charts",
+    "test_dashboard_stuffing", "test_ldp_core_intervals", "test_ldp_core_shuffle",
+    "test_ldp_core_categorical_counts", "test_ldp_core_numeric", "test_ldp_core_validation",
+})
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.stem in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)

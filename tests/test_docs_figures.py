@@ -264,3 +264,14 @@ def test_the_burst_p95_quoted_in_deployment_is_the_benchmarks() -> None:
     deploy = re.search(r"p95 tap-to-receipt of ([\d.]+) s with the server pinned to one core "
                        r"\(([\d.]+) s\s+unpinned", _text("docs/deployment.md"))
     assert bench and deploy and (bench[1], bench[2]) == (deploy[1], deploy[2])
+
+
+def test_the_fast_command_names_markers_that_exist() -> None:
+    import tomllib
+
+    command = re.search(r'python -m pytest -m "([^"]+)"', _text("README.md"))
+    assert command, "README.md no longer shows the fast command"
+    used = set(re.findall(r"not (\w+)", command[1]))
+    declared = {m.split(":")[0] for m in
+                tomllib.loads(_text("pyproject.toml"))["tool"]["pytest"]["ini_options"]["markers"]}
+    assert used == {"server", "browser", "postgres", "slow"} and used <= declared
