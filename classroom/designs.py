@@ -84,7 +84,7 @@ DESIGNS: Mapping[str, DesignText] = MappingProxyType({
     "memo": DesignText(
         "Memoized randomized response (RAPPOR), for a series",
         lambda p: f"a memo kept on the phone for the series “{p['series']}”: "
-                  f"f = {p['f']:g}, then p = {p['p']:g}, q = {p['q']:g} on every report"),
+                  f"f = {p['f']:.3g}, then p = {p['p']:.3g}, q = {p['q']:.3g} on every report"),
     "grr": DesignText(
         "Generalized randomized response (GRR)",
         lambda p: f"GRR over {p['d']} options, ε = {epsilon_up(p['epsilon'])}"),

@@ -183,3 +183,9 @@ def test_the_dashboard_states_the_series_cost():
     assert "ε∞ = 1.10" in note and "ε₁ = 0.52" in note and "5 × ε₁ = 2.56" in note
     assert "costs again" in note
     assert series_note([SimpleNamespace(design=other, round_number=1)]) is None
+
+
+def test_a_series_is_asked_on_the_phone_not_by_hand(service):
+    poll = service.polls.create_poll("by hand")
+    with pytest.raises(BadInput, match="kept on the phone"):
+        service.polls.add_question(poll.id, "Slept?", design_params=dict(MEMO), mode="physical")

@@ -28,6 +28,7 @@ from ..domain import (
     question_design,
 )
 from ..domain.vocabulary import shown
+from ..kinds.binary import series_of
 from ..privacy_numbers import epsilon_up
 from ..store import Store
 from .budget import budget_status, check_budget
@@ -125,6 +126,9 @@ class Polls:
         body = clean_text("question text", text, 1, MAX_QUESTION_CHARS, multiline=True)
         labels = clean_options(tuple(options) if isinstance(options, list) else options, kind)
         design, design_json = question_design(kind, design_params, labels)
+        if mode == "physical" and series_of(design) is not None:
+            raise BadInput("a series' memo is made and kept on the phone: ask this question "
+                           "with the phone's randomizer (mode device), not by hand")
         countdown = clean_countdown(countdown_s)
         with self._store.poll_unit(poll_id=pid) as unit:
             poll_found(unit.poll, pid)

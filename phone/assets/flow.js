@@ -138,7 +138,7 @@ function createFlow(env) {
     const series = m.me && m.me.question_id === q.id && typeof m.me.cost_epsilon === 'number';
     const price = series ? m.me.cost_epsilon : q.epsilon;
     const cost = series && price < q.epsilon
-      ? `this question of a series costs you ε = ${eps(price)} more, its series having been paid${price > 0 ? ' in part' : ''}`
+      ? `this question costs you ε = ${eps(price)} (its series is ${price > 0 ? 'partly' : 'already'} paid)`
       : `this question costs ε = ${eps(price)}`;
     if (spent === null) return { over: false, text: `This poll's privacy budget is ε = ${eps(budget)}; ${cost}.` };
     const left = budget - spent - price;
