@@ -81,6 +81,10 @@ DESIGNS: Mapping[str, DesignText] = MappingProxyType({
         "Forced response",
         lambda p: f"forced response: truth {p['p_truth']:.2f}, forced yes {p['p_yes']:.2f}",
         animation="spinner"),
+    "memo": DesignText(
+        "Memoized randomized response (RAPPOR), for a series",
+        lambda p: f"a memo kept on the phone for the series “{p['series']}”: "
+                  f"f = {p['f']:.3g}, then p = {p['p']:.3g}, q = {p['q']:.3g} on every report"),
     "grr": DesignText(
         "Generalized randomized response (GRR)",
         lambda p: f"GRR over {p['d']} options, ε = {epsilon_up(p['epsilon'])}"),

@@ -47,6 +47,7 @@ from .domain import (
     finite_or_inf,
     question_design,
 )
+from .kinds.binary import series_charges
 from .privacy_numbers import epsilon_up
 
 __all__ = [
@@ -180,9 +181,15 @@ class LessonPlan:
         return tuple(q.epsilon for q in self.questions)
 
     @property
+    def charges(self) -> tuple[float, ...]:
+        """What each question adds to a student's spending: its ε, a question of a series
+        no more than the series' ε∞ together (:func:`classroom.kinds.binary.series_charges`)."""
+        return tuple(series_charges([((q.design,), q.epsilon) for q in self.questions]))
+
+    @property
     def total_epsilon(self) -> float:
         """What a student who answers every question spends (sequential composition)."""
-        return finite_or_inf(list(self.epsilons))
+        return finite_or_inf(list(self.charges))
 
     def budget_status(self) -> BudgetStatus:
         """The plan's budget against what a student spends who answers every question
@@ -384,9 +391,10 @@ def _afford(plan: LessonPlan, problems: list[str]) -> None:
     question fits when :meth:`BudgetStatus.allows` its ε on top."""
     if plan.budget is None:
         return
-    for i, eps in enumerate(plan.epsilons):
+    charges = plan.charges
+    for i, eps in enumerate(charges):
         status = BudgetStatus(budget=plan.budget,
-                              committed=finite_or_inf(list(plan.epsilons[:i])), rounds=())
+                              committed=finite_or_inf(list(charges[:i])), rounds=())
         if not status.allows(eps):
             total = plan.total_epsilon
             need = "no finite budget covers it" if math.isinf(total) else \

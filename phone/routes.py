@@ -303,11 +303,15 @@ class PhoneApi:
         return await run_in_threadpool(self._mine, snap, device)
 
     def _mine(self, snap: Snapshot, device: str) -> dict[str, Any]:
-        receipt, spent = self.service.reports.device_status(snap.poll_id, snap.question_id, device)
-        return {"question_id": snap.question_id,
+        receipt, spent, cost = self.service.reports.device_budget(snap.poll_id,
+                                                                  snap.question_id, device)
+        mine = {"question_id": snap.question_id,
                 "receipt": None if receipt is None else receipt_view(receipt,
                                                                      snap.privacy_note or ""),
                 "spent_epsilon": spent if math.isfinite(spent) else None}
+        if cost is not None:  # a series: what this question adds to this phone's spending
+            mine["cost_epsilon"] = cost
+        return mine
 
     # -- the report ----------------------------------------------------------------------
     async def report(self, request: Request) -> Response:

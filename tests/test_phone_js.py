@@ -61,6 +61,9 @@ def test_the_phone_has_a_randomizer_for_every_scheme_type_the_kinds_emit():
     emitted = {row[which]["type"] for row in table for which in ("scheme", "wrong")}
     emitted |= {device_scheme(k.name, dict(k.example_params))["type"]
                 for k in kinds.REGISTRY.values()}
+    # a series question's memo (tests/js/memo.test.js draws it with its own storage)
+    emitted.add(device_scheme("binary", {"design": "memo", "f": 0.5, "p": 0.25, "q": 0.75,
+                                         "series": "weekly"})["type"])
     source = (ROOT / "phone" / "assets" / "randomizer.js").read_text(encoding="utf-8")
     block = re.search(r"^const RANDOMIZERS = \{\n(.*?)^\};", source, re.M | re.S)
     assert block, "phone/assets/randomizer.js lost its RANDOMIZERS table"

@@ -28,6 +28,7 @@ from ..domain import (
     question_design,
 )
 from ..domain.vocabulary import shown
+from ..kinds.binary import series_of
 from ..privacy_numbers import epsilon_up
 from ..store import Store
 from .budget import budget_status, check_budget
@@ -125,12 +126,16 @@ class Polls:
         body = clean_text("question text", text, 1, MAX_QUESTION_CHARS, multiline=True)
         labels = clean_options(tuple(options) if isinstance(options, list) else options, kind)
         design, design_json = question_design(kind, design_params, labels)
+        if mode == "physical" and series_of(design) is not None:
+            raise BadInput("a series' memo is made and kept on the phone: ask this question "
+                           "with the phone's randomizer (mode device), not by hand")
         countdown = clean_countdown(countdown_s)
         with self._store.poll_unit(poll_id=pid) as unit:
             poll_found(unit.poll, pid)
             # One check for adding and opening: a new question's round has no reports.
             check_budget(unit, design_epsilon(design), question=None, same_round=False,
-                         refused=f"“{body[:60]}” was not added: it would let")
+                         refused=f"“{body[:60]}” was not added: it would let",
+                         design_json=design_json)
             now = self._store.now()
             q = unit.add_question(
                 text=body, kind=kind, options_json=json.dumps(list(labels)),
@@ -181,5 +186,6 @@ class Polls:
             if q.is_open or answered:
                 check_budget(unit, design_epsilon(design), question=q, same_round=True,
                              refused=f"changing the design of “{q.text[:60]}” to this "
-                                     "ε would let", stays_closed=not q.is_open)
+                                     "ε would let", stays_closed=not q.is_open,
+                             design_json=design_json)
             return question_found(unit.set_design(q.id, design_json), qid)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
+import math
 import re
 from collections.abc import Iterable
 from datetime import datetime, timedelta
@@ -35,8 +36,10 @@ from ..domain import (
     normalize_join_code,
 )
 from ..estimates import parse_design
+from ..kinds.binary import series_of
 from ..privacy_numbers import epsilon_up
 from ..store import ReportRow, ReportUnit, Store
+from .budget import spent_charges
 from .common import poll_found, question_found, row_id
 
 __all__ = ["BURST_LOG_AT", "GRACE_S", "Reports", "address_tag", "check_report", "dedup_token"]
@@ -115,9 +118,12 @@ def _receipt(question: Question, row: ReportRow, number: int, *, already: bool,
                          spent=spent)
 
 
-def _spent(rows: Iterable[ReportRow]) -> list[float]:
-    """The ε of each report (sequential composition adds them up: :func:`finite_or_inf`)."""
-    return [design_epsilon(parse_design(r.design_json)) for r in rows]
+def _spent(rows: Iterable[ReportRow], *more: str) -> list[float]:
+    """What each report (and each design JSON in ``more``, a report not yet saved) adds
+    to what the device has spent: its ε (sequential composition adds them up:
+    :func:`finite_or_inf`), a series' reports no more than its ε∞ together
+    (:func:`~classroom.service.budget.spent_charges`)."""
+    return spent_charges([*(r.design_json for r in rows), *more])
 
 
 def _params_diff(got: dict[str, Any], expected: dict[str, Any]) -> str:
@@ -226,7 +232,7 @@ class Reports:
         if ended is not None:  # closed (beyond the grace time), a new round, time is up
             raise QuestionClosed(_closed_sentence(ended, arrived))
         stored, design_json, design = check_report(question, answer, design_params)
-        total = finite_or_inf([*spent, design_epsilon(design)])
+        total = finite_or_inf(_spent(mine, design_json))
         if poll.epsilon_budget is not None and total > poll.epsilon_budget * (1 + 1e-9):
             raise OverBudget(
                 f"this answer would bring the privacy this phone has spent in the "
@@ -257,7 +263,7 @@ class Reports:
             raise BadReport("this submission id was already used for another answer; the "
                             "page must generate a new one per answer")
         return _receipt(question, row, rnd.number, already=True,
-                        spent=finite_or_inf([*spent, *_spent([row])])), 0
+                        spent=finite_or_inf(_spent([*mine, row]))), 0
 
     def device_status(self, poll_id: int, question_id: int | None, device_id: str
                       ) -> tuple[Receipt | None, float]:
@@ -267,24 +273,36 @@ class Reports:
         Nothing stored links a device's reports: each round's token is recomputed from
         the device id presented now.
         """
+        receipt, spent, _ = self.device_budget(poll_id, question_id, device_id)
+        return receipt, spent
+
+    def device_budget(self, poll_id: int, question_id: int | None, device_id: str
+                      ) -> tuple[Receipt | None, float, float | None]:
+        """:meth:`device_status` and what answering the question's current round would
+        add to this device's spending: less than its ε in a series whose cost this device
+        has partly or wholly spent (:func:`~classroom.service.budget.series_charges`);
+        None when it is the question's ε."""
         pid = row_id("poll id", poll_id)
         qid = None if question_id is None else row_id("question id", question_id)
         if not isinstance(device_id, str) or not device_id:
             poll_found(self._store.poll(pid), pid)
-            return None, 0.0
+            return None, 0.0, None
         found = self._store.device_reports(pid, lambda s: dedup_token(s.salt, device_id),
                                            question_id=qid)
         found = poll_found(found, pid)
         question, secrets_, rows = found
         spent = finite_or_inf(_spent(rows))
         if question is None:
-            return None, spent
+            return None, spent, None
         current = {s.round_id for s in secrets_
                    if s.question_id == question.id and s.number == question.round_number}
         row = next((r for r in rows if r.round_id in current), None)
         receipt = None if row is None else _receipt(question, row, question.round_number,
                                                     already=True, spent=spent)
-        return receipt, spent
+        cost = None
+        if series_of(question.design) is not None and math.isfinite(spent):
+            cost = max(0.0, finite_or_inf(_spent(rows, question.design_json)) - spent)
+        return receipt, spent, cost
 
     def receipt_for(self, question_id: int, device_id: str) -> Receipt | None:
         """This device's receipt in the question's current round, or None."""

@@ -116,7 +116,7 @@ class Running:
                 epsilon = design_epsilon(design)
             check_budget(unit, epsilon, question=q, same_round=False,
                          refused=f"round {q.round_number + 1} of “{q.text[:60]}” was "
-                                 "not started: it would let")
+                                 "not started: it would let", design_json=design_json)
             r = unit.insert_round(q.id, design_json, new_salt(),
                                   self.now(), "open" if open_now else "draft")
             return question_found(r, qid)

@@ -134,9 +134,14 @@ function createFlow(env) {
     const budget = m.state.poll.budget;
     if (budget === null || budget === undefined) return null;
     const spent = m.me && m.me.spent_epsilon !== null && m.me.spent_epsilon !== undefined ? m.me.spent_epsilon : null;
-    const cost = `this question costs ε = ${eps(q.epsilon)}`;
+    // a question of a series costs this phone what it adds to the series (/me says)
+    const series = m.me && m.me.question_id === q.id && typeof m.me.cost_epsilon === 'number';
+    const price = series ? m.me.cost_epsilon : q.epsilon;
+    const cost = series && price < q.epsilon
+      ? `this question costs you ε = ${eps(price)} (its series is ${price > 0 ? 'partly' : 'already'} paid)`
+      : `this question costs ε = ${eps(price)}`;
     if (spent === null) return { over: false, text: `This poll's privacy budget is ε = ${eps(budget)}; ${cost}.` };
-    const left = budget - spent - q.epsilon;
+    const left = budget - spent - price;
     if (left < -1e-9) {
       return { over: true, text: `Answering would take you past this poll's privacy budget (ε = ${eps(budget)}; you have spent ${eps(spent)} and ${cost}), so your phone will not send an answer. Tell the instructor.` };
     }

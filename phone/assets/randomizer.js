@@ -133,6 +133,37 @@ function randomizeSet(s, chosen) {
   }).join('');
 }
 
+// A question of a series, memoized (RAPPOR, Erlingsson, Pihur & Korolova 2014): the phone
+// makes one permanent randomized answer per (series, f, true answer) the first time, the
+// true answer w.p. 1 - f, else a fair coin, and keeps it in its own localStorage (in
+// memory where storage is refused). Every report is a fresh randomization of that memo:
+// 1 w.p. q from a kept 1, w.p. p from a kept 0. Only the report is sent; the memo never
+// leaves the phone, and a cleared browser or a new phone starts a new one.
+const MEMO_PREFIX = 'ldp-memo:';
+const memoInMemory = new Map();
+function memoStorage() {
+  try {
+    if (typeof localStorage !== 'undefined' && localStorage) return localStorage;
+  } catch (e) { /* storage refused (some private modes): memory only */ }
+  return null;
+}
+function memoKey(s, truth) { return `${MEMO_PREFIX}${s.series}:${s.f}:${truth}`; }
+function keptMemo(s, truth) {
+  const key = memoKey(s, truth), store = memoStorage();
+  let kept = null;
+  try { kept = store ? store.getItem(key) : null; } catch (e) { kept = null; }
+  if (kept === null && memoInMemory.has(key)) kept = memoInMemory.get(key);
+  if (kept === '0' || kept === '1') return Number(kept);
+  const memo = unit() < s.f ? below(2) : (truth ? 1 : 0);
+  memoInMemory.set(key, String(memo));
+  try { if (store) store.setItem(key, String(memo)); } catch (e) { /* memory only */ }
+  return memo;
+}
+function randomizeMemo(s, truth) {
+  const memo = keptMemo(s, truth);
+  return unit() < (memo ? s.q : s.p) ? 1 : 0;
+}
+
 // Every scheme the server hands the phone (each question kind's phone_scheme in
 // classroom/kinds/), by its type: the true answer (an option's index, or a number in the
 // question's range) to { report, draw }. The report is what is sent; draw, for a scheme the
@@ -140,6 +171,7 @@ function randomizeSet(s, chosen) {
 // never sent. tests/test_phone_js.py checks every kind's schemes have their entry here.
 const RANDOMIZERS = {
   binary: (s, truth) => randomizeBinary(s, truth),
+  memo: (s, truth) => ({ report: randomizeMemo(s, truth) }),
   grr: (s, truth) => ({ report: randomizeCategorical(s, truth) }),
   ue: (s, truth) => ({ report: randomizeCategorical(s, truth) }),
   numeric: (s, value) => ({ report: randomizeNumeric(s, value) }),

@@ -6,12 +6,38 @@ from __future__ import annotations
 import streamlit as st
 
 from classroom.domain import ClassroomError
+from classroom.kinds.binary import series_of
 from ui import session
 from ui.dashboard.actions import cb_set_budget
 from ui.fmt import fmt_eps_allowed, fmt_eps_value
 from ui.text import plain
 
-__all__ = ["budget_line", "budget_panel"]
+__all__ = ["budget_line", "budget_panel", "series_note"]
+
+
+def series_note(questions) -> str | None:
+    """What each series among ``questions`` costs: ε∞ once for the whole series, ε₁ a
+    report, against k·ε₁ without the memo; None when no question is of a series."""
+    series: dict[tuple[str, float], list] = {}
+    for q in questions:
+        memo = series_of(q.design)
+        if memo is not None:
+            series.setdefault((memo.series, memo.f), []).append((q, memo))
+    if not series:
+        return None
+    parts = []
+    for (name, _), found in series.items():
+        memo = found[0][1]
+        k = sum(max(q.round_number, 1) for q, _ in found)
+        parts.append(
+            f"series “{name}”: ε∞ = {fmt_eps_value(memo.epsilon_series)} for the whole series, "
+            f"ε₁ = {fmt_eps_value(memo.epsilon)} a report; its {k} round"
+            f"{'s' if k != 1 else ''} without the memo would cost "
+            f"{k} × ε₁ = {fmt_eps_value(k * memo.epsilon)}")
+    return ("A series is counted once while a student's answer holds (the phone keeps a "
+            "randomized answer per series and sends a fresh randomization of it): "
+            + "; ".join(parts) + ". A changed answer, a new phone or a cleared browser "
+            "starts a new memo and costs again; the budget cannot see that.")
 
 
 def budget_line(status) -> str:
@@ -40,6 +66,9 @@ def budget_panel(poll, questions) -> None:
                    "The count needs no link between a phone's answers: it is the ε of every "
                    "round that was answered or is open.")
         st.markdown(budget_line(status))
+        note = series_note(questions)
+        if note:
+            st.caption(note)
         by_id = {q.id: q for q in questions}
         rows = []
         for qid, number, eps in status.rounds:

@@ -52,8 +52,9 @@ _ED = "dash_plan_ed"  # the question editor's widget keys start with this
 _NEW = "new"
 #: Each design's parameters and where the editor starts them (a categorical design's d
 #: is the number of options, a numeric design's lo and hi the range).
-_DEFAULTS: dict[str, dict[str, float | int]] = {
+_DEFAULTS: dict[str, dict[str, float | int | str]] = {
     "die": {"faces": 4, "truthful": 3}, "two_coin": {}, "warner": {"p": 0.75},
+    "memo": {"f": 0.5, "p": 0.25, "q": 0.75, "series": "weekly"},
     "gamma": {"gamma": 0.25}, "epsilon": {"epsilon": 1.0},
     "forced": {"p_truth": 0.5, "p_yes": 0.25},
     "grr": {"epsilon": 1.0}, "ue": {"p": 0.75, "q": 0.25},
@@ -64,8 +65,12 @@ _LABELS = {"faces": "Faces of the die", "truthful": "Faces that tell the truth (
            "p_truth": "Chance of telling the truth", "p_yes": "Chance of a forced yes",
            "lo": "Smallest answer", "hi": "Largest answer",
            "warner.p": "p: chance the spinner points at the statement",
+           "f": "f: the kept answer is a coin flip w.p. f",
+           "memo.p": "p: chance of a 1 from a kept 0", "memo.q": "q: chance of a 1 from a kept 1",
+           "series": "Series (asked again in later lectures)",
            "ue.p": "p: chance a 1-bit stays 1", "ue.q": "q: chance a 0-bit turns 1"}
 _INTEGER_PARAMS = {"faces", "truthful"}
+_TEXT_PARAMS = {"series"}
 
 
 # -- which plan, and its draft -------------------------------------------------------------
@@ -269,8 +274,9 @@ def _fill_params(design: str, values: dict[str, Any] | None = None) -> None:
     """Put a design's parameters into the editor's fields (its defaults where not given)."""
     for name, default in _DEFAULTS[design].items():
         value = (values or {}).get(name, default)
-        st.session_state[f"{_ED}_p_{name}"] = int(value) if name in _INTEGER_PARAMS \
-            else float(value)
+        st.session_state[f"{_ED}_p_{name}"] = (
+            str(value) if name in _TEXT_PARAMS
+            else int(value) if name in _INTEGER_PARAMS else float(value))
 
 
 def cb_edit(source: str, index: int | None, question: PlanQuestion) -> None:
@@ -345,7 +351,9 @@ def cb_apply(source: str, index: int | None) -> None:
 def _param_input(design: str, name: str) -> None:
     label = _LABELS.get(f"{design}.{name}", _LABELS.get(name, name))
     key = f"{_ED}_p_{name}"
-    if name in _INTEGER_PARAMS:
+    if name in _TEXT_PARAMS:
+        st.text_input(label, key=key, max_chars=40)
+    elif name in _INTEGER_PARAMS:
         st.number_input(label, min_value=1, max_value=1000, step=1, key=key)
     else:
         st.number_input(label, step=0.05 if name not in ("lo", "hi") else 1.0,

@@ -21,13 +21,14 @@ from ui.dashboard.formulas import (
 )
 from ui.dashboard.selection import EXERCISE_OPTIONS, EXERCISE_TEXT, exercise_design
 from ui.dashboard.what_if import design_picker
-from ui.fmt import fmt_eps
+from ui.fmt import fmt_eps, fmt_eps_value
 
 _PRESETS = {
     "exercise": "Class exercise: die 1–4",
     "two_coin": "Two coins",
     "warner": "Warner's spinner",
     "custom": "Custom ε or γ",
+    "memo": "Asked every week: a memo (RAPPOR)",
     "categorical": "Categorical (k options)",
     "numeric": "A number (mean of a range)",
 }
@@ -40,6 +41,8 @@ def _binary_spec(preset: str) -> tuple[dict | None, str | None]:
             design = ldp_core.binary_design_from_params(exercise_design())
         elif preset == "two_coin":
             design = ldp_core.TwoCoinRR()
+        elif preset == "memo":
+            return _memo_spec()
         elif preset == "warner":
             p = st.slider("p: chance the spinner points at the statement (else its negation)",
                           0.05, 0.95, 0.7, step=0.05, key="dash_q_warner_p")
@@ -51,6 +54,30 @@ def _binary_spec(preset: str) -> tuple[dict | None, str | None]:
     st.caption(f"Design: {design_text(design)}; " + channel_text(design) + "; "
                + mu_formula(design, 0, 0, None) + "; " + sd_formula(design, 0, None) + "; "
                + eps_formula(design, design.epsilon))
+    return design.params(), None
+
+
+def _memo_spec() -> tuple[dict | None, str | None]:
+    """A yes/no question of a series: the phone keeps a randomized answer per series and
+    true answer (f) and sends a fresh randomization of it (p, q) every time."""
+    series = st.text_input("Series name (the same name in later lectures)", "weekly",
+                           max_chars=40, key="dash_q_memo_series",
+                           help="Lower-case letters, digits and hyphens, e.g. weekly-sleep.")
+    lo, hi = EPSILON_RANGE
+    total = st.slider("ε∞: what the whole series may cost", 0.1, hi, 2.0, step=0.05,
+                      key="dash_q_memo_total")
+    one = st.slider("ε₁: what one report costs", lo, float(total), min(1.0, float(total)),
+                    step=0.01, key="dash_q_memo_one")
+    try:
+        memo = ldp_core.MemoRR.from_epsilons(float(total), float(one))
+        design = kinds.kind("binary").build({**memo.params(), "series": series.strip()})
+    except ValueError as exc:
+        return None, str(exc)
+    st.caption(f"Design: {design_text(design)}; " + channel_text(design) + "; "
+               + mu_formula(design, 0, 0, None) + "; " + sd_formula(design, 0, None)
+               + f"; one report ε₁ = {fmt_eps_value(design.epsilon)}, the whole series "
+               f"ε∞ = {fmt_eps_value(total)} (RAPPOR, Erlingsson et al. 2014), against "
+               "k × ε₁ for k weeks without the memo.")
     return design.params(), None
 
 
