@@ -28,24 +28,12 @@ from classroom.domain import CLASS_EXERCISE, QuestionClosed
 from classroom.service import GRACE_S, PollService
 from classroom.store import Store
 from phone.routes import PhoneApi, make_routes
+from tests.support.db import Clock
 from tests.support.web import local_middleware
 
 DIE = dict(CLASS_EXERCISE)
 ORIGIN = "http://testserver"
 COUNTDOWN_S = 60
-
-
-class Clock:
-    """The server's wall clock, stepped by the test."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 12, 2, 9, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def step(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
 
 
 @pytest.fixture
@@ -92,7 +80,7 @@ def _vote(svc, poll, q, i):
 def test_a_step_forward_within_the_countdown_shortens_it(svc, phone, clock):
     poll, q = _timed(svc)
     assert _left_s(phone, poll.join_code) == pytest.approx(COUNTDOWN_S)
-    clock.step(20)
+    clock.advance(20)
     assert _left_s(phone, poll.join_code) == pytest.approx(COUNTDOWN_S - 20)
     assert svc.polls.question(q.id).is_open
     _vote(svc, poll, q, 1)
@@ -101,7 +89,7 @@ def test_a_step_forward_within_the_countdown_shortens_it(svc, phone, clock):
 def test_a_step_forward_past_the_deadline_closes_it_at_once(svc, phone, clock):
     poll, q = _timed(svc)
     _vote(svc, poll, q, 1)
-    clock.step(3600)  # the clock jumps an hour ahead
+    clock.advance(3600)  # the clock jumps an hour ahead
     now = svc.polls.question(q.id)
     assert not now.is_open and now.timed_out
     shown = phone.get(f"/api/poll/{poll.join_code}").json()["question"]
@@ -114,16 +102,16 @@ def test_a_step_forward_past_the_deadline_closes_it_at_once(svc, phone, clock):
 
 def test_a_step_backward_lengthens_it_by_the_step(svc, phone, clock):
     poll, q = _timed(svc)
-    clock.step(30)
-    clock.step(-600)  # the clock is set back ten minutes
+    clock.advance(30)
+    clock.advance(-600)  # the clock is set back ten minutes
     assert _left_s(phone, poll.join_code) == pytest.approx(COUNTDOWN_S - 30 + 600)
     assert svc.polls.question(q.id).is_open
     assert svc.running.next_deadline() == q.closes_at  # the deadline itself never moved
     _vote(svc, poll, q, 1)
-    clock.step(600 + COUNTDOWN_S - 30 - 1)
+    clock.advance(600 + COUNTDOWN_S - 30 - 1)
     assert svc.polls.question(q.id).is_open
-    clock.step(1)  # the server's clock reaches the deadline again
+    clock.advance(1)  # the server's clock reaches the deadline again
     assert not svc.polls.question(q.id).is_open
-    clock.step(GRACE_S + 1)
+    clock.advance(GRACE_S + 1)
     with pytest.raises(QuestionClosed):
         _vote(svc, poll, q, 2)

@@ -15,21 +15,10 @@ import pytest
 from classroom import OverBudget, PollService, QuestionClosed, Store
 from classroom.domain import CLASS_EXERCISE
 from classroom.service import GRACE_S
-from tests.support.db import count_reports, submission_ids
+from tests.support.db import Clock, count_reports, submission_ids
 
 DIE = dict(CLASS_EXERCISE)
 LN3 = math.log(3)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = datetime(2026, 3, 2, 10, 0, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.t
-
-    def advance(self, seconds: float) -> None:
-        self.t += timedelta(seconds=seconds)
 
 
 @pytest.fixture

@@ -24,22 +24,9 @@ from classroom.domain import CLASS_EXERCISE, as_utc
 from classroom.plans import CS208_PLAN, shipped_plan
 from classroom.service import GRACE_S
 from classroom.store import questions
-from tests.support.db import count_reports
+from tests.support.db import Clock, count_reports
 
 DIE = dict(CLASS_EXERCISE)
-
-
-class Clock:
-    """A settable clock shared by the stores of one test (the processes' common time)."""
-
-    def __init__(self) -> None:
-        self.t = datetime(2026, 3, 2, 10, 0, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.t
-
-    def advance(self, seconds: float) -> None:
-        self.t += timedelta(seconds=seconds)
 
 
 @pytest.fixture

@@ -4,14 +4,28 @@ stored twice?); and how many transactions a piece of the app runs."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
 
 from classroom.service import GRACE_S
 from classroom.store import Store, questions, reports, rounds
 
-__all__ = ["Transactions", "count_reports", "past_grace", "submission_ids"]
+__all__ = ["Clock", "Transactions", "count_reports", "past_grace", "submission_ids"]
+
+
+class Clock:
+    """A settable wall clock for a store (``Store(url, clock=...)``), moved by the test;
+    the stores of one test share it as processes share the time."""
+
+    def __init__(self) -> None:
+        self.t = datetime(2026, 3, 2, 10, 0, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.t
+
+    def advance(self, seconds: float) -> None:
+        self.t += timedelta(seconds=seconds)
 
 
 def past_grace(store: Store, question_id: int) -> None:
