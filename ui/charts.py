@@ -33,6 +33,8 @@ import altair as alt
 import numpy as np
 from altair.utils.schemapi import UndefinedType
 
+from classroom.display import format_value
+
 __all__ = [
     "CENTRAL",
     "ESTIMATE",
@@ -137,9 +139,10 @@ _HEX = re.compile(r"#[0-9A-Fa-f]{6}")
 
 
 def _alt_value(value: object) -> str:
+    """A data value as the chart's text says it: numbers by the shared formatter."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return str(value)
-    return f"{value:,}" if isinstance(value, int) else f"{value:.3g}"
+    return f"{value:,}" if isinstance(value, int) else format_value(value)
 
 
 def _axis_titles(spec: Mapping[str, Any]) -> list[str]:
