@@ -245,6 +245,22 @@ def _overlap(a, b) -> bool:
             and b["y"] < a["y"] + a["height"])
 
 
+def _every_number_whole(page, labels, where: str) -> None:
+    """No metric value ends in "…", no metric or button text is cut off, and a 95% CI
+    shows both its ends."""
+    values = _visible_text(page, "[data-testid='stMetricValue']")
+    assert values and not [v for v in values if v.endswith(("…", "..."))], (where, values)
+    clipped = page.evaluate("""() => [...document.querySelectorAll(
+            "[data-testid='stMetricValue'], [data-testid='stMetricValue'] *, "
+            + "[data-testid='stMetricLabel'] p, button p")]
+        .filter(e => e.getClientRects().length && e.scrollWidth > e.clientWidth + 1)
+        .map(e => e.textContent)""")
+    assert clipped == [], f"{where}, text cut off: {clipped}"
+    if "95% CI" in labels:  # the whole interval: both ends
+        ci = _metric_value(page, "95% CI") or ""
+        assert " to " in ci or (ci.startswith("[") and ci.endswith("]")), (where, ci)
+
+
 def _metric_value(page, label: str) -> str | None:
     """The text of the metric ``label``, or None while it is absent or being redrawn."""
     from playwright.sync_api import Error as PlaywrightError
@@ -331,17 +347,7 @@ def test_projector_shows_everything_on_one_screen(classroom, desks, kind, state,
            if _outside(_box(b), width, height)]
     assert off == [], f"{kind} {state} at {width}×{height}, controls off screen: {off}"
 
-    values = _visible_text(page, "[data-testid='stMetricValue']")
-    assert values and not [v for v in values if v.endswith(("…", "..."))], values
-    clipped = page.evaluate("""() => [...document.querySelectorAll(
-            "[data-testid='stMetricValue'], [data-testid='stMetricValue'] *, "
-            + "[data-testid='stMetricLabel'] p, button p")]
-        .filter(e => e.getClientRects().length && e.scrollWidth > e.clientWidth + 1)
-        .map(e => e.textContent)""")
-    assert clipped == [], f"text cut off: {clipped}"
-    if "95% CI" in labels:  # the whole interval: both ends
-        ci = _metric_value(page, "95% CI") or ""
-        assert " to " in ci or (ci.startswith("[") and ci.endswith("]")), ci
+    _every_number_whole(page, labels, f"{kind} {state} at {width}×{height}")
     if width == 1280:
         sizes = page.evaluate("""() => [...document.querySelectorAll(
                 "[data-testid='stMetricValue'], [data-testid='stMetricLabel'] p")]
@@ -461,16 +467,6 @@ def test_the_desk_shows_every_number_whole(classroom, desks, kind, state, size):
     status.last.scroll_into_view_if_needed()  # the live panel, from its status line down
     page.screenshot(path=str(ARTIFACTS / "desk" / f"desk-{kind}-{state}-{width}.png"))
 
-    values = _visible_text(page, "[data-testid='stMetricValue']")
-    assert values and not [v for v in values if v.endswith(("…", "..."))], values
-    clipped = page.evaluate("""() => [...document.querySelectorAll(
-            "[data-testid='stMetricValue'], [data-testid='stMetricValue'] *, "
-            + "[data-testid='stMetricLabel'] p, button p")]
-        .filter(e => e.getClientRects().length && e.scrollWidth > e.clientWidth + 1)
-        .map(e => e.textContent)""")
-    assert clipped == [], f"{kind} {state} at {width}×{height}, text cut off: {clipped}"
-    if "95% CI" in labels:  # the whole interval: both ends
-        ci = _metric_value(page, "95% CI") or ""
-        assert " to " in ci or (ci.startswith("[") and ci.endswith("]")), ci
+    _every_number_whole(page, labels, f"{kind} {state} at {width}×{height}")
     line = status.last.inner_text()
     assert line.count("ε =") == 1, line
